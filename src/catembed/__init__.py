@@ -1,0 +1,40 @@
+"""catembed: unsupervised embeddings of categorical and mixed-type tables.
+
+The public API: the value statistics every method starts from, the embedding estimators
+(scikit-learn transformers), and saving/loading fitted models.
+"""
+
+from ._validation import CatEmbedError, CatEmbedWarning
+from ._version import __version__
+from .base import ValueEmbedder
+from .embed import CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA
+from .persist import load, register, save
+from .stats import ValueStatistics, compute_statistics
+
+for _cls in (CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA):
+    register(_cls)
+
+#: the methods the command line knows, by name
+METHODS = {
+    "cde": CDE,
+    "onehot": OneHotEmbedder,
+    "onehot-pca": OneHotPCA,
+    "idf": IDFEmbedder,
+}
+
+__all__ = [
+    "CDE",
+    "METHODS",
+    "CatEmbedError",
+    "CatEmbedWarning",
+    "IDFEmbedder",
+    "OneHotEmbedder",
+    "OneHotPCA",
+    "ValueEmbedder",
+    "ValueStatistics",
+    "__version__",
+    "compute_statistics",
+    "load",
+    "register",
+    "save",
+]

@@ -1,0 +1,385 @@
+"""The estimator base every value-level method shares.
+
+``fit``: validate the table -> :class:`~catembed.stats.ValueStatistics` (one pass over the
+rows) -> :meth:`ValueEmbedder._fit_values`, which sees only the statistics and returns one
+value table per attribute. ``transform``: encode each row's values and look their vectors up
+(concatenated over attributes, or summed for methods whose object vector is a sum). Nothing
+after the counting pass depends on the number of rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import (
+    HANDLE_MISSING,
+    HANDLE_UNKNOWN,
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    check_option,
+    select_categorical,
+)
+from .stats import DENSE_LIMIT, ValueStatistics, compute_statistics, encode
+
+__all__ = ["ValueEmbedder"]
+
+
+class ValueEmbedder(TransformerMixin, BaseEstimator):
+    """Base class: statistics in, one value table per attribute out, lookup at transform.
+
+    Subclasses implement :meth:`_fit_values` and declare ``_combine`` (``"concat"``: the
+    object vector concatenates its values' vectors; ``"sum"``: it adds them) and
+    ``_feature_prefix`` (used in :meth:`get_feature_names_out`).
+
+    Shared parameters (see ``docs/design.md``): ``handle_unknown`` in ``{"error", "ignore",
+    "warn"}`` (an unseen value embeds as the zero vector), ``handle_missing`` in
+    ``{"category", "error"}``, ``categorical_features`` (``"auto"``, ``"all"``, names, indices
+    or a mask). Columns that are not categorical are dropped with a warning.
+    """
+
+    _combine = "concat"
+    _feature_prefix = "emb"
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
+        """Count the value statistics of ``X`` and learn the value embedding.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Categorical table. Missing values are NaN, None or the empty string.
+        y : None
+            Ignored; present for API consistency.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        df = self._validate_input(X, reset=True)
+        cat_cols = self._select_columns(df)
+        stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
+        self._fit_statistics(stats)
+        return self
+
+    def fit_statistics(
+        self, stats: ValueStatistics, *, feature_names_in: Sequence[str] | None = None
+    ) -> ValueEmbedder:
+        """Fit from precomputed statistics (a streamed file, merged partitions).
+
+        Parameters
+        ----------
+        stats : ValueStatistics
+            Statistics of the categorical columns, e.g. from
+            :func:`catembed.stats.compute_statistics` over chunks.
+        feature_names_in : list of str, optional
+            All input columns expected at transform time; default ``stats.feature_names``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        names = list(feature_names_in) if feature_names_in is not None else list(
+            stats.feature_names
+        )
+        self.n_features_in_ = len(names)
+        self.feature_names_in_ = np.asarray(names, dtype=object)
+        self._fit_statistics(stats)
+        return self
+
+    def _check_params(self) -> None:
+        check_option("handle_unknown", self.handle_unknown, HANDLE_UNKNOWN)
+        check_option("handle_missing", self.handle_missing, HANDLE_MISSING)
+
+    def _select_columns(self, df: pd.DataFrame) -> list[str]:
+        cat_cols, other = select_categorical(df, self.categorical_features)
+        if other:
+            warnings.warn(
+                f"{type(self).__name__} embeds categorical columns only; dropping "
+                f"{len(other)} non-categorical column(s): {', '.join(map(str, other[:10]))}"
+                f"{' ...' if len(other) > 10 else ''}. Cast them to str or category, or list "
+                "them in categorical_features, to embed them as categories.",
+                CatEmbedWarning,
+                stacklevel=3,
+            )
+        if not cat_cols:
+            raise CatEmbedError("the input has no categorical columns to embed.")
+        return cat_cols
+
+    def _fit_statistics(self, stats: ValueStatistics) -> None:
+        if stats.n_rows < 2:
+            raise CatEmbedError(
+                f"{type(self).__name__} needs at least 2 samples to fit; got "
+                f"{stats.n_rows} sample{'s' if stats.n_rows != 1 else ''} "
+                f"(n_samples = {stats.n_rows})."
+            )
+        sizes = stats.sizes
+        constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
+        if constant:
+            warnings.warn(
+                f"dropping {len(constant)} column(s) with a single value, which carry no "
+                f"information: {', '.join(constant[:10])}{' ...' if len(constant) > 10 else ''}.",
+                CatEmbedWarning,
+                stacklevel=4,
+            )
+        keep = [j for j, s in enumerate(sizes) if s > 1]
+        if not keep:
+            raise CatEmbedError(
+                "every categorical column has a single value; nothing to embed."
+            )
+        if len(keep) < len(sizes):
+            stats = stats.subset(keep)
+        id_like = [
+            f
+            for f, s in zip(stats.feature_names, stats.sizes, strict=True)
+            if stats.n_rows >= 10 and s >= 0.9 * stats.n_rows
+        ]
+        if id_like:
+            warnings.warn(
+                f"column(s) {', '.join(id_like[:10])} look like identifiers (a distinct value "
+                "in almost every row); they make the value space as large as the table and "
+                "carry no coupling. Drop them (CLI: --drop).",
+                CatEmbedWarning,
+                stacklevel=4,
+            )
+        self.stats_ = stats
+        self.feature_names_ = np.asarray(stats.feature_names, dtype=object)
+        self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
+        self.dropped_features_ = np.asarray(constant, dtype=object)
+        tables = self._fit_values(stats)
+        self._set_tables(tables)
+
+    def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray] | np.ndarray:
+        """Learn the value tables from the statistics: override in subclasses.
+
+        Return either an ``l x r`` array (every attribute gets its rows, ``r`` columns each) or
+        a list of ``m`` arrays of shape ``(l_j, r_j)``.
+        """
+        raise NotImplementedError
+
+    def _set_tables(self, tables: list[np.ndarray] | np.ndarray) -> None:
+        offs = np.concatenate([[0], np.cumsum([len(c) for c in self.categories_])])
+        if isinstance(tables, np.ndarray):
+            tables = [tables[offs[j] : offs[j + 1]] for j in range(len(self.categories_))]
+        self._tables = [np.ascontiguousarray(t, dtype=np.float64) for t in tables]
+
+    # ------------------------------------------------------------------ transform
+    def transform(self, X: Any) -> np.ndarray:
+        """Embed each row: look up its values' vectors.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out)
+        """
+        check_is_fitted(self, "_tables")
+        df = self._validate_input(X, reset=False)
+        codes = self._encode(df)
+        return self._lookup(codes)
+
+    def _encode(self, df: pd.DataFrame) -> np.ndarray:
+        codes = encode(df, list(self.feature_names_), self.categories_, self.handle_missing)
+        unknown = codes < 0
+        if unknown.any():
+            bad = np.flatnonzero(unknown.any(axis=0))
+            detail = "; ".join(
+                f"{self.feature_names_[j]!s}: {_first_unknown(df, self.feature_names_[j], codes[:, j])!r}"
+                for j in bad[:5]
+            )
+            msg = (
+                f"{int(unknown.sum())} value(s) not seen during fit in column(s) "
+                f"{', '.join(map(str, self.feature_names_[bad]))} (e.g. {detail})"
+            )
+            if self.handle_unknown == "error":
+                raise CatEmbedError(
+                    msg + "; use handle_unknown='ignore' to embed them as the zero vector."
+                )
+            if self.handle_unknown == "warn":
+                warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
+                              stacklevel=4)
+        return codes
+
+    def _lookup(self, codes: np.ndarray) -> np.ndarray:
+        n = codes.shape[0]
+        widths = [t.shape[1] for t in self._tables]
+        if self._combine == "sum":
+            out = np.zeros((n, widths[0] if widths else 0))
+        else:
+            out = np.empty((n, int(sum(widths))))
+        start = 0
+        for j, table in enumerate(self._tables):
+            c = codes[:, j]
+            padded = np.vstack([table, np.zeros((1, table.shape[1]))])  # row -1 = unknown
+            rows = padded[np.where(c < 0, len(table), c)]
+            if self._combine == "sum":
+                out += rows
+            else:
+                out[:, start : start + widths[j]] = rows
+                start += widths[j]
+        return out
+
+    # ------------------------------------------------------------------ validation
+    def _validate_input(self, X: Any, *, reset: bool) -> pd.DataFrame:
+        has_names = isinstance(X, pd.DataFrame) and all(
+            isinstance(c, str) for c in X.columns
+        )
+        if reset:
+            df = as_frame(X)
+            if df.shape[0] == 0:
+                raise CatEmbedError(
+                    f"Found array with 0 sample(s) (shape={df.shape}) while a minimum of 2 "
+                    "is required."
+                )
+            if df.shape[1] == 0:
+                raise CatEmbedError(
+                    f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 "
+                    "is required."
+                )
+            self.n_features_in_ = df.shape[1]
+            if has_names:
+                self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return df
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if has_names and fitted_names is None:
+            warnings.warn(
+                f"X has feature names, but {type(self).__name__} was fitted without feature "
+                "names",
+                UserWarning,
+                stacklevel=3,
+            )
+        if not has_names and fitted_names is not None and isinstance(X, pd.DataFrame) is False:
+            if not _is_ours(fitted_names):
+                warnings.warn(
+                    f"X does not have valid feature names, but {type(self).__name__} was "
+                    "fitted with feature names",
+                    UserWarning,
+                    stacklevel=3,
+                )
+        if has_names and fitted_names is not None:
+            cols = list(X.columns)
+            if cols != list(fitted_names):
+                missing = [c for c in fitted_names if c not in cols]
+                if missing or len(cols) != len(fitted_names):
+                    extra = [c for c in cols if c not in set(fitted_names)]
+                    raise CatEmbedError(
+                        "The feature names should match those that were passed during fit.\n"
+                        + (f"Feature names unseen at fit time: {extra[:10]}\n" if extra else "")
+                        + (f"Feature names seen at fit time, yet now missing: {missing[:10]}\n"
+                           if missing else "")
+                    )
+                raise CatEmbedError(
+                    "The feature names should match those that were passed during fit.\n"
+                    "Feature names must be in the same order as they were in fit.\n"
+                )
+        names = list(fitted_names) if fitted_names is not None else None
+        df = as_frame(X, columns=names)
+        if df.shape[1] != self.n_features_in_:
+            raise CatEmbedError(
+                f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        if not has_names:
+            df = df.set_axis(
+                list(fitted_names) if fitted_names is not None
+                else [f"x{i}" for i in range(df.shape[1])],
+                axis=1,
+            )
+        return df
+
+    # ------------------------------------------------------------------ output
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Output feature names: ``{column}__{prefix}{k}`` per attribute and component.
+
+        Methods whose object vector is a sum over attributes name components
+        ``{prefix}{k}``.
+        """
+        check_is_fitted(self, "_tables")
+        if self._combine == "sum":
+            width = self._tables[0].shape[1] if self._tables else 0
+            return np.asarray([f"{self._feature_prefix}{k}" for k in range(width)], dtype=object)
+        names = []
+        for f, t in zip(self.feature_names_, self._tables, strict=True):
+            names.extend(f"{f}__{self._feature_prefix}{k}" for k in range(t.shape[1]))
+        return np.asarray(names, dtype=object)
+
+    @property
+    def value_embedding_(self) -> pd.DataFrame:
+        """The learned value table: one row per ``(column, value)``.
+
+        For methods with one common width (CDE, CDE++, UNTIE...) the columns are the
+        components; otherwise each attribute's block is padded with zeros to a common width.
+        """
+        check_is_fitted(self, "_tables")
+        width = max(t.shape[1] for t in self._tables)
+        rows = [
+            np.hstack([t, np.zeros((t.shape[0], width - t.shape[1]))]) for t in self._tables
+        ]
+        index = self.stats_.value_index()
+        return pd.DataFrame(
+            np.vstack(rows), index=index,
+            columns=[f"{self._feature_prefix}{k}" for k in range(width)],
+        )
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: Any) -> None:
+        """Save the fitted model to ``path`` (a ``.npz`` file that cannot execute code).
+
+        See :func:`catembed.persist.save`.
+        """
+        from .persist import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: Any) -> ValueEmbedder:
+        """Load a model saved with :meth:`save` (see :func:`catembed.persist.load`)."""
+        from .persist import load
+
+        est = load(path)
+        if not isinstance(est, cls):
+            raise CatEmbedError(
+                f"{path} holds a {type(est).__name__}, not a {cls.__name__}."
+            )
+        return est
+
+    def _extra_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Arrays and JSON metadata beyond the statistics and value tables (for saving)."""
+        return {}, {}
+
+    def _restore_extra_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Inverse of :meth:`_extra_state`."""
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _is_ours(names: np.ndarray) -> bool:
+    """Names we gave a NumPy input ourselves (x0, x1, ...) need no warning."""
+    return all(str(n) == f"x{i}" for i, n in enumerate(names))
+
+
+def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:
+    i = int(np.flatnonzero(codes < 0)[0])
+    return df[column].iloc[i]
+
+
+# keep the dense limit importable from here for estimators that expose it
+__all__ += ["DENSE_LIMIT"]
