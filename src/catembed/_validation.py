@@ -73,6 +73,11 @@ def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
         if len(names) != arr.shape[1]:
             names = [f"x{i}" for i in range(arr.shape[1])]
         df = pd.DataFrame(arr, columns=names, copy=False)
+    if any(pd.api.types.is_complex_dtype(t) for t in df.dtypes) or (
+        df.shape[1] and df.dtypes.eq(object).any()
+        and any(isinstance(v, complex) for v in df.iloc[:1].to_numpy().ravel())
+    ):
+        raise CatEmbedError("Complex data not supported: categorical values must be real.")
     cols = [str(c) for c in df.columns]
     if len(set(cols)) != len(cols):
         seen: set[str] = set()
@@ -101,7 +106,7 @@ def missing_mask(col: pd.Series) -> np.ndarray:
 
 def _is_categorical_dtype(dtype: Any) -> bool:
     return (
-        dtype == object
+        (isinstance(dtype, np.dtype) and dtype.kind == "O")
         or isinstance(dtype, pd.CategoricalDtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_bool_dtype(dtype)

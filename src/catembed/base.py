@@ -194,9 +194,9 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         unknown = codes < 0
         if unknown.any():
             bad = np.flatnonzero(unknown.any(axis=0))
+            names = self.feature_names_
             detail = "; ".join(
-                f"{self.feature_names_[j]!s}: {_first_unknown(df, self.feature_names_[j], codes[:, j])!r}"
-                for j in bad[:5]
+                f"{names[j]!s}: {_first_unknown(df, names[j], codes[:, j])!r}" for j in bad[:5]
             )
             msg = (
                 f"{int(unknown.sum())} value(s) not seen during fit in column(s) "

@@ -59,4 +59,5 @@ def matched_accuracy(labels_true: Any, labels_pred: Any) -> float:
     """Fraction of objects whose matched cluster is their class."""
     y = np.asarray(labels_true, dtype=object)
     matched = match_clusters(y, labels_pred)
-    return float(np.mean([m is not None and str(m) == str(t) for m, t in zip(matched, y, strict=True)]))
+    hits = [m is not None and str(m) == str(t) for m, t in zip(matched, y, strict=True)]
+    return float(np.mean(hits))

@@ -72,20 +72,26 @@ def cde_influence_matrices(
 
 
 def matlab_kmeans(
-    X: np.ndarray, n_clusters: int, random_state: Any = None, max_iter: int = 100
-) -> np.ndarray:
+    X: np.ndarray,
+    n_clusters: int,
+    random_state: Any = None,
+    max_iter: int = 100,
+    return_n_iter: bool = False,
+) -> np.ndarray | tuple[np.ndarray, int]:
     """k-means as MATLAB's ``kmeans`` runs it by default; returns the labels.
 
     k-means++ seeding with one candidate per step (scikit-learn's default tries
     ``2 + log k`` candidates and keeps the best, which gives different single-run results),
-    one start, at most ``max_iter`` Lloyd iterations.
+    one start, at most ``max_iter`` Lloyd iterations. With ``return_n_iter=True`` the number
+    of Lloyd iterations run is returned as well.
     """
     rs = check_random_state(random_state)
     centers, _ = kmeans_plusplus(X, n_clusters, random_state=rs, n_local_trials=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         km = KMeans(n_clusters, init=centers, n_init=1, max_iter=max_iter, random_state=rs)
-        return km.fit(X).labels_
+        km.fit(X)
+    return (km.labels_, int(km.n_iter_)) if return_n_iter else km.labels_
 
 
 @dataclass
@@ -96,6 +102,7 @@ class GranularityStep:
     n_nonempty: int
     n_dropped: int
     n_kept: int
+    n_iter: int = 0
 
 
 def multi_granularity_kmeans(
@@ -123,14 +130,18 @@ def multi_granularity_kmeans(
     steps: list[GranularityStep] = []
     k = 2
     while k <= k_max:
-        labels = matlab_kmeans(M, k, random_state=rs.randint(np.iinfo(np.int32).max),
-                               max_iter=max_iter)
+        labels, n_iter = matlab_kmeans(
+            M, k, random_state=rs.randint(np.iinfo(np.int32).max), max_iter=max_iter,
+            return_n_iter=True,
+        )
         present = np.unique(labels)
         ind = (labels[:, None] == present[None, :]).astype(np.float64)
         sizes = ind.sum(axis=0)
         dropped = (sizes <= 1) | (n - sizes <= 1)
         blocks.append(ind[:, ~dropped])
-        steps.append(GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum())))
+        steps.append(
+            GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum()), n_iter)
+        )
         if dropped.sum() > math.ceil(len(present) / alpha):
             break
         k += 1
@@ -202,6 +213,8 @@ class CDE(ValueEmbedder):
         ``r``, the number of kept principal components.
     granularity_steps_ : dict
         For ``"M_c"`` and ``"M_o"``, what each ``k`` of the sweep kept and dropped.
+    n_iter_ : int
+        The most Lloyd iterations any of the value k-means runs took (at most ``max_iter``).
     categories_ : list of ndarray
         The values of each embedded column (``nan`` last for missing).
     feature_names_ : ndarray of str
@@ -270,6 +283,7 @@ class CDE(ValueEmbedder):
         self._indicator_names = names
         self.granularity_steps_ = {"M_c": steps_c, "M_o": steps_o}
         self.n_components_ = embedding.shape[1]
+        self.n_iter_ = max((s.n_iter for s in steps_c + steps_o), default=0)
         return embedding
 
     @property
@@ -283,7 +297,7 @@ class CDE(ValueEmbedder):
 
     def _extra_state(self):
         steps = {
-            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept] for s in val]
+            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept, s.n_iter] for s in val]
             for key, val in self.granularity_steps_.items()
         }
         return (
@@ -299,6 +313,9 @@ class CDE(ValueEmbedder):
             key: [GranularityStep(*s) for s in val] for key, val in meta["steps"].items()
         }
         self.n_components_ = int(meta["n_components"])
+        self.n_iter_ = max(
+            (s.n_iter for val in self.granularity_steps_.values() for s in val), default=0
+        )
         self.M_c_, self.M_o_ = cde_influence_matrices(self.stats_, self.coupling)
 
 
