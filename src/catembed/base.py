@@ -124,17 +124,17 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
             )
         sizes = stats.sizes
         constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
+        keep = [j for j, s in enumerate(sizes) if s > 1]
+        if not keep:
+            raise CatEmbedError(
+                "every categorical column has a single value; nothing to embed."
+            )
         if constant:
             warnings.warn(
                 f"dropping {len(constant)} column(s) with a single value, which carry no "
                 f"information: {', '.join(constant[:10])}{' ...' if len(constant) > 10 else ''}.",
                 CatEmbedWarning,
                 stacklevel=4,
-            )
-        keep = [j for j, s in enumerate(sizes) if s > 1]
-        if not keep:
-            raise CatEmbedError(
-                "every categorical column has a single value; nothing to embed."
             )
         if len(keep) < len(sizes):
             stats = stats.subset(keep)

@@ -159,6 +159,8 @@ class OneHotPCA(ValueEmbedder):
         tol = max(evals[0], 0.0) * len(evals) * np.finfo(float).eps
         keep = (evals > tol) & (np.sqrt(np.maximum(evals, 0)) >= self.beta)
         evals, evecs = evals[keep], evecs[:, keep]
+        if evecs.shape[1] == 0:
+            raise CatEmbedError("0-1P kept no principal component; lower beta.")
         if self.n_components is not None:
             if int(self.n_components) < 1:
                 raise CatEmbedError("n_components must be at least 1.")
