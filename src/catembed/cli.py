@@ -98,6 +98,8 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     from .stats import compute_statistics
 
     t0 = time.perf_counter()
+    if args.output:
+        io.check_output_path(args.output)
     spec = resolve_input(args.input)
     columns = io.read_columns(spec.path)
     drop = _split_list(args.drop)

@@ -19,8 +19,8 @@ import pandas as pd
 
 from ._validation import CatEmbedError
 
-__all__ = ["TableWriter", "iter_chunks", "read_columns", "read_table", "table_format",
-           "count_rows"]
+__all__ = ["TableWriter", "check_output_path", "count_rows", "iter_chunks", "read_columns",
+           "read_table", "table_format"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".txt", ".tsv", ".data")
@@ -30,6 +30,20 @@ def table_format(path: str | os.PathLike) -> str:
     """``"parquet"`` or ``"csv"`` from the file name (``.parquet``/``.pq``; anything else CSV)."""
     suffixes = [s.lower() for s in Path(path).suffixes]
     return "parquet" if any(s in _PARQUET for s in suffixes) else "csv"
+
+
+def check_output_path(path: str | os.PathLike) -> None:
+    """Refuse an output name whose suffix is neither CSV/TSV nor Parquet, or whose folder is
+    missing, before any work is done."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in _PARQUET + (".csv", ".tsv", ".txt"):
+        raise CatEmbedError(
+            f"cannot write {path.name}: the output must end in .csv, .tsv or .parquet."
+        )
+    parent = path.parent
+    if str(parent) and not parent.exists():
+        raise CatEmbedError(f"output folder does not exist: {parent}")
 
 
 def _check_file(path: Path) -> None:
@@ -210,6 +224,7 @@ class TableWriter:
 
     def __enter__(self) -> TableWriter:
         if self.path is not None:
+            check_output_path(self.path)
             parent = self.path.parent
             if str(parent) and not parent.exists():
                 raise CatEmbedError(f"output folder does not exist: {parent}")
@@ -233,7 +248,8 @@ class TableWriter:
                 self._parquet_writer = pq.ParquetWriter(self.path, table.schema)
             self._parquet_writer.write_table(table)
             return
-        df.to_csv(self.path, mode="a" if self._csv_header_done else "w", index=self.index,
+        df.to_csv(self.path, sep=_sep(self.path), mode="a" if self._csv_header_done else "w",
+                  index=self.index,
                   header=not self._csv_header_done, float_format=None)
         self._csv_header_done = True
 
