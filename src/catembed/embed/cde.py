@@ -8,8 +8,10 @@ published tables; ``coupling="paper"`` gives the paper's Definition 1 instead.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +29,7 @@ __all__ = [
     "CDE",
     "beta_pca",
     "cde_influence_matrices",
+    "multi_granularity_clustering",
     "multi_granularity_kmeans",
     "matlab_kmeans",
 ]
@@ -105,6 +108,61 @@ class GranularityStep:
     n_iter: int = 0
 
 
+def multi_granularity_clustering(
+    M: np.ndarray,
+    cluster: Callable[[int], np.ndarray | tuple[np.ndarray, int]],
+    alpha: float = 10,
+    *,
+    k_values: Iterable[int] | None = None,
+    param_name: str = "alpha",
+) -> tuple[np.ndarray, list[GranularityStep]]:
+    """Value clusters of the rows of ``M`` at increasing ``k`` with any clusterer.
+
+    The loop of CDE Algorithm 1 (spec 1.3) with the clusterer left open: ``cluster(k)``
+    returns the labels of the rows of ``M`` at granularity ``k`` (``-1`` marks noise, which
+    belongs to no cluster), or ``(labels, n_iter)``. For ``k = 2, 3, ...``: one indicator
+    column per non-empty cluster; a column is dropped when its cluster, or its complement, has
+    at most one member; the surviving columns are appended. The sweep stops after the first
+    ``k`` at which the number of dropped columns exceeds ``ceil(#non-empty clusters / alpha)``
+    (its survivors are kept), or when ``k`` reaches the number of distinct rows of ``M``.
+    With ``k_values`` the clusterer runs at exactly those ``k`` and the stop rule is not used.
+
+    Returns
+    -------
+    indicator : ndarray of shape (l, q), float
+    steps : list of GranularityStep
+    """
+    if alpha <= 0:
+        raise CatEmbedError(f"{param_name} must be positive; got {alpha!r}.")
+    n = M.shape[0]
+    if k_values is None:
+        k_max = len(np.unique(M, axis=0))
+        ks: Iterable[int] = itertools.count(2)
+    else:
+        k_max = None
+        ks = k_values
+    blocks: list[np.ndarray] = []
+    steps: list[GranularityStep] = []
+    for k in ks:
+        if k_max is not None and k > k_max:
+            break
+        out = cluster(k)
+        labels, n_iter = out if isinstance(out, tuple) else (out, 0)
+        labels = np.asarray(labels)
+        present = np.unique(labels[labels >= 0])
+        ind = (labels[:, None] == present[None, :]).astype(np.float64)
+        sizes = ind.sum(axis=0)
+        dropped = (sizes <= 1) | (n - sizes <= 1)
+        blocks.append(ind[:, ~dropped])
+        steps.append(
+            GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum()), n_iter)
+        )
+        if k_max is not None and dropped.sum() > math.ceil(len(present) / alpha):
+            break
+    indicator = np.hstack(blocks) if blocks else np.zeros((n, 0))
+    return indicator, steps
+
+
 def multi_granularity_kmeans(
     M: np.ndarray, alpha: float = 10, random_state: Any = None, max_iter: int = 100
 ) -> tuple[np.ndarray, list[GranularityStep]]:
@@ -114,7 +172,8 @@ def multi_granularity_kmeans(
     a column is dropped when its cluster, or its complement, has at most one member; the
     surviving columns are appended. The sweep stops after the first ``k`` at which the number
     of dropped columns exceeds ``ceil(#non-empty clusters / alpha)`` (its survivors are kept),
-    or when ``k`` reaches the number of distinct rows of ``M``.
+    or when ``k`` reaches the number of distinct rows of ``M``
+    (:func:`multi_granularity_clustering` with MATLAB-style k-means).
 
     Returns
     -------
@@ -124,29 +183,14 @@ def multi_granularity_kmeans(
     if alpha <= 0:
         raise CatEmbedError(f"alpha must be positive; got {alpha!r}.")
     rs = check_random_state(random_state)
-    n = M.shape[0]
-    k_max = len(np.unique(M, axis=0))
-    blocks: list[np.ndarray] = []
-    steps: list[GranularityStep] = []
-    k = 2
-    while k <= k_max:
-        labels, n_iter = matlab_kmeans(
+
+    def kmeans(k: int) -> tuple[np.ndarray, int]:
+        return matlab_kmeans(
             M, k, random_state=rs.randint(np.iinfo(np.int32).max), max_iter=max_iter,
             return_n_iter=True,
         )
-        present = np.unique(labels)
-        ind = (labels[:, None] == present[None, :]).astype(np.float64)
-        sizes = ind.sum(axis=0)
-        dropped = (sizes <= 1) | (n - sizes <= 1)
-        blocks.append(ind[:, ~dropped])
-        steps.append(
-            GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum()), n_iter)
-        )
-        if dropped.sum() > math.ceil(len(present) / alpha):
-            break
-        k += 1
-    indicator = np.hstack(blocks) if blocks else np.zeros((n, 0))
-    return indicator, steps
+
+    return multi_granularity_clustering(M, kmeans, alpha)
 
 
 def beta_pca(indicator: np.ndarray, beta: float = 1e-10) -> np.ndarray:
