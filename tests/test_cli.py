@@ -119,3 +119,25 @@ def test_id_like_column_warns_with_a_hint(tmp_path, table, capsys):
                           tmp_path / "o.csv"], capsys)
     assert code == 0
     assert "catembed: warning:" in err and "row_id" in err and "--drop" in err
+
+
+def test_numeric_columns_policy(tmp_path, capsys):
+    df = pd.DataFrame({"a": list("xyxyxyxy"), "b": list("uuvvuuvv"),
+                       "n": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    path, out = tmp_path / "m.csv", tmp_path / "o.csv"
+    df.to_csv(path, index=False)
+    code, _, err = run(["embed", path, "--method", "idf", "--numeric", "passthrough", "-q",
+                        "-o", out], capsys)
+    assert code == 0, err
+    res = pd.read_csv(out)
+    assert list(res.columns) == ["a__idf", "b__idf", "n"]
+    np.testing.assert_allclose(res["n"], (df["n"] - 4.5) / df["n"].std(ddof=0))
+    code, _, err = run(["embed", path, "--method", "onehot", "--numeric", "discretize",
+                        "--n-bins", "2", "-q", "-o", out], capsys)
+    assert code == 0, err
+    assert list(pd.read_csv(out).columns)[-2:] == ["n_b0: <= 4.5", "n_b1: > 4.5"]
+    # without a policy a plain CSV's numbers are categories (read as text)
+    code, _, err = run(["embed", path, "--method", "idf", "-q", "-o", out], capsys)
+    assert list(pd.read_csv(out).columns) == ["a__idf", "b__idf", "n__idf"]
+    code, _, err = run(["embed", path, "--numeric", "discretize", "--chunksize", "3"], capsys)
+    assert code == 2 and "--chunksize" in err

@@ -25,6 +25,7 @@ __all__ = [
 
 HANDLE_UNKNOWN = ("error", "ignore", "warn")
 HANDLE_MISSING = ("category", "error")
+NUMERIC_POLICIES = ("drop", "discretize", "passthrough")
 
 
 class CatEmbedError(ValueError):

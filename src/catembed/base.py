@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import (
     HANDLE_MISSING,
     HANDLE_UNKNOWN,
+    NUMERIC_POLICIES,
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
@@ -66,6 +67,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self._check_params()
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
+        df = self._fit_numeric(df)
         stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
@@ -93,27 +95,91 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         )
         self.n_features_in_ = len(names)
         self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.numeric_features_ = np.asarray([], dtype=object)
+        self.numeric_bins_ = {}
         self._fit_statistics(stats)
         return self
 
     def _check_params(self) -> None:
         check_option("handle_unknown", self.handle_unknown, HANDLE_UNKNOWN)
         check_option("handle_missing", self.handle_missing, HANDLE_MISSING)
+        check_option("numeric", self._numeric_policy(), NUMERIC_POLICIES)
+        n_bins = getattr(self, "n_bins", 5)
+        if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 2:
+            raise CatEmbedError(f"n_bins must be an integer of at least 2; got {n_bins!r}.")
+
+    def _numeric_policy(self) -> str:
+        return getattr(self, "numeric", "drop")
 
     def _select_columns(self, df: pd.DataFrame) -> list[str]:
+        """The columns to count; sets ``numeric_features_`` for the numeric policy."""
         cat_cols, other = select_categorical(df, self.categorical_features)
-        if other:
+        policy = self._numeric_policy()
+        numeric = [c for c in other if _is_numeric(df[c])] if policy != "drop" else []
+        dropped = [c for c in other if c not in numeric]
+        if dropped:
+            hint = (
+                " Cast them to str or category, or list them in categorical_features, to embed "
+                "them as categories"
+                + (", or set numeric='discretize' or 'passthrough' for numeric columns."
+                   if policy == "drop" else ".")
+            )
             warnings.warn(
                 f"{type(self).__name__} embeds categorical columns only; dropping "
-                f"{len(other)} non-categorical column(s): {', '.join(map(str, other[:10]))}"
-                f"{' ...' if len(other) > 10 else ''}. Cast them to str or category, or list "
-                "them in categorical_features, to embed them as categories.",
+                f"{len(dropped)} non-categorical column(s): {', '.join(map(str, dropped[:10]))}"
+                f"{' ...' if len(dropped) > 10 else ''}." + hint,
                 CatEmbedWarning,
                 stacklevel=3,
             )
+        self.numeric_features_ = np.asarray(numeric, dtype=object)
+        if policy == "discretize":
+            cat_cols = [c for c in df.columns if c in set(cat_cols) | set(numeric)]
         if not cat_cols:
             raise CatEmbedError("the input has no categorical columns to embed.")
         return cat_cols
+
+    # ------------------------------------------------------------------ numeric columns
+    def _fit_numeric(self, df: pd.DataFrame) -> pd.DataFrame:
+        """Learn the numeric policy's parameters and apply it to ``df`` (see ``numeric``)."""
+        self.numeric_bins_ = {}
+        policy = self._numeric_policy()
+        if policy == "discretize":
+            n_bins = int(getattr(self, "n_bins", 5))
+            qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+            for c in self.numeric_features_:
+                x = _as_float(df[c])
+                finite = x[np.isfinite(x)]
+                edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
+                self.numeric_bins_[str(c)] = edges
+        elif policy == "passthrough" and len(self.numeric_features_):
+            x = np.column_stack([_as_float(df[c]) for c in self.numeric_features_])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+                mean = np.nanmean(x, axis=0)
+                scale = np.nanstd(x, axis=0)
+            self.numeric_mean_ = np.nan_to_num(mean)
+            self.numeric_scale_ = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+        return self._apply_numeric(df)
+
+    def _apply_numeric(self, df: pd.DataFrame) -> pd.DataFrame:
+        """Replace numeric columns by their bin labels (``numeric="discretize"``)."""
+        bins = getattr(self, "numeric_bins_", {})
+        if not bins:
+            return df
+        df = df.copy()
+        for c, edges in bins.items():
+            df[c] = bin_labels(_as_float(df[c]), edges)
+        return df
+
+    def _numeric_block(self, df: pd.DataFrame) -> np.ndarray | None:
+        """Standardised numeric columns (``numeric="passthrough"``); NaN becomes 0."""
+        if self._numeric_policy() != "passthrough" or not len(
+            getattr(self, "numeric_features_", [])
+        ):
+            return None
+        x = np.column_stack([_as_float(df[c]) for c in self.numeric_features_])
+        z = (x - self.numeric_mean_) / self.numeric_scale_
+        return np.where(np.isnan(z), 0.0, z)
 
     def _fit_statistics(self, stats: ValueStatistics) -> None:
         if stats.n_rows < 2:
@@ -186,7 +252,14 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "_tables")
         df = self._validate_input(X, reset=False)
+        df = self._apply_numeric(df)
         codes = self._encode(df)
+        out = self._transform_codes(codes, df)
+        extra = self._numeric_block(df)
+        return out if extra is None else np.hstack([out, extra])
+
+    def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
+        """The embedding of encoded rows; the default looks up the value tables."""
         return self._lookup(codes)
 
     def _encode(self, df: pd.DataFrame) -> np.ndarray:
@@ -308,13 +381,20 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         ``{prefix}{k}``.
         """
         check_is_fitted(self, "_tables")
+        names = list(self._embedding_names())
+        if self._numeric_policy() == "passthrough":
+            names += [str(c) for c in getattr(self, "numeric_features_", [])]
+        return np.asarray(names, dtype=object)
+
+    def _embedding_names(self) -> list[str]:
+        """Names of the embedding columns (before any passed-through numeric column)."""
         if self._combine == "sum":
             width = self._tables[0].shape[1] if self._tables else 0
-            return np.asarray([f"{self._feature_prefix}{k}" for k in range(width)], dtype=object)
+            return [f"{self._feature_prefix}{k}" for k in range(width)]
         names = []
         for f, t in zip(self.feature_names_, self._tables, strict=True):
             names.extend(f"{f}__{self._feature_prefix}{k}" for k in range(t.shape[1]))
-        return np.asarray(names, dtype=object)
+        return names
 
     @property
     def value_embedding_(self) -> pd.DataFrame:
@@ -369,6 +449,38 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+
+
+def _as_float(col: pd.Series) -> np.ndarray:
+    return pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def bin_labels(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Quantile-bin labels of ``x`` for the cut points ``edges`` (NaN stays missing).
+
+    Bin ``k`` holds ``edges[k-1] < x <= edges[k]``; labels read ``"b0: <= 3.5"``,
+    ``"b1: (3.5, 7]"``, ..., ``"bK: > 12"``, zero-padded so that they sort in bin order.
+    """
+    k = len(edges)
+    width = len(str(k))
+    fmt = [f"{e:.6g}" for e in edges]
+    if k == 0:
+        labels = np.array(["b0: all"], dtype=object)
+    else:
+        labels = np.array(
+            [f"b{0:0{width}d}: <= {fmt[0]}"]
+            + [f"b{i:0{width}d}: ({fmt[i - 1]}, {fmt[i]}]" for i in range(1, k)]
+            + [f"b{k:0{width}d}: > {fmt[-1]}"],
+            dtype=object,
+        )
+    idx = np.searchsorted(edges, x, side="left")
+    out = labels[np.minimum(idx, k)].astype(object)
+    out[np.isnan(x)] = np.nan
+    return out
 
 
 def _is_ours(names: np.ndarray) -> bool:

@@ -113,22 +113,41 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             f"column(s) not in {spec.path.name}: {', '.join(unknown)}. "
             f"Columns: {', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
         )
-    skipped_numeric = [c for c in columns if spec.kind(c) in ("numeric", "split")
-                       and c not in drop + ids and c != args.target]
-    if skipped_numeric:
-        print(f"catembed: note: leaving out {len(skipped_numeric)} column(s) that "
-              f"meta.json types numeric or split: {', '.join(skipped_numeric)}", file=sys.stderr)
-    kept_out = set(drop) | set(ids) | set(skipped_numeric) | ({args.target} if args.target
-                                                                 else set())
-    features = [c for c in columns if c not in kept_out]
-    if not features:
+    candidates = [c for c in columns if c not in drop + ids and c != args.target]
+    split_cols = [c for c in candidates if spec.kind(c) == "split"]
+    if spec.meta:
+        numeric_cols = [c for c in candidates if spec.kind(c) == "numeric"]
+    elif args.numeric != "drop":
+        numeric_cols = [c for c in io.numeric_columns(spec.path) if c in candidates]
+    else:
+        numeric_cols = []
+    left_out = split_cols + (numeric_cols if args.numeric == "drop" else [])
+    if left_out:
+        print(f"catembed: note: leaving out {len(left_out)} column(s) that meta.json types "
+              f"{'numeric or split' if args.numeric == 'drop' else 'split'}: "
+              f"{', '.join(left_out)}"
+              + (" (use --numeric discretize or passthrough to use numeric columns)"
+                 if args.numeric == "drop" and numeric_cols else ""), file=sys.stderr)
+    features = [c for c in candidates if c not in left_out]
+    categorical = [c for c in features if c not in numeric_cols]
+    if not categorical:
         raise CatEmbedError("no categorical columns left to embed after --target/--drop/--id.")
+    if args.numeric != "drop" and args.chunksize:
+        raise CatEmbedError(
+            f"--numeric {args.numeric} learns from the whole table; leave out --chunksize "
+            "(or use --numeric drop)."
+        )
     passthrough_before = ids
     passthrough_after = [args.target] if args.target else []
     used = passthrough_before + features + passthrough_after
-    text_cols = used
+    text_cols = [c for c in used if c not in numeric_cols]
 
     est = _make_estimator(args.method, args.seed, args.handle_unknown)
+    if args.numeric != "drop":
+        if "numeric" not in est.get_params():
+            raise CatEmbedError(f"method {args.method!r} has no numeric-column policy.")
+        est.set_params(numeric=args.numeric, n_bins=args.n_bins,
+                       categorical_features=categorical)
     n_total = io.count_rows(spec.path)
     if args.chunksize:
         bar = _progress(n_total, "counting", args.quiet)
@@ -218,6 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-model", help="save the fitted model (.npz, no pickle)")
     p.add_argument("--seed", type=int, default=0, help="random_state (default: 0)")
     p.add_argument("--chunksize", type=int, help="stream the input in chunks of N rows")
+    p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
+                   help="numeric columns: leave out (default), cut into quantile bins embedded "
+                   "as values, or standardise and append")
+    p.add_argument("--n-bins", type=int, default=5,
+                   help="quantile bins per numeric column for --numeric discretize (default 5)")
     p.add_argument("--handle-unknown", default="error", choices=["error", "ignore", "warn"],
                    help=argparse.SUPPRESS)
     p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")

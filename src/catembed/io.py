@@ -19,8 +19,8 @@ import pandas as pd
 
 from ._validation import CatEmbedError
 
-__all__ = ["TableWriter", "check_output_path", "count_rows", "iter_chunks", "read_columns",
-           "read_table", "table_format"]
+__all__ = ["TableWriter", "check_output_path", "count_rows", "iter_chunks", "numeric_columns",
+           "read_columns", "read_table", "table_format"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".txt", ".tsv", ".data")
@@ -105,6 +105,25 @@ def _csv_kwargs(path: Path, text_columns: Sequence[str] | None) -> dict[str, Any
     if text_columns is not None:
         kw["dtype"] = {c: str for c in text_columns}
     return kw
+
+
+def numeric_columns(path: str | os.PathLike, sample_rows: int = 10_000) -> list[str]:
+    """Columns whose first ``sample_rows`` values all parse as numbers (CSV) or whose type
+    is numeric (Parquet)."""
+    path = Path(path)
+    if table_format(path) == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+        return [f.name for f in schema
+                if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+    _check_file(path)
+    head = pd.read_csv(path, sep=_sep(path), nrows=sample_rows, keep_default_na=False,
+                       na_values=[""], low_memory=False)
+    return [c for c in head.columns
+            if pd.api.types.is_numeric_dtype(head[c].dtype)
+            and not pd.api.types.is_bool_dtype(head[c].dtype)]
 
 
 def read_table(
@@ -218,6 +237,8 @@ class TableWriter:
         self.path = Path(path) if path is not None else None
         self.index = index
         self._parquet_writer = None
+        self._csv_writer = None
+        self._schema = None
         self._csv_header_done = False
         self._fh = None
         self.rows = 0
@@ -248,14 +269,29 @@ class TableWriter:
                 self._parquet_writer = pq.ParquetWriter(self.path, table.schema)
             self._parquet_writer.write_table(table)
             return
-        df.to_csv(self.path, sep=_sep(self.path), mode="a" if self._csv_header_done else "w",
-                  index=self.index,
-                  header=not self._csv_header_done, float_format=None)
-        self._csv_header_done = True
+        # pyarrow's CSV writer: about 10x faster than DataFrame.to_csv, and floats are
+        # written in their shortest exact form, so reading the file back is lossless.
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        table = pa.Table.from_pandas(df.reset_index() if self.index else df,
+                                     preserve_index=False)
+        if self._csv_writer is None:
+            self._csv_writer = pcsv.CSVWriter(
+                str(self.path), table.schema,
+                write_options=pcsv.WriteOptions(delimiter=_sep(self.path),
+                                                quoting_style="needed"),
+            )
+            self._schema = table.schema
+        elif table.schema != self._schema:
+            table = table.cast(self._schema)
+        self._csv_writer.write_table(table)
 
     def __exit__(self, *exc: Any) -> None:
         if self._parquet_writer is not None:
             self._parquet_writer.close()
+        if self._csv_writer is not None:
+            self._csv_writer.close()
 
 
 def as_output_frame(

@@ -78,6 +78,28 @@ def _jsonable_params(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _numeric_state(est: Any) -> dict[str, Any]:
+    """The numeric-column policy's fitted parameters, as JSON (floats round-trip exactly)."""
+    state: dict[str, Any] = {
+        "features": [str(c) for c in getattr(est, "numeric_features_", [])],
+        "bins": {str(c): [float(e) for e in edges]
+                 for c, edges in getattr(est, "numeric_bins_", {}).items()},
+    }
+    if hasattr(est, "numeric_mean_"):
+        state["mean"] = [float(v) for v in est.numeric_mean_]
+        state["scale"] = [float(v) for v in est.numeric_scale_]
+    return state
+
+
+def _restore_numeric_state(est: Any, state: dict[str, Any]) -> None:
+    est.numeric_features_ = np.asarray(state.get("features", []), dtype=object)
+    est.numeric_bins_ = {c: np.asarray(e, dtype=np.float64)
+                         for c, e in state.get("bins", {}).items()}
+    if "mean" in state:
+        est.numeric_mean_ = np.asarray(state["mean"], dtype=np.float64)
+        est.numeric_scale_ = np.asarray(state["scale"], dtype=np.float64)
+
+
 def save(estimator: Any, path: str | os.PathLike) -> None:
     """Write a fitted catembed estimator to ``path`` (``.npz``).
 
@@ -114,6 +136,7 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
         "dropped_features": [str(f) for f in estimator.dropped_features_],
         "categories": [[_encode_value(v) for v in c] for c in estimator.categories_],
         "extra": extra_meta,
+        "numeric": _numeric_state(estimator),
     }
     for key, arr in arrays.items():
         if arr.dtype == object:
@@ -169,6 +192,7 @@ def load(path: str | os.PathLike) -> Any:
     est.categories_ = cats
     n_tables = len(cats)
     est._tables = [np.asarray(data[f"table__{j}"], dtype=np.float64) for j in range(n_tables)]
+    _restore_numeric_state(est, meta.get("numeric") or {})
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
     est._restore_extra_state(extra, meta.get("extra", {}))
     return est

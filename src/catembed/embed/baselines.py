@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.preprocessing import OneHotEncoder
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
@@ -28,6 +27,12 @@ _SHARED_DOC = """
         NaN, None and empty strings are a value of their own, or an error.
     categorical_features : "auto", "all", list or mask, default="auto"
         Columns to embed; other columns are dropped with a warning.
+    numeric : {"drop", "discretize", "passthrough"}, default="drop"
+        Numeric columns not selected as categorical: dropped with a warning; cut into
+        ``n_bins`` quantile bins embedded as values (bins learned in ``fit``, NaN missing); or
+        standardised and appended after the embedding (NaN becomes 0, the fitted mean).
+    n_bins : int, default=5
+        Quantile bins per numeric column for ``numeric="discretize"``.
 """
 
 
@@ -57,10 +62,14 @@ class OneHotEmbedder(ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         self._build_encoder()
@@ -77,11 +86,8 @@ class OneHotEmbedder(ValueEmbedder):
             categories=cats, handle_unknown="ignore", sparse_output=False, dtype=np.float64
         ).fit(frame)
 
-    def transform(self, X: Any) -> np.ndarray:
-        """One-hot encode ``X`` (unseen values per ``handle_unknown``)."""
-        check_is_fitted(self, "_tables")
-        df = self._validate_input(X, reset=False)
-        codes = self._encode(df)  # applies the unknown and missing policies
+    def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
+        # the codes carry the unknown and missing policies; scikit-learn encodes the values
         values = {}
         for j, f in enumerate(self.feature_names_):
             cats = self.categories_[j]
@@ -90,10 +96,9 @@ class OneHotEmbedder(ValueEmbedder):
             values[f] = canon[np.where(codes[:, j] < 0, len(cats), codes[:, j])]
         return self.encoder_.transform(pd.DataFrame(values, index=df.index))
 
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+    def _embedding_names(self) -> list[str]:
         """scikit-learn's names: ``{column}_{value}``."""
-        check_is_fitted(self, "_tables")
-        return np.asarray(self.encoder_.get_feature_names_out(), dtype=object)
+        return list(self.encoder_.get_feature_names_out())
 
     def _restore_extra_state(self, arrays, meta):
         self._build_encoder()
@@ -142,12 +147,16 @@ class OneHotPCA(ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.beta = beta
         self.n_components = n_components
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         n = stats.n_rows
@@ -206,18 +215,21 @@ class IDFEmbedder(ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]
 
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+    def _embedding_names(self) -> list[str]:
         """``{column}__idf`` for each embedded column."""
-        check_is_fitted(self, "_tables")
-        return np.asarray([f"{f}__idf" for f in self.feature_names_], dtype=object)
+        return [f"{f}__idf" for f in self.feature_names_]
 
 
 for _cls in (OneHotEmbedder, OneHotPCA, IDFEmbedder):

@@ -243,6 +243,13 @@ class CDE(ValueEmbedder):
         NaN, None and empty strings are a value of their own, or an error.
     categorical_features : "auto", "all", list or mask, default="auto"
         Columns to embed; other columns are dropped with a warning.
+    numeric : {"drop", "discretize", "passthrough"}, default="drop"
+        Numeric columns not selected as categorical: dropped with a warning; cut into
+        ``n_bins`` quantile bins embedded as values (CDE then couples them with the
+        categorical values; bins learned in ``fit``, NaN missing); or standardised and
+        appended after the embedding (NaN becomes 0, the fitted mean).
+    n_bins : int, default=5
+        Quantile bins per numeric column for ``numeric="discretize"``.
 
     Attributes
     ----------
@@ -292,6 +299,8 @@ class CDE(ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.alpha = alpha
         self.beta = beta
@@ -301,6 +310,8 @@ class CDE(ValueEmbedder):
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)
