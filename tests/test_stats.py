@@ -160,3 +160,12 @@ def test_merge_rejects_different_attributes(watermelon):
 def test_empty_iterable_is_an_error():
     with pytest.raises(CatEmbedError, match="no rows"):
         compute_statistics(iter([]))
+
+
+def test_dask_partitions_equal_whole():
+    dd = pytest.importorskip("dask.dataframe")
+    df = _random_table(400, 3)
+    df.loc[390:, "c2"] = "only_in_last_partition"
+    ddf = dd.from_pandas(df, npartitions=5)
+    streamed = compute_statistics(ddf)
+    assert_same_stats(streamed, ValueStatistics.from_frame(df))

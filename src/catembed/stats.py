@@ -552,10 +552,11 @@ def compute_statistics(
 
     Parameters
     ----------
-    data : DataFrame, array-like, or iterable of DataFrames
+    data : DataFrame, array-like, Dask DataFrame, or iterable of DataFrames
         An iterable (a ``pandas.read_csv(..., chunksize=...)`` reader, a generator of Parquet
-        batches, partitions of a Dask frame) is counted chunk by chunk in bounded memory and
-        the chunks are merged exactly.
+        batches) is counted chunk by chunk in bounded memory and the chunks are merged
+        exactly. A Dask DataFrame is counted partition by partition on its scheduler and the
+        partitions merged by a tree reduction (``pip install "catembed[dask]"``).
     columns : list of str, optional
         The categorical columns; default every column.
     handle_missing : {"category", "error"}
@@ -564,6 +565,11 @@ def compute_statistics(
     progress : callable, optional
         Called with the number of rows of each chunk once it is counted.
     """
+    if _is_dask_collection(data):
+        return _dask_statistics(
+            data, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit,
+            progress=progress,
+        )
     if isinstance(data, (pd.DataFrame, pd.Series, np.ndarray, list)):
         stats = ValueStatistics.from_frame(
             data, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit
@@ -582,6 +588,36 @@ def compute_statistics(
     if total is None:
         raise CatEmbedError("the input has no rows.")
     return total
+
+
+def _is_dask_collection(data: Any) -> bool:
+    return type(data).__module__.startswith("dask") and hasattr(data, "to_delayed")
+
+
+def _dask_statistics(data: Any, *, progress: Any = None, **kwargs: Any) -> ValueStatistics:
+    """Count every partition of a Dask DataFrame in parallel and merge by a tree reduction.
+
+    The statistics of the partitions are exact integer sums, so the result equals the
+    statistics of the computed frame, whatever the partitioning or the scheduler.
+    """
+    import dask
+
+    def count(part: pd.DataFrame) -> ValueStatistics:
+        return ValueStatistics.from_frame(part, **kwargs)
+
+    def merge(a: ValueStatistics, b: ValueStatistics) -> ValueStatistics:
+        return a.merge(b, dense_limit=kwargs.get("dense_limit", DENSE_LIMIT))
+
+    level = [dask.delayed(count)(part) for part in data.to_delayed()]
+    if not level:
+        raise CatEmbedError("the input has no rows.")
+    while len(level) > 1:
+        level = [dask.delayed(merge)(level[i], level[i + 1]) if i + 1 < len(level)
+                 else level[i] for i in range(0, len(level), 2)]
+    (stats,) = dask.compute(level[0])
+    if progress is not None:
+        progress(stats.n_rows)
+    return stats
 
 
 def statistics_from_iterable(chunks: Iterable[Any], **kwargs: Any) -> ValueStatistics:
