@@ -7,11 +7,21 @@ The public API: the value statistics every method starts from, the embedding est
 from ._validation import CatEmbedError, CatEmbedWarning
 from ._version import __version__
 from .base import ValueEmbedder
-from .embed import CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA
+from .embed import (
+    CDE,
+    CDEAutoencoder,
+    CDEPlusPlus,
+    IDFEmbedder,
+    OneHotAutoencoder,
+    OneHotEmbedder,
+    OneHotPCA,
+)
 from .persist import load, register, save
 from .stats import ValueStatistics, compute_statistics
 
-for _cls in (CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA):
+for _cls in (
+    CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA, CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder,
+):
     register(_cls)
 
 #: the methods the command line knows, by name
@@ -20,14 +30,20 @@ METHODS = {
     "onehot": OneHotEmbedder,
     "onehot-pca": OneHotPCA,
     "idf": IDFEmbedder,
+    "cdepp": CDEPlusPlus,
+    "cde-ae": CDEAutoencoder,
+    "onehot-ae": OneHotAutoencoder,
 }
 
 __all__ = [
     "CDE",
+    "CDEAutoencoder",
+    "CDEPlusPlus",
     "METHODS",
     "CatEmbedError",
     "CatEmbedWarning",
     "IDFEmbedder",
+    "OneHotAutoencoder",
     "OneHotEmbedder",
     "OneHotPCA",
     "ValueEmbedder",

@@ -2,5 +2,14 @@
 
 from .baselines import IDFEmbedder, OneHotEmbedder, OneHotPCA
 from .cde import CDE
+from .cdepp import CDEAutoencoder, CDEPlusPlus, OneHotAutoencoder
 
-__all__ = ["CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA"]
+__all__ = [
+    "CDE",
+    "CDEAutoencoder",
+    "CDEPlusPlus",
+    "IDFEmbedder",
+    "OneHotAutoencoder",
+    "OneHotEmbedder",
+    "OneHotPCA",
+]

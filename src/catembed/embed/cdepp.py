@@ -1,0 +1,639 @@
+"""CDE++: hybrid value clustering and an autoencoder (Dong, Jian, Zuo, Entropy 22(4):391, 2020).
+
+CDE++ starts from CDE's value influence matrices ``M_o`` and ``M_c``
+(:func:`~catembed.embed.cde.cde_influence_matrices`), clusters the values of each with two
+clusterers at several granularities (agglomerative clustering with CDE's stop rule, and
+DBSCAN whose radius is read off the k-distance graph), concatenates the four indicator
+matrices into ``C`` and learns the value vectors from ``C`` with a sparse autoencoder
+(paper Sec. 3.4-3.5, Algorithm 1; method spec section 2, which settles what the paper leaves
+open: Ward linkage, the knee detector, where the sparsity penalty acts).
+
+Also here: the variants the paper compares, **CDE-AE** (:class:`CDEAutoencoder`, CDE with the
+autoencoder in place of PCA) and **1-HOT-AE** (:class:`OneHotAutoencoder`), and the ablation
+switches of the paper's Table 6 (``value_clustering`` and ``encoder`` of
+:class:`CDEPlusPlus`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.cluster.hierarchy import cut_tree
+from scipy.cluster.hierarchy import linkage as scipy_linkage
+from sklearn.cluster import DBSCAN
+from sklearn.metrics import pairwise_distances
+
+from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from ..base import ValueEmbedder
+from ..stats import ValueStatistics
+from ._autoencoder import AutoencoderResult, code_size, train_autoencoder
+from .cde import (
+    CDE,
+    GranularityStep,
+    beta_pca,
+    cde_influence_matrices,
+    multi_granularity_clustering,
+)
+
+__all__ = [
+    "CDEAutoencoder",
+    "CDEPlusPlus",
+    "HybridClusters",
+    "OneHotAutoencoder",
+    "dbscan_sweep",
+    "hierarchical_sweep",
+    "hybrid_value_clusters",
+    "k_distance_eps",
+    "knee_point",
+]
+
+LINKAGES = ("ward", "complete", "average", "single", "weighted")
+VALUE_CLUSTERINGS = ("hybrid", "dbscan", "hc")
+ENCODERS = ("autoencoder", "pca", "none")
+
+
+# --------------------------------------------------------------------------- knee detector
+def knee_point(curve: Any) -> int:
+    """Index of the knee of a k-distance graph: the point farthest from its chord.
+
+    The curve (sorted descending, as in Ester et al. 1996, the DBSCAN paper CDE++ cites for
+    its parameter choice) is scaled to the unit square; the knee is the first point whose
+    distance to the straight line through the first and last points is largest, i.e. the
+    point of maximum curvature, the "first valley" of CDE++ Sec. 3.4 (method spec 2).
+
+    Parameters
+    ----------
+    curve : array-like of shape (n,)
+
+    Returns
+    -------
+    int
+        The knee's index; 0 for a flat curve or fewer than three points.
+    """
+    y = np.asarray(curve, dtype=np.float64).ravel()
+    n = len(y)
+    if n < 3:
+        return 0
+    span = y.max() - y.min()
+    if not span > 0:
+        return 0
+    x = np.linspace(0.0, 1.0, n)
+    yn = (y - y.min()) / span
+    chord = yn[0] + (yn[-1] - yn[0]) * x
+    return int(np.argmax(np.abs(chord - yn)))
+
+
+def k_distance_eps(sorted_distances: np.ndarray, k: int) -> float:
+    """DBSCAN's ``eps`` for ``MinPts = k``: the k-distance at the knee of the sorted graph.
+
+    ``sorted_distances`` holds each row's distances to all rows in ascending order (column 0
+    is the row itself), so column ``k`` is the distance to the k-th nearest neighbour.
+    """
+    kdist = np.sort(sorted_distances[:, k])[::-1]
+    return float(kdist[knee_point(kdist)])
+
+
+# --------------------------------------------------------------------------- value clustering
+def hierarchical_sweep(
+    M: np.ndarray, epsilon: float = 8, linkage: str = "ward"
+) -> tuple[np.ndarray, list[GranularityStep]]:
+    """Agglomerative value clusters of the rows of ``M`` for ``k = 2, 3, ...`` (CDE++ Alg. 1).
+
+    One tree (:func:`scipy.cluster.hierarchy.linkage`, ``linkage`` on Euclidean rows) cut
+    into ``k`` clusters for each ``k``; single-value clusters dropped; CDE's stop rule with
+    ``epsilon`` in the place of ``alpha`` (:func:`~catembed.embed.cde.
+    multi_granularity_clustering`).
+    """
+    check_option("linkage", linkage, LINKAGES)
+    n = M.shape[0]
+    if n < 3:
+        return np.zeros((n, 0)), []
+    Z = scipy_linkage(M, method=linkage, metric="euclidean")
+    cache: dict[int, np.ndarray] = {}
+
+    def cut(k: int) -> np.ndarray:
+        if k not in cache:
+            ks = list(range(k, min(k + 32, n) + 1))
+            cuts = cut_tree(Z, n_clusters=ks)
+            cache.update({kk: cuts[:, i] for i, kk in enumerate(ks)})
+        return cache.pop(k)
+
+    return multi_granularity_clustering(M, cut, epsilon, param_name="epsilon")
+
+
+def dbscan_sweep(
+    M: np.ndarray, k_values: list[int], *, distances: np.ndarray | None = None
+) -> tuple[np.ndarray, list[GranularityStep], dict[int, float]]:
+    """DBSCAN value clusters of the rows of ``M``, ``MinPts = k`` for each ``k`` given.
+
+    ``eps`` is the knee of the sorted k-distance graph (:func:`k_distance_eps`); noise points
+    belong to no cluster; clusters of one value (or holding all values but one) are dropped.
+    scikit-learn's ``min_samples`` counts the point itself, as Ester et al.'s ``MinPts`` does.
+
+    Returns
+    -------
+    indicator : ndarray of shape (l, q)
+    steps : list of GranularityStep
+    eps : dict
+        The radius used at each ``k``.
+    """
+    n = M.shape[0]
+    ks = [int(k) for k in k_values if 1 <= k < n]
+    if not ks:
+        return np.zeros((n, 0)), [], {}
+    D = pairwise_distances(M) if distances is None else distances
+    D = np.maximum(D, D.T)
+    np.fill_diagonal(D, 0.0)
+    Ds = np.sort(D, axis=1)
+    tiny = np.finfo(np.float64).eps * max(float(Ds[:, -1].max()), 1.0)
+    eps: dict[int, float] = {}
+
+    def run(k: int) -> np.ndarray:
+        eps[k] = max(k_distance_eps(Ds, k), tiny)
+        return DBSCAN(eps=eps[k], min_samples=k, metric="precomputed").fit(D).labels_
+
+    indicator, steps = multi_granularity_clustering(M, run, 1.0, k_values=ks)
+    return indicator, steps, eps
+
+
+@dataclass
+class HybridClusters:
+    """The value-cluster indicator matrix ``C`` of CDE++ and how it was built.
+
+    Attributes
+    ----------
+    indicator : ndarray of shape (l, vc)
+        Distinct cluster indicator columns, in the order ``M_o``/DBSCAN, ``M_o``/HC,
+        ``M_c``/DBSCAN, ``M_c``/HC (paper Algorithm 1).
+    names : list of str
+        ``{M}_{method}_k{k}_{i}`` for every column.
+    steps : dict
+        ``"M_o/dbscan"`` etc. -> list of :class:`~catembed.embed.cde.GranularityStep`.
+    eps : dict
+        ``"M_o"``/``"M_c"`` -> the DBSCAN radius at each ``k``.
+    n_duplicates : int
+        Columns removed because an earlier column was identical.
+    """
+
+    indicator: np.ndarray
+    names: list[str]
+    steps: dict[str, list[GranularityStep]] = field(default_factory=dict)
+    eps: dict[str, dict[int, float]] = field(default_factory=dict)
+    n_duplicates: int = 0
+
+
+def hybrid_value_clusters(
+    matrices: dict[str, np.ndarray],
+    *,
+    epsilon: float = 8,
+    linkage: str = "ward",
+    methods: tuple[str, ...] = ("dbscan", "hc"),
+) -> HybridClusters:
+    """CDE++'s hybrid value clustering (Sec. 3.4, Algorithm 1 steps 3-12; spec 2).
+
+    For each matrix (``{"M_o": M_o, "M_c": M_c}``): agglomerative clustering over
+    ``k = 2, 3, ...`` with the ``epsilon`` stop rule (:func:`hierarchical_sweep`), and DBSCAN
+    with ``MinPts = k`` over the same ``k`` (:func:`dbscan_sweep`). The indicator matrices are
+    concatenated and identical columns kept once. With ``methods=("dbscan",)`` the sweep's
+    ``k`` still come from the hierarchical stop rule (the paper ties DBSCAN's ``k`` to HC's).
+    """
+    for m in methods:
+        check_option("methods", m, ("dbscan", "hc"))
+    blocks: list[np.ndarray] = []
+    names: list[str] = []
+    steps: dict[str, list[GranularityStep]] = {}
+    eps: dict[str, dict[int, float]] = {}
+    for key, M in matrices.items():
+        ind_h, steps_h = hierarchical_sweep(M, epsilon, linkage)
+        ks = [s.k for s in steps_h]
+        if "dbscan" in methods:
+            ind_d, steps_d, eps_d = dbscan_sweep(M, ks)
+            blocks.append(ind_d)
+            names += _names(f"{key}_dbscan", steps_d)
+            steps[f"{key}/dbscan"] = steps_d
+            eps[key] = eps_d
+        if "hc" in methods:
+            blocks.append(ind_h)
+            names += _names(f"{key}_hc", steps_h)
+            steps[f"{key}/hc"] = steps_h
+    n = next(iter(matrices.values())).shape[0]
+    C = np.hstack(blocks) if blocks else np.zeros((n, 0))
+    if C.shape[1]:
+        _, first = np.unique(C.T, axis=0, return_index=True)
+        keep = np.sort(first)
+    else:
+        keep = np.zeros(0, dtype=int)
+    return HybridClusters(
+        C[:, keep], [names[i] for i in keep], steps, eps, int(C.shape[1] - len(keep))
+    )
+
+
+def _names(prefix: str, steps: list[GranularityStep]) -> list[str]:
+    return [f"{prefix}_k{s.k}_{i}" for s in steps for i in range(s.n_kept)]
+
+
+# --------------------------------------------------------------------------- estimators
+class _AutoencoderMixin:
+    """The autoencoder parameters CDE++, CDE-AE and 1-HOT-AE share, and the training call."""
+
+    def _check_autoencoder_params(self) -> None:
+        code_size(1, self.hidden_factor)
+        check_option("optimizer", self.optimizer, ("lbfgs", "adam"))
+
+    def _autoencode(self, C: np.ndarray) -> np.ndarray:
+        q = code_size(C.shape[1], self.hidden_factor)
+        res: AutoencoderResult = train_autoencoder(
+            C, q, hidden_size=self.hidden_size, max_epochs=self.max_epochs,
+            l2_weight=self.l2_weight, sparsity_weight=self.sparsity_weight,
+            sparsity_proportion=self.sparsity_proportion, optimizer=self.optimizer,
+            device=self.device, random_state=self.random_state,
+        )
+        self.n_epochs_ = res.n_epochs
+        self.reconstruction_error_ = res.reconstruction_error
+        self.loss_ = res.loss_history[-1] if res.loss_history else float("nan")
+        return res.codes
+
+    def _autoencoder_meta(self) -> dict[str, Any]:
+        return {
+            "n_epochs": int(getattr(self, "n_epochs_", 0)),
+            "reconstruction_error": [float(v) for v in getattr(
+                self, "reconstruction_error_", (float("nan"), float("nan")))],
+            "loss": float(getattr(self, "loss_", float("nan"))),
+        }
+
+    def _restore_autoencoder_meta(self, meta: dict[str, Any]) -> None:
+        if "n_epochs" in meta:
+            self.n_epochs_ = int(meta["n_epochs"])
+            self.reconstruction_error_ = tuple(meta["reconstruction_error"])
+            self.loss_ = float(meta["loss"])
+
+
+_AE_PARAMS_DOC = """
+    hidden_factor : float, default=10
+        The paper's ``lambda``: the code has ``q = max(2, ceil(vc / hidden_factor))`` units.
+    hidden_size : int, default=64
+        Width of the two hidden layers (paper Table 4: ``vc-64-q-64-vc``).
+    max_epochs : int, default=1000
+        Full-batch training iterations at most (paper Table 4).
+    l2_weight, sparsity_weight, sparsity_proportion : float, default=0.001, 1.0, 0.05
+        The loss's L2 weight penalty, KL sparsity penalty and target mean code activation
+        (MATLAB ``trainAutoencoder``'s defaults).
+    optimizer : {"lbfgs", "adam"}, default="lbfgs"
+        Full-batch L-BFGS (the paper's MATLAB used scaled conjugate gradient) or Adam.
+    device : str, default="cpu"
+        ``"cuda"`` trains on the GPU (an error when PyTorch sees none).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the autoencoder's weights; the same seed gives the same embedding on the CPU."""
+
+
+class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
+    """CDE++ categorical data embedding (Dong, Jian, Zuo, Entropy 2020).
+
+    1. CDE's value influence matrices ``M_o`` and ``M_c`` (paper Sec. 3.2-3.3, Eq. 1-5;
+       :func:`~catembed.embed.cde.cde_influence_matrices`, the authors' code version);
+    2. hybrid value clustering (Sec. 3.4, Algorithm 1): for each matrix, agglomerative
+       clustering for ``k = 2, 3, ...`` until more than ``ceil(k / epsilon)`` single-value
+       clusters appear, and DBSCAN with ``MinPts = k`` and ``eps`` at the knee of the sorted
+       k-distance graph over the same ``k``; noise and single-value clusters dropped; the four
+       indicator matrices concatenated into ``C`` (``l x vc``), identical columns once
+       (:func:`hybrid_value_clusters`);
+    3. a sparse autoencoder ``vc -> 64 -> q -> 64 -> vc`` trained on ``C`` (Sec. 3.5, Table 4);
+       the code of each value is its vector (``q = max(2, ceil(vc / lambda))``);
+    4. an object concatenates its values' vectors (Eq. 7).
+
+    Where the paper is silent the method spec (section 2) decides: Ward linkage on Euclidean
+    rows (``linkage``), the knee as the point farthest from the chord of the k-distance graph
+    (:func:`knee_point`), the sparsity penalty on the code layer, L-BFGS in place of MATLAB's
+    scaled conjugate gradient. The stop rule is CDE's (``>`` rather than Algorithm 1's
+    ``>=``, and counted on the hierarchical clustering; DBSCAN's clusters always have at
+    least ``MinPts`` members, so it reuses the hierarchical sweep's ``k``).
+
+    Parameters
+    ----------
+    epsilon : float, default=8
+        The paper's ``epsilon``: the sweep stops once more than ``ceil(k / epsilon)`` clusters
+        at one ``k`` are dropped.
+    linkage : {"ward", "complete", "average", "single", "weighted"}, default="ward"
+    value_clustering : {"hybrid", "dbscan", "hc"}, default="hybrid"
+        Table 6 ablation switch: both clusterers, DBSCAN only (i), hierarchical only (ii).
+    encoder : {"autoencoder", "pca", "none"}, default="autoencoder"
+        How value vectors come from ``C``: the autoencoder (iv, CDE++), PCA as in CDE with the
+        ``beta`` rule, or ``"none"``: the rows of ``C`` themselves (ablations i-iii).
+    beta : float, default=1e-10
+        Only for ``encoder="pca"``: components with a smaller range are dropped.
+    coupling : {"code", "paper"}, default="code"
+        ``M_o`` as in the CDE authors' code, or as CDE's Definition 1 prints it.
+    """ + _AE_PARAMS_DOC + """
+    handle_unknown : {"error", "ignore", "warn"}, default="error"
+    handle_missing : {"category", "error"}, default="category"
+    categorical_features : "auto", "all", list or mask, default="auto"
+
+    Attributes
+    ----------
+    value_embedding_ : DataFrame of shape (l, q)
+        The value vectors, indexed by ``(column, value)``.
+    value_clusters_ : DataFrame of shape (l, vc)
+        The indicator matrix ``C``.
+    granularity_steps_ : dict
+        ``"M_o/dbscan"``, ``"M_o/hc"``, ``"M_c/dbscan"``, ``"M_c/hc"`` -> steps of the sweep.
+    dbscan_eps_ : dict
+        ``"M_o"``/``"M_c"`` -> {k: eps}.
+    n_components_ : int
+        Width of the value vectors.
+    n_epochs_, reconstruction_error_, loss_
+        The autoencoder's iterations, mean squared reconstruction error (before, after) and
+        final loss (``encoder="autoencoder"`` only).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from catembed import CDEPlusPlus
+    >>> X = pd.DataFrame({"color": list("rrggbbrg"), "shape": list("ssccttsc")})
+    >>> emb = CDEPlusPlus(encoder="none").fit(X)
+    >>> emb.transform(X).shape[0]
+    8
+    """
+
+    _feature_prefix = "cdepp"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 8,
+        linkage: str = "ward",
+        value_clustering: str = "hybrid",
+        encoder: str = "autoencoder",
+        beta: float = 1e-10,
+        coupling: str = "code",
+        hidden_factor: float = 10,
+        hidden_size: int = 64,
+        max_epochs: int = 1000,
+        l2_weight: float = 0.001,
+        sparsity_weight: float = 1.0,
+        sparsity_proportion: float = 0.05,
+        optimizer: str = "lbfgs",
+        device: str = "cpu",
+        random_state: Any = None,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+    ) -> None:
+        self.epsilon = epsilon
+        self.linkage = linkage
+        self.value_clustering = value_clustering
+        self.encoder = encoder
+        self.beta = beta
+        self.coupling = coupling
+        self.hidden_factor = hidden_factor
+        self.hidden_size = hidden_size
+        self.max_epochs = max_epochs
+        self.l2_weight = l2_weight
+        self.sparsity_weight = sparsity_weight
+        self.sparsity_proportion = sparsity_proportion
+        self.optimizer = optimizer
+        self.device = device
+        self.random_state = random_state
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_option("linkage", self.linkage, LINKAGES)
+        check_option("value_clustering", self.value_clustering, VALUE_CLUSTERINGS)
+        check_option("encoder", self.encoder, ENCODERS)
+        check_option("coupling", self.coupling, ("code", "paper"))
+        if not self.epsilon > 0:
+            raise CatEmbedError(f"epsilon must be positive; got {self.epsilon!r}.")
+        if self.encoder == "autoencoder":
+            self._check_autoencoder_params()
+
+    def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
+        m_c, m_o = cde_influence_matrices(stats, self.coupling)
+        methods = ("dbscan", "hc") if self.value_clustering == "hybrid" else (
+            self.value_clustering,)
+        hybrid = hybrid_value_clusters(
+            {"M_o": m_o, "M_c": m_c}, epsilon=self.epsilon, linkage=self.linkage,
+            methods=methods,
+        )
+        C, names = hybrid.indicator, hybrid.names
+        if C.shape[1] == 0:
+            warnings.warn(
+                "CDE++ found no value cluster with more than one member; the table is too "
+                "small for value couplings. Falling back to the one-hot value codes.",
+                CatEmbedWarning,
+                stacklevel=5,
+            )
+            C = np.eye(stats.n_values)
+            names = [f"value{i}" for i in range(stats.n_values)]
+        if self.encoder == "autoencoder":
+            embedding = self._autoencode(C)
+        elif self.encoder == "pca":
+            embedding = beta_pca(C, self.beta)
+            if embedding.shape[1] == 0:
+                raise CatEmbedError("CDE++ kept no principal component; lower beta.")
+        else:
+            embedding = C.copy()
+        self.M_c_ = m_c
+        self.M_o_ = m_o
+        self._indicator = C
+        self._indicator_names = names
+        self.granularity_steps_ = hybrid.steps
+        self.dbscan_eps_ = hybrid.eps
+        self.n_components_ = embedding.shape[1]
+        return embedding
+
+    @property
+    def value_clusters_(self):
+        """The value-cluster indicator matrix ``C`` as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            self._indicator, index=self.stats_.value_index(), columns=self._indicator_names
+        )
+
+    def _extra_state(self):
+        steps = {
+            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept, s.n_iter] for s in val]
+            for key, val in self.granularity_steps_.items()
+        }
+        eps = {key: {str(k): float(v) for k, v in val.items()}
+               for key, val in self.dbscan_eps_.items()}
+        meta = {"indicator_names": self._indicator_names, "steps": steps, "eps": eps,
+                "n_components": int(self.n_components_)}
+        if self.encoder == "autoencoder":
+            meta["autoencoder"] = self._autoencoder_meta()
+        return {"indicator": self._indicator}, meta
+
+    def _restore_extra_state(self, arrays, meta):
+        self._indicator = arrays["indicator"]
+        self._indicator_names = list(meta["indicator_names"])
+        self.granularity_steps_ = {
+            key: [GranularityStep(*s) for s in val] for key, val in meta["steps"].items()
+        }
+        self.dbscan_eps_ = {key: {int(k): float(v) for k, v in val.items()}
+                            for key, val in meta["eps"].items()}
+        self.n_components_ = int(meta["n_components"])
+        self._restore_autoencoder_meta(meta.get("autoencoder", {}))
+        self.M_c_, self.M_o_ = cde_influence_matrices(self.stats_, self.coupling)
+
+
+class CDEAutoencoder(_AutoencoderMixin, CDE):
+    """CDE-AE: CDE with the CDE++ autoencoder in place of PCA (Dong et al. 2020, Sec. 4.1.2).
+
+    CDE's value clusters (k-means at several granularities on ``M_c`` and ``M_o``, ``alpha``
+    stop rule; :class:`~catembed.embed.cde.CDE`), then the sparse autoencoder of
+    :class:`CDEPlusPlus` on the indicator matrix instead of PCA; the code of each value is
+    its vector.
+
+    Parameters
+    ----------
+    alpha : float, default=10
+    coupling : {"code", "paper"}, default="code"
+    max_iter : int, default=100
+        CDE's parameters (see :class:`~catembed.embed.cde.CDE`).
+    """ + _AE_PARAMS_DOC + """
+        It also seeds CDE's value k-means.
+    handle_unknown, handle_missing, categorical_features
+        As for every catembed embedder.
+
+    Attributes
+    ----------
+    value_embedding_, value_clusters_, granularity_steps_, M_c_, M_o_, n_iter_
+        As for CDE.
+    n_components_ : int
+        The code size ``q``.
+    n_epochs_, reconstruction_error_, loss_
+        The autoencoder's training record.
+    """
+
+    _feature_prefix = "cdeae"
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 10,
+        coupling: str = "code",
+        max_iter: int = 100,
+        hidden_factor: float = 10,
+        hidden_size: int = 64,
+        max_epochs: int = 1000,
+        l2_weight: float = 0.001,
+        sparsity_weight: float = 1.0,
+        sparsity_proportion: float = 0.05,
+        optimizer: str = "lbfgs",
+        device: str = "cpu",
+        random_state: Any = None,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+    ) -> None:
+        self.alpha = alpha
+        self.coupling = coupling
+        self.max_iter = max_iter
+        self.hidden_factor = hidden_factor
+        self.hidden_size = hidden_size
+        self.max_epochs = max_epochs
+        self.l2_weight = l2_weight
+        self.sparsity_weight = sparsity_weight
+        self.sparsity_proportion = sparsity_proportion
+        self.optimizer = optimizer
+        self.device = device
+        self.random_state = random_state
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+
+    beta = 1e-10  # CDE's PCA rule, unused here but read by CDE._fit_values
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        self._check_autoencoder_params()
+
+    def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
+        super()._fit_values(stats)  # CDE: matrices and value clusters (its PCA is unused)
+        embedding = self._autoencode(self._indicator)
+        self.n_components_ = embedding.shape[1]
+        return embedding
+
+    def _extra_state(self):
+        arrays, meta = super()._extra_state()
+        meta = dict(meta, autoencoder=self._autoencoder_meta())
+        return arrays, meta
+
+    def _restore_extra_state(self, arrays, meta):
+        super()._restore_extra_state(arrays, meta)
+        self.n_components_ = int(meta["n_components"])
+        self._restore_autoencoder_meta(meta.get("autoencoder", {}))
+
+
+class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
+    """1-HOT-AE: the CDE++ autoencoder on the one-hot value codes (Dong et al. 2020, 4.1.2).
+
+    The input is the ``l x l`` identity (each value's one-hot code); the code of each value
+    (``q = max(2, ceil(l / lambda))`` units) is its vector; an object concatenates its values'
+    vectors.
+
+    Parameters
+    ----------""" + _AE_PARAMS_DOC + """
+    handle_unknown, handle_missing, categorical_features
+        As for every catembed embedder.
+
+    Attributes
+    ----------
+    value_embedding_ : DataFrame of shape (l, q)
+    n_components_ : int
+    n_epochs_, reconstruction_error_, loss_
+        The autoencoder's training record.
+    """
+
+    _feature_prefix = "ohae"
+
+    def __init__(
+        self,
+        *,
+        hidden_factor: float = 10,
+        hidden_size: int = 64,
+        max_epochs: int = 1000,
+        l2_weight: float = 0.001,
+        sparsity_weight: float = 1.0,
+        sparsity_proportion: float = 0.05,
+        optimizer: str = "lbfgs",
+        device: str = "cpu",
+        random_state: Any = None,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+    ) -> None:
+        self.hidden_factor = hidden_factor
+        self.hidden_size = hidden_size
+        self.max_epochs = max_epochs
+        self.l2_weight = l2_weight
+        self.sparsity_weight = sparsity_weight
+        self.sparsity_proportion = sparsity_proportion
+        self.optimizer = optimizer
+        self.device = device
+        self.random_state = random_state
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        self._check_autoencoder_params()
+
+    def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
+        embedding = self._autoencode(np.eye(stats.n_values))
+        self.n_components_ = embedding.shape[1]
+        return embedding
+
+    def _extra_state(self):
+        return {}, {"n_components": int(self.n_components_),
+                    "autoencoder": self._autoencoder_meta()}
+
+    def _restore_extra_state(self, arrays, meta):
+        self.n_components_ = int(meta["n_components"])
+        self._restore_autoencoder_meta(meta.get("autoencoder", {}))
