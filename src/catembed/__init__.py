@@ -9,8 +9,10 @@ from ._version import __version__
 from .base import ValueEmbedder
 from .embed import (
     CDE,
+    UNTIE,
     CDEAutoencoder,
     CDEPlusPlus,
+    Couplings,
     IDFEmbedder,
     OneHotAutoencoder,
     OneHotEmbedder,
@@ -21,6 +23,7 @@ from .stats import ValueStatistics, compute_statistics
 
 for _cls in (
     CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA, CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder,
+    UNTIE, Couplings,
 ):
     register(_cls)
 
@@ -33,12 +36,15 @@ METHODS = {
     "cdepp": CDEPlusPlus,
     "cde-ae": CDEAutoencoder,
     "onehot-ae": OneHotAutoencoder,
+    "untie": UNTIE,
+    "couplings": Couplings,
 }
 
 __all__ = [
     "CDE",
     "CDEAutoencoder",
     "CDEPlusPlus",
+    "Couplings",
     "METHODS",
     "CatEmbedError",
     "CatEmbedWarning",
@@ -46,6 +52,7 @@ __all__ = [
     "OneHotAutoencoder",
     "OneHotEmbedder",
     "OneHotPCA",
+    "UNTIE",
     "ValueEmbedder",
     "ValueStatistics",
     "__version__",

@@ -1,0 +1,353 @@
+"""UNTIE building blocks on the value statistics: coupling spaces, kernel bank, solvers.
+
+Everything here works on value-level matrices (``l x l`` co-occurrence counts, ``l_j x l_j``
+kernel matrices, an ``r x D`` factor with ``r <= l``); nothing grows with the number of rows
+except :func:`untie_sgd`, which samples rows as the paper's stochastic recipe does.
+See :mod:`catembed.embed.untie` for the derivation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.spatial.distance import cdist
+from scipy.special import softmax
+
+from .._validation import CatEmbedError
+from ..stats import ValueStatistics
+
+__all__ = [
+    "DEFAULT_KERNELS",
+    "KernelSpace",
+    "ValueLevelProblem",
+    "coupling_spaces",
+    "eigengap_n_clusters",
+    "kernel_matrix",
+    "kernel_spaces",
+    "parse_kernels",
+    "untie_exact",
+    "untie_sgd",
+]
+
+#: UNTIE's default bank (paper Sec. 6.1): 11 Gaussian kernels, g = 2^-5 .. 2^5, and
+#: polynomial kernels of order 1-3.
+DEFAULT_KERNELS: tuple[str, ...] = tuple(
+    [f"gaussian:{2.0 ** e:g}" for e in range(-5, 6)] + ["poly:1", "poly:2", "poly:3"]
+)
+
+_KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
+          "poly": "poly", "polynomial": "poly"}
+
+
+def parse_kernels(kernels: Any) -> list[tuple[str, float]]:
+    """Read a kernel bank: ``None`` (the default bank) or a list of specs.
+
+    A spec is ``"gaussian:<g>"`` (``exp(-g ||a - b||^2)``), ``"poly:<d>"`` (``(a . b)^d``),
+    or a tuple ``("gaussian", g)`` / ``("poly", d)``.
+
+    Returns
+    -------
+    list of (kind, parameter)
+    """
+    if kernels is None:
+        kernels = DEFAULT_KERNELS
+    if isinstance(kernels, str) or not isinstance(kernels, Sequence) or len(kernels) == 0:
+        raise CatEmbedError(
+            f"kernels must be None or a non-empty list such as ['gaussian:0.5', 'poly:2']; "
+            f"got {kernels!r}."
+        )
+    out = []
+    for spec in kernels:
+        if isinstance(spec, str):
+            kind, _, param = spec.partition(":")
+        elif isinstance(spec, Sequence) and len(spec) == 2:
+            kind, param = spec
+        else:
+            raise CatEmbedError(f"cannot read kernel {spec!r}; use e.g. 'gaussian:0.5'.")
+        kind = _KINDS.get(str(kind).strip().lower())
+        try:
+            value = float(param)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if kind is None or not math.isfinite(value) or value <= 0:
+            raise CatEmbedError(
+                f"cannot read kernel {spec!r}: use 'gaussian:<g>' with g > 0 or "
+                "'poly:<d>' with an integer d >= 1."
+            )
+        if kind == "poly" and value != int(value):
+            raise CatEmbedError(f"polynomial kernel order must be an integer; got {spec!r}.")
+        out.append((kind, value))
+    return out
+
+
+def kernel_name(kind: str, param: float) -> str:
+    """Readable name of a kernel, e.g. ``gaussian(g=0.25)`` or ``poly(d=2)``."""
+    return f"gaussian(g={param:g})" if kind == "gaussian" else f"poly(d={int(param)})"
+
+
+def kernel_matrix(F: np.ndarray, kind: str, param: float) -> np.ndarray:
+    """Cosine-normalised kernel matrix of the rows of ``F`` (UNTIE Eq. 7, spec section 3).
+
+    ``K_ab / sqrt(K_aa K_bb)``; a row whose self-similarity is 0 (the zero vector under a
+    polynomial kernel) gets 1 on the diagonal and 0 elsewhere.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if kind == "gaussian":
+        return np.exp(-param * cdist(F, F, "sqeuclidean"))  # K_aa = 1 already
+    K = (F @ F.T) ** int(param)
+    d = np.sqrt(np.clip(np.diag(K), 0.0, None))
+    ok = d > 0
+    inv = np.where(ok, 1.0 / np.where(ok, d, 1.0), 0.0)
+    K = K * inv[:, None] * inv[None, :]
+    K[np.diag_indices_from(K)] = 1.0
+    return np.clip(K, -1.0, 1.0)
+
+
+def coupling_spaces(stats: ValueStatistics) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Intra- and inter-attribute coupling vectors of every attribute (UNTIE Eqs. 1-5).
+
+    For attribute ``j``: intra ``[p(v)]`` (``l_j x 1``); inter ``[p(v | u)]`` for every value
+    ``u`` of every other attribute (``l_j x (l - l_j)``), from the co-occurrence counts.
+    """
+    p = stats.probabilities()
+    P = stats.conditional()  # P[u, v] = p(v | u)
+    offs = stats.offsets
+    out = []
+    for j in range(stats.n_features):
+        block = np.arange(offs[j], offs[j + 1])
+        others = np.setdiff1d(np.arange(stats.n_values), block)
+        out.append((p[block][:, None], P[np.ix_(others, block)].T))
+    return out
+
+
+@dataclass(frozen=True)
+class KernelSpace:
+    """One kernel space ``p``: attribute, coupling ("intra"/"inter"), kernel, matrix."""
+
+    attribute: int
+    coupling: str
+    kernel: str
+    K: np.ndarray
+
+
+def kernel_spaces(
+    stats: ValueStatistics, kernels: list[tuple[str, float]]
+) -> list[KernelSpace]:
+    """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels."""
+    spaces = []
+    for j, (intra, inter) in enumerate(coupling_spaces(stats)):
+        for coupling, F in (("intra", intra), ("inter", inter)):
+            for kind, param in kernels:
+                spaces.append(
+                    KernelSpace(j, coupling, kernel_name(kind, param),
+                                kernel_matrix(F, kind, param))
+                )
+    return spaces
+
+
+def _psd_factor(A: np.ndarray, rtol: float | None = None) -> np.ndarray:
+    """``R`` (``r x l``) with ``R^T R = A`` for a symmetric PSD ``A``; ``r`` = numerical rank."""
+    lam, V = np.linalg.eigh(A)
+    lam_max = max(float(lam[-1]), 0.0) if lam.size else 0.0
+    tol = (rtol if rtol is not None else A.shape[0] * np.finfo(float).eps) * max(lam_max, 1e-300)
+    keep = lam > tol
+    return np.sqrt(lam[keep])[:, None] * V[:, keep].T
+
+
+class ValueLevelProblem:
+    """The kernel k-means objective of UNTIE (Eq. 20) in value-level form.
+
+    With ``O`` the ``n x l`` one-hot matrix and ``B`` the ``l x D`` value-level matrix whose
+    column ``d`` (in space ``p`` of attribute ``j``) is ``K_p[:, d]`` on the rows of attribute
+    ``j`` and 0 elsewhere, the object matrix is ``X = O B diag(sqrt(w))``. Factor
+    ``C = O^T O = R^T R`` (``R``: ``r x l``, ``r = rank C``) and set ``Y = R B`` (``r x D``).
+    Then ``S = X X^T`` and ``M = Y diag(w) Y^T`` (``r x r``) have the same non-zero spectrum,
+    the top eigenvectors of ``S`` are ``H = O A`` with ``A = V Lambda^{-1/2} W_c``, and for
+    a fixed ``H`` the objective is ``sum_d w_d a_d`` with
+    ``a_d = ||(I - W_c W_c^T) y_d||^2``. See :mod:`catembed.embed.untie` for the derivation.
+    """
+
+    def __init__(self, stats: ValueStatistics, spaces: list[KernelSpace]) -> None:
+        C = stats.cooc_dense().astype(np.float64)
+        self.R = _psd_factor(C)
+        offs = stats.offsets
+        cols = []
+        self.space_of = []
+        for p, s in enumerate(spaces):
+            block = slice(offs[s.attribute], offs[s.attribute + 1])
+            cols.append(self.R[:, block] @ s.K)
+            self.space_of.append(np.full(s.K.shape[1], p))
+        self.Y = np.hstack(cols) if cols else np.zeros((self.R.shape[0], 0))
+        self.space_of = np.concatenate(self.space_of) if self.space_of else np.zeros(0, int)
+        self.energy = np.einsum("rd,rd->d", self.Y, self.Y)  # diag(B^T C B)
+
+    @property
+    def rank(self) -> int:
+        return self.R.shape[0]
+
+    @property
+    def n_coords(self) -> int:
+        return self.Y.shape[1]
+
+    def spectrum(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenvalues (descending) and eigenvectors of ``M = Y diag(w) Y^T``."""
+        M = (self.Y * w) @ self.Y.T
+        lam, W = np.linalg.eigh((M + M.T) / 2)
+        return lam[::-1], W[:, ::-1]
+
+    def coefficients(self, Wc: np.ndarray) -> np.ndarray:
+        """``a_d = ||(I - H H^T) O b_d||^2`` for the ``H`` given by ``Wc`` (``r x c``)."""
+        proj = Wc.T @ self.Y
+        return np.maximum(self.energy - np.einsum("cd,cd->d", proj, proj), 0.0)
+
+    def objective(self, w: np.ndarray, c: int) -> float:
+        """``min_H Tr(S (I - H H^T))`` for weights ``w``: the sum of all but the top-c
+        eigenvalues of ``S``."""
+        lam, _ = self.spectrum(w)
+        return float(max(np.sum(lam[c:]), 0.0))
+
+    def h_factor(self, w: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(W_c, A)``: ``H = U W_c = O A`` are the top-``c`` eigenvectors of ``S``."""
+        lam, W = self.spectrum(w)
+        Wc = W[:, :c]
+        return Wc, self.A_from(Wc)
+
+    def A_from(self, Wc: np.ndarray) -> np.ndarray:
+        """``A`` (``l x c``) with ``H = O A``: ``A = R^+ W_c = V Lambda^{-1/2} W_c``."""
+        # R = Lambda^{1/2} V^T has orthogonal rows, so R^+ = R^T (R R^T)^{-1}
+        RRt = np.einsum("rl,rl->r", self.R, self.R)
+        return self.R.T @ (Wc / RRt[:, None])
+
+
+def eigengap_n_clusters(lam: np.ndarray, max_clusters: int = 20) -> int:
+    """Number of clusters from the largest eigengap ``lam_k - lam_{k+1}``, ``2 <= k <= kmax``.
+
+    ``lam`` is the value-level spectrum of ``S`` at ``omega = 1`` (descending). ``k = 1`` is
+    left out: the first eigenvalue carries the common (mean) direction of the positive
+    kernels and always dominates.
+    """
+    lam = np.asarray(lam, dtype=float)
+    kmax = min(max_clusters, lam.size - 1)
+    if kmax < 2:
+        return 1
+    gaps = lam[1:kmax] - lam[2:kmax + 1]  # gaps[k-2] = lam_k - lam_{k+1}, 1-based k
+    return int(np.argmax(gaps)) + 2
+
+
+@dataclass
+class SolverResult:
+    """What a solver returns."""
+
+    w: np.ndarray
+    objective: float  # the regularised objective F (exact) or the final batch loss (sgd)
+    n_iter: int
+    path: list[float]
+    tau: float
+
+
+def regularised_objective(problem: ValueLevelProblem, w: np.ndarray, c: int, tau: float) -> float:
+    """``F(w) = min_H Tr(S_w (I - H H^T)) + tau sum_d w_d log w_d`` after rescaling
+    ``w`` to the feasible set ``sum_d w_d = D`` (the objective is positively homogeneous in
+    ``w``, so any weights can be compared on that set)."""
+    w = np.asarray(w, dtype=float)
+    total = w.sum()
+    if total <= 0:
+        return float("inf")
+    w = w * (w.size / total)
+    ent = float(np.sum(np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)))
+    return problem.objective(w, c) + tau * ent
+
+
+def default_tau(problem: ValueLevelProblem, c: int, temperature: float) -> float:
+    """``tau = temperature * mean_d a_d`` at ``omega = 1``: the temperature is in units of
+    the average residual energy of a coordinate, so it does not depend on the data's scale."""
+    w = np.ones(problem.n_coords)
+    Wc, _ = problem.h_factor(w, c)
+    mean_a = float(problem.coefficients(Wc).mean()) if problem.n_coords else 0.0
+    return temperature * mean_a if mean_a > 0 else 1.0
+
+
+def untie_exact(
+    problem: ValueLevelProblem,
+    c: int,
+    *,
+    tau: float,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+) -> SolverResult:
+    """Block-coordinate descent on ``F(w, H) = sum_d w_d a_d(H) + tau sum_d w_d log w_d``
+    with ``sum_d w_d = D``, ``w >= 0``.
+
+    ``H``-step: top-``c`` eigenvectors (exact minimiser given ``w``). ``omega``-step: the
+    exact minimiser given ``H``, ``w = D softmax(-a / tau)``. ``F`` never increases; stop when
+    its relative change is at most ``tol``.
+    """
+    D = problem.n_coords
+    w = np.ones(D)
+    Wc, _ = problem.h_factor(w, c)
+    path = [regularised_objective(problem, w, c, tau)]
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007
+        a = problem.coefficients(Wc)
+        w = D * softmax(-a / tau)
+        Wc, _ = problem.h_factor(w, c)
+        path.append(regularised_objective(problem, w, c, tau))
+        if abs(path[-2] - path[-1]) <= tol * max(abs(path[-1]), 1e-300):
+            break
+    return SolverResult(w, path[-1], n_iter, path, tau)
+
+
+def untie_sgd(
+    row_vectors: Any,
+    n_rows: int,
+    n_coords: int,
+    n_spaces: int,
+    c: int,
+    *,
+    rng: np.random.Generator,
+    learning_rate: float = 1e-3,
+    batch_size: int = 20,
+    max_iter: int = 1000,
+    prune: float = 1e-3,
+) -> SolverResult:
+    """The paper's stochastic recipe (Sec. 4.5, 6.1) in NumPy.
+
+    ``omega = |theta|``, ``theta`` initialised to 1; each step draws ``batch_size`` rows,
+    takes the batch kernel ``S_B = X_B diag(omega) X_B^T``, its top-``c`` eigenvectors
+    ``H_B``, and the loss ``Tr(S_B (I - H_B H_B^T)) + lambda ||omega||_1`` with
+    ``lambda = 1 / log(n_spaces)``; its gradient in ``omega`` (``H_B`` optimal, so the
+    envelope theorem applies) is ``||(I - H_B H_B^T) x_{B,d}||^2 + lambda``. Adam
+    (``beta = 0.9, 0.999``, ``eps = 1e-8``) updates ``theta``; finally weights below ``prune``
+    are set to 0.
+
+    ``row_vectors(idx)`` returns the unweighted ``len(idx) x D`` object vectors.
+    """
+    lam = 1.0 / math.log(n_spaces) if n_spaces > 1 else 1.0
+    theta = np.ones(n_coords)
+    m = np.zeros(n_coords)
+    v = np.zeros(n_coords)
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    bs = min(batch_size, n_rows)
+    cb = max(1, min(c, bs - 1))
+    path = []
+    for t in range(1, max_iter + 1):
+        idx = rng.choice(n_rows, size=bs, replace=False)
+        Z = row_vectors(idx)
+        w = np.abs(theta)
+        Xw = Z * np.sqrt(w)
+        lam_b, U = np.linalg.eigh(Xw @ Xw.T)
+        Hb = U[:, ::-1][:, :cb]
+        resid = Z - Hb @ (Hb.T @ Z)
+        a = np.einsum("bd,bd->d", resid, resid)
+        path.append(float(w @ a + lam * w.sum()))
+        g = np.sign(theta) * (a + lam)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        theta -= learning_rate * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
+    w = np.abs(theta)
+    w[w < prune] = 0.0
+    return SolverResult(w, path[-1] if path else float("nan"), max_iter, path, lam)

@@ -1,0 +1,561 @@
+r"""UNTIE: unsupervised heterogeneous coupling learning (Zhu, Cao, Yin), and its Couplings ablation.
+
+Paper: Zhu, Cao, Yin, *Unsupervised Heterogeneous Coupling Learning for Categorical
+Representation* (UNTIE), Sections 4-5; method spec ``docs/methods.md`` section 3.
+
+Coupling spaces (Eqs. 1-5), from the statistics alone: for attribute ``j``, the intra space maps
+a value ``v`` to ``[p(v)]`` and the inter space to ``[p(v | u)]`` for every value ``u`` of every
+other attribute. Each of the ``2m`` spaces goes through a bank of kernels (Eq. 7; default 11
+Gaussian ``exp(-g ||a - b||^2)``, ``g = 2^-5 .. 2^5``, and ``(a . b)^d``, ``d = 1, 2, 3``,
+each cosine-normalised), giving ``l_j x l_j`` matrices ``K_p``. With diagonal weights
+``omega_p >= 0`` the object vector is (Eq. 21)
+``x_i = concat_p sqrt(omega_p) * K_p[v_i^{j(p)}, :]`` and the similarity (Eqs. 13, 18) is
+``S = X X^T``. UNTIE minimises Eq. 20, ``Tr(S (I - H H^T))`` over ``H`` (``n x c``,
+``H^T H = I``) and ``omega``.
+
+Exact solution at any number of rows (``solver="exact"``)
+---------------------------------------------------------
+Let ``O`` be the ``n x l`` one-hot matrix and ``B`` the ``l x D`` value-level matrix
+(``D = sum_p l_{j(p)}``) whose column ``d``, a coordinate of space ``p`` of attribute ``j``,
+holds ``K_p[:, d]`` on the rows of attribute ``j`` and 0 elsewhere; ``W = diag(w)`` collects
+all diagonal weights. Then ``X = O B W^{1/2}`` and ``S = O B W B^T O^T``.
+
+1. *Factor the counts.* ``C = O^T O`` is the co-occurrence matrix of the statistics. Take its
+   eigendecomposition ``C = V Lambda V^T`` restricted to the ``r = rank C <= l`` positive
+   eigenvalues, and ``R = Lambda^{1/2} V^T`` (``r x l``), so ``R^T R = C``. The thin SVD of
+   ``O`` is ``O = U Lambda^{1/2} V^T`` with ``U = O V Lambda^{-1/2}`` (``n x r``,
+   ``U^T U = Lambda^{-1/2} V^T C V Lambda^{-1/2} = I``), i.e. ``O = U R``.
+2. *Spectrum.* ``S = U (R B W B^T R^T) U^T = U M U^T`` with ``M = Y W Y^T`` and
+   ``Y = R B`` (``r x D``). Since ``U`` has orthonormal columns, the non-zero eigenvalues of
+   ``S`` are those of the ``r x r`` matrix ``M`` (equivalently of ``C^{1/2} B W B^T C^{1/2}``),
+   and if ``M = W_M Lambda_M W_M^T`` the eigenvectors of ``S`` are
+   ``H = U W_c = O A`` with ``A = V Lambda^{-1/2} W_c`` (``W_c``: the top-``c`` columns):
+   the ``H``-step is an ``r x r`` eigenproblem, and ``H`` is the one-hot matrix times value
+   vectors.
+3. *Objective.* ``Tr(S) = Tr(W B^T C B) = sum_d w_d ||y_d||^2`` and
+   ``Tr(H^T S H) = Tr(W_c^T M W_c) = sum_d w_d ||W_c^T y_d||^2``, so
+   ``Tr(S (I - H H^T)) = sum_d w_d a_d`` with ``a_d = ||(I - W_c W_c^T) y_d||^2 >= 0``
+   (``y_d`` the ``d``-th column of ``Y``; ``H^T O = A^T C = W_c^T R``). At the optimal ``H``
+   it equals the sum of all but the top ``c`` eigenvalues of ``M``.
+
+Each alternation costs ``O(r^2 D + r^3)``; the rows enter only through ``C``, counted once.
+Building ``Y`` costs ``O(r sum_p l_{j(p)}^2)``. Nothing ``n x n`` or ``n x D`` is formed.
+
+The omega step (a well-posed version of Eq. 22)
+-----------------------------------------------
+Given ``H`` the objective ``sum_d w_d a_d`` is linear in ``w`` with non-negative
+coefficients, so its minimum over ``w >= 0`` is ``w = 0``, and over a plain simplex it puts all
+weight on one coordinate (then ``S`` has rank one and the objective is 0 for any data): the
+"linear programme" of the paper has only degenerate solutions. We fix the scale the paper's
+initialisation suggests, ``sum_d w_d = D`` (mean weight 1, ``omega = 1`` is feasible), and
+add an entropy term, minimising
+
+``F(w, H) = sum_d w_d a_d(H) + tau sum_d w_d log w_d``,  ``sum_d w_d = D``, ``w >= 0``.
+
+The entropy term is ``D`` times the KL divergence of ``w / D`` from the uniform weights (0 at
+``omega = 1``). Given ``H`` the minimiser is closed-form, ``w = D softmax(-a / tau)``: a
+coordinate whose residual energy outside the cluster subspace is large (it blurs the
+clusters) loses weight exponentially, none is cut to zero. The ``H``-step minimises ``F``
+exactly too (top eigenvectors), so ``F`` never increases and the alternation converges; it
+stops when the relative change of ``F`` is at most ``tol``. ``tau = temperature * mean_d a_d``
+at ``omega = 1``, which makes ``temperature`` scale-free.
+
+``solver="sgd"`` follows the paper's recipe (Adam, learning rate 1e-3, batch 20, 1000
+iterations, ``omega = |theta|`` from 1, L1 penalty ``1 / log(#spaces)``, prune below 1e-3) on
+row batches (see :func:`~catembed.embed._untie_core.untie_sgd`); it needs the rows, so it
+is available through ``fit`` only. ``sgd_objective_`` records its final batch loss and
+``objective_`` is ``F`` at its weights (rescaled to ``sum w = D``), the same objective the
+exact solver minimises, so the two can be compared.
+
+Spec notes: the paper's Gaussian "width" is read as ``g`` in ``exp(-g ||a - b||^2)`` and every
+kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import svd_flip
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from ..base import ValueEmbedder
+from ..stats import ValueStatistics, encode
+from ._untie_core import (
+    DEFAULT_KERNELS,
+    SolverResult,
+    ValueLevelProblem,
+    _psd_factor,
+    coupling_spaces,
+    default_tau,
+    eigengap_n_clusters,
+    kernel_spaces,
+    parse_kernels,
+    regularised_objective,
+    untie_exact,
+    untie_sgd,
+)
+
+__all__ = ["DEFAULT_KERNELS", "UNTIE", "Couplings"]
+
+_SHARED_DOC = """
+    handle_unknown : {"error", "ignore", "warn"}, default="error"
+        A value not seen in fit: raise, or embed as the zero vector (with a warning for
+        ``"warn"``).
+    handle_missing : {"category", "error"}, default="category"
+        NaN, None and empty strings are a value of their own, or an error.
+    categorical_features : "auto", "all", list or mask, default="auto"
+        Columns to embed; other columns are dropped with a warning.
+    numeric : {"drop", "discretize", "passthrough"}, default="drop"
+        Numeric columns not selected as categorical: dropped with a warning; cut into
+        ``n_bins`` quantile bins embedded as values; or standardised and appended.
+    n_bins : int, default=5
+        Quantile bins per numeric column for ``numeric="discretize"``.
+"""
+
+
+class UNTIE(ValueEmbedder):
+    """UNTIE heterogeneous coupling learning (Zhu, Cao, Yin; Eqs. 1-22), exact at any size.
+
+    See the module docstring for the derivation of the value-level solver and the choice of
+    the omega step.
+
+    Parameters
+    ----------
+    n_clusters : int or None, default=None
+        ``c``, the number of eigenvectors in ``H`` (the paper uses the number of classes).
+        ``None``: the number of distinct labels when ``fit`` gets ``y``, otherwise the largest
+        eigengap ``lambda_k - lambda_{k+1}`` (``2 <= k <= 20``) of the value-level spectrum
+        of ``S`` at ``omega = 1``.
+    kernels : list of str or None, default=None
+        The kernel bank (UNTIE Table VI varies it): ``"gaussian:<g>"`` and ``"poly:<d>"``.
+        ``None``: 11 Gaussian kernels ``g = 2^-5 .. 2^5`` and polynomial orders 1-3.
+    solver : {"exact", "sgd"}, default="exact"
+        ``"exact"``: entropy-regularised omega step, solved by block-coordinate descent to
+        convergence on value-level matrices. ``"sgd"``: the paper's Adam recipe on row
+        batches (needs ``fit(X)``, not ``fit_statistics``).
+    temperature : float, default=1.0
+        Entropy weight of the exact omega step, in units of the mean coordinate residual.
+        Large: weights stay near 1; small: weight concentrates on few coordinates.
+    max_iter : int or None, default=None
+        Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
+    tol : float, default=1e-8
+        Relative change of the objective that stops the exact solver.
+    learning_rate : float, default=1e-3
+        Adam step size (``"sgd"``).
+    batch_size : int, default=20
+        Rows per Adam step (``"sgd"``).
+    n_components : int, "all" or None, default=None
+        ``None``: ``transform`` returns the Eq. 21 vectors (``D = 2 |F| l`` columns, e.g.
+        28 per value with the default bank). An int: the top principal components of those
+        vectors, computed from the statistics. ``"all"``: every component with non-zero
+        variance (at most ``l``), which keeps all Euclidean distances, so k-means or nearest
+        neighbours give the same results as on the full vectors.
+    random_state : int, RandomState or None, default=None
+        Only the ``"sgd"`` solver draws random numbers.
+    {shared}
+    Attributes
+    ----------
+    omega_ : ndarray of shape (D,)
+        The learned diagonal weights, space by space (attribute-major: intra kernels, then
+        inter kernels).
+    kernel_weights_ : pandas.Series
+        Mean ``omega`` per kernel space, indexed by (attribute, coupling, kernel).
+    n_clusters_ : int
+    objective_ : float
+        ``F`` at the learned weights (see the module docstring).
+    kmeans_objective_ : float
+        ``Tr(S (I - H H^T))`` at the learned weights (rescaled to mean 1) and optimal ``H``.
+    energy_ratio_ : float
+        ``kmeans_objective_ / Tr(S)``: share of the kernel energy outside the top-c
+        subspace (scale-free).
+    objective_path_ : list of float
+        ``F`` after each alternation (exact) or the batch loss per step (sgd).
+    n_iter_ : int
+    tau_ : float
+        Entropy weight used (exact) or L1 weight (sgd).
+    components_ : ndarray of shape (D, n_components), only when ``n_components`` is set.
+    explained_variance_ : ndarray, only when ``n_components`` is set.
+    """
+
+    _feature_prefix = "untie"
+    _combine = "concat"
+
+    def __init__(
+        self,
+        *,
+        n_clusters: int | None = None,
+        kernels: Any = None,
+        solver: str = "exact",
+        temperature: float = 1.0,
+        max_iter: int | None = None,
+        tol: float = 1e-8,
+        learning_rate: float = 1e-3,
+        batch_size: int = 20,
+        n_components: Any = None,
+        random_state: Any = None,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.kernels = kernels
+        self.solver = solver
+        self.temperature = temperature
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.n_components = n_components
+        self.random_state = random_state
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any = None) -> UNTIE:
+        """Count the statistics of ``X`` and learn the UNTIE embedding.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Labels; only their number of distinct values is used, as ``n_clusters`` when
+            that is ``None`` (the paper's setting).
+
+        Returns
+        -------
+        self
+        """
+        self._fit_rows = X if self.solver == "sgd" else None
+        self._fit_n_classes = None
+        if y is not None:
+            labels = pd.Series(np.asarray(y).ravel())
+            self._fit_n_classes = int(labels.nunique(dropna=True))
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._fit_rows, self._fit_n_classes
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_option("solver", self.solver, ("exact", "sgd"))
+        parse_kernels(self.kernels)
+        _check_int("n_clusters", self.n_clusters, minimum=1, allow_none=True)
+        _check_int("max_iter", self.max_iter, minimum=1, allow_none=True)
+        _check_int("batch_size", self.batch_size, minimum=2)
+        for name in ("temperature", "tol", "learning_rate"):
+            val = getattr(self, name)
+            if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
+                raise CatEmbedError(f"{name} must be a positive number; got {val!r}.")
+        if self.n_components is not None and self.n_components != "all":
+            _check_int("n_components", self.n_components, minimum=1,
+                       extra=" or 'all' or None")
+
+    def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
+        kernels = parse_kernels(self.kernels)
+        spaces = kernel_spaces(stats, kernels)
+        problem = ValueLevelProblem(stats, spaces)
+        lam0, _ = problem.spectrum(np.ones(problem.n_coords))
+        c = self.n_clusters or getattr(self, "_fit_n_classes", None)
+        if c is None:
+            c = eigengap_n_clusters(lam0)
+        if c >= problem.rank:
+            warnings.warn(
+                f"n_clusters={c} is not below the rank of the value-level kernel "
+                f"({problem.rank}); the objective is 0 for any weights and omega stays 1.",
+                CatEmbedWarning, stacklevel=4,
+            )
+        self.n_clusters_ = int(c)
+        tau = default_tau(problem, c, self.temperature)
+        if c >= problem.rank:
+            res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
+            w = res.w
+            self.tau_ = tau
+            self.objective_path_ = res.path
+            self.sgd_objective_ = None
+        elif self.solver == "exact":
+            res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100, tol=self.tol)
+            w = res.w
+            self.tau_ = res.tau
+            self.objective_path_ = res.path
+            self.sgd_objective_ = None
+        else:
+            rows = getattr(self, "_fit_rows", None)
+            if rows is None:
+                raise CatEmbedError(
+                    "solver='sgd' samples rows, so it needs fit(X); fit_statistics gives "
+                    "only counts. Use solver='exact' (the default) with statistics."
+                )
+            codes = self._fit_codes(rows, stats)
+            blocks = [np.hstack([s.K for s in spaces if s.attribute == j])
+                      for j in range(stats.n_features)]
+
+            def row_vectors(idx: np.ndarray) -> np.ndarray:
+                return np.hstack([blocks[j][codes[idx, j]] for j in range(len(blocks))])
+
+            rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
+            res = untie_sgd(
+                row_vectors, codes.shape[0], problem.n_coords, len(spaces), c, rng=rng,
+                learning_rate=self.learning_rate, batch_size=self.batch_size,
+                max_iter=self.max_iter or 1000,
+            )
+            w = res.w
+            if not np.any(w > 0):
+                warnings.warn(
+                    "the sgd solver pruned every weight; keeping omega = 1.",
+                    CatEmbedWarning, stacklevel=4,
+                )
+                w = np.ones_like(w)
+            self.tau_ = tau
+            self.objective_path_ = res.path
+            self.sgd_objective_ = res.objective
+        self.n_iter_ = int(res.n_iter)
+        self.omega_ = w
+        self.objective_ = regularised_objective(problem, w, c, tau)
+        w_unit = w * (w.size / w.sum()) if w.sum() > 0 else w
+        self.kmeans_objective_ = problem.objective(w_unit, c)
+        total = float(problem.energy @ w_unit)
+        self.energy_ratio_ = self.kmeans_objective_ / total if total > 0 else 0.0
+        self._space_of = problem.space_of
+        self._space_names = [
+            (str(stats.feature_names[s.attribute]), s.coupling, s.kernel) for s in spaces
+        ]
+        sqrt_w = np.sqrt(w)
+        tables = []
+        start = 0
+        for j in range(stats.n_features):
+            mats = [s.K for s in spaces if s.attribute == j]
+            T = np.hstack(mats)
+            tables.append(T * sqrt_w[start:start + T.shape[1]])
+            start += T.shape[1]
+        self._fit_projection(stats, tables)
+        return tables
+
+    def _fit_codes(self, rows: Any, stats: ValueStatistics) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = self._validate_input(rows, reset=False)
+        df = self._apply_numeric(df)
+        return encode(df, list(stats.feature_names), stats.categories, self.handle_missing)
+
+    def _fit_projection(self, stats: ValueStatistics, tables: list[np.ndarray]) -> None:
+        """Principal axes of the Eq. 21 vectors from ``C - n p p^T`` (no rows needed)."""
+        self._proj_tables = None
+        if self.n_components is None:
+            return
+        n = stats.n_rows
+        counts = stats.counts.astype(float)
+        Cc = stats.cooc_dense().astype(float) - np.outer(counts, counts) / n
+        Rc = _psd_factor(Cc)
+        offs = stats.offsets
+        Yc = np.hstack([Rc[:, offs[j]:offs[j + 1]] @ T for j, T in enumerate(tables)])
+        mean = np.concatenate([(counts[offs[j]:offs[j + 1]] / n) @ T
+                               for j, T in enumerate(tables)])
+        if Yc.shape[0] == 0:
+            U = np.zeros((0, 0))
+            s = np.zeros(0)
+            Vt = np.zeros((0, Yc.shape[1]))
+        else:
+            U, s, Vt = np.linalg.svd(Yc, full_matrices=False)
+            U, Vt = svd_flip(U, Vt, u_based_decision=False)
+        rank = int(np.sum(s > (s[0] if s.size else 0) * max(Yc.shape) * np.finfo(float).eps))
+        if self.n_components == "all":
+            k = max(rank, 1)
+        else:
+            k = int(self.n_components)
+            if k > rank:
+                warnings.warn(
+                    f"n_components={k} exceeds the number of components with non-zero "
+                    f"variance ({rank}); the extra components are 0.",
+                    CatEmbedWarning, stacklevel=5,
+                )
+        comps = np.zeros((Yc.shape[1], k))
+        kk = min(k, Vt.shape[0])
+        comps[:, :kk] = Vt[:kk].T
+        var = np.zeros(k)
+        var[:kk] = s[:kk] ** 2 / max(n - 1, 1)
+        self.components_ = comps
+        self.explained_variance_ = var
+        self.mean_ = mean
+        self._set_proj_tables(tables)
+
+    def _set_proj_tables(self, tables: list[np.ndarray]) -> None:
+        widths = np.cumsum([0] + [T.shape[1] for T in tables])
+        self._proj_tables = [T @ self.components_[widths[j]:widths[j + 1]]
+                             for j, T in enumerate(tables)]
+        self._proj_offset = self.mean_ @ self.components_
+
+    # ------------------------------------------------------------------ outputs
+    def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
+        if getattr(self, "_proj_tables", None) is None:
+            return self._lookup(codes)
+        out = np.tile(-self._proj_offset, (codes.shape[0], 1))
+        for j, P in enumerate(self._proj_tables):
+            padded = np.vstack([P, np.zeros((1, P.shape[1]))])
+            c = codes[:, j]
+            out += padded[np.where(c < 0, len(P), c)]
+        return out
+
+    def _embedding_names(self) -> list[str]:
+        if getattr(self, "_proj_tables", None) is not None:
+            return [f"{self._feature_prefix}{k}" for k in range(self.components_.shape[1])]
+        return super()._embedding_names()
+
+    @property
+    def kernel_weights_(self) -> pd.Series:
+        """Mean learned ``omega`` of each kernel space, by (attribute, coupling, kernel)."""
+        check_is_fitted(self, "omega_")
+        n_spaces = len(self._space_names)
+        sums = np.bincount(self._space_of, weights=self.omega_, minlength=n_spaces)
+        sizes = np.bincount(self._space_of, minlength=n_spaces)
+        index = pd.MultiIndex.from_tuples(self._space_names,
+                                          names=["attribute", "coupling", "kernel"])
+        return pd.Series(sums / np.maximum(sizes, 1), index=index, name="omega")
+
+    def similarity(
+        self, X: Any, Y: Any = None, *, max_entries: int = 100_000_000
+    ) -> np.ndarray:
+        """The UNTIE similarity (Eqs. 13, 18) between the rows of ``X`` and ``Y``.
+
+        ``s(o_i, o_k) = sum_p K_p[v_i, :] omega_p K_p[v_k, :]^T = x_i . x_k``, computed as a
+        sum over attributes of ``l_j x l_j`` value similarity tables
+        ``G_j = T_j T_j^T`` (``T_j`` the weighted value table), block by block: the Eq. 21
+        vectors are never formed. Unseen values contribute 0.
+
+        Parameters
+        ----------
+        X : table of shape (n_x, n_features)
+        Y : table of shape (n_y, n_features), optional
+            Default ``X`` (the full ``n_x x n_x`` kernel matrix, if you ask for it).
+        max_entries : int, default=10**8
+            Refuse outputs with more entries than this (800 MB of float64).
+
+        Returns
+        -------
+        ndarray of shape (n_x, n_y)
+        """
+        check_is_fitted(self, "_tables")
+        cx = self._codes_of(X)
+        cy = cx if Y is None else self._codes_of(Y)
+        if cx.shape[0] * cy.shape[0] > max_entries:
+            raise CatEmbedError(
+                f"the similarity matrix would have {cx.shape[0]} x {cy.shape[0]} entries, "
+                f"more than max_entries={max_entries}; pass a smaller X or Y (blocks), or "
+                "raise max_entries."
+            )
+        out = np.zeros((cx.shape[0], cy.shape[0]))
+        step = max(1, 4_000_000 // max(cy.shape[0], 1))
+        for j, T in enumerate(self._tables):
+            G = np.zeros((T.shape[0] + 1, T.shape[0] + 1))
+            G[:-1, :-1] = T @ T.T
+            ix = np.where(cx[:, j] < 0, T.shape[0], cx[:, j])
+            iy = np.where(cy[:, j] < 0, T.shape[0], cy[:, j])
+            for s in range(0, cx.shape[0], step):
+                out[s:s + step] += G[np.ix_(ix[s:s + step], iy)]
+        return out
+
+    def _codes_of(self, X: Any) -> np.ndarray:
+        df = self._validate_input(X, reset=False)
+        df = self._apply_numeric(df)
+        return self._encode(df)
+
+    # ------------------------------------------------------------------ persistence
+    def _extra_state(self):
+        arrays = {"omega": self.omega_, "space_of": self._space_of}
+        if getattr(self, "_proj_tables", None) is not None:
+            arrays.update(components=self.components_, mean=self.mean_,
+                          explained_variance=self.explained_variance_)
+        meta = {
+            "space_names": [list(t) for t in self._space_names],
+            "n_clusters": self.n_clusters_,
+            "objective": self.objective_,
+            "kmeans_objective": self.kmeans_objective_,
+            "energy_ratio": self.energy_ratio_,
+            "objective_path": [float(v) for v in self.objective_path_],
+            "n_iter": self.n_iter_,
+            "tau": self.tau_,
+            "sgd_objective": self.sgd_objective_,
+        }
+        return arrays, meta
+
+    def _restore_extra_state(self, arrays, meta):
+        self.omega_ = np.asarray(arrays["omega"], dtype=float)
+        self._space_of = np.asarray(arrays["space_of"], dtype=np.int64)
+        self._space_names = [tuple(t) for t in meta["space_names"]]
+        self.n_clusters_ = int(meta["n_clusters"])
+        self.objective_ = float(meta["objective"])
+        self.kmeans_objective_ = float(meta["kmeans_objective"])
+        self.energy_ratio_ = float(meta["energy_ratio"])
+        self.objective_path_ = list(meta["objective_path"])
+        self.n_iter_ = int(meta["n_iter"])
+        self.tau_ = float(meta["tau"])
+        self.sgd_objective_ = meta["sgd_objective"]
+        self._proj_tables = None
+        if "components" in arrays:
+            self.components_ = np.asarray(arrays["components"], dtype=float)
+            self.mean_ = np.asarray(arrays["mean"], dtype=float)
+            self.explained_variance_ = np.asarray(arrays["explained_variance"], dtype=float)
+            self._set_proj_tables(self._tables)
+
+
+class Couplings(ValueEmbedder):
+    """The "Couplings" ablation of UNTIE Table IV: concatenated coupling spaces, no kernels.
+
+    Each value of attribute ``j`` maps to ``[p(v), p(v | u) for u in the other attributes]``
+    (UNTIE Eqs. 1 and 4), ``1 + l - l_j`` numbers; an object concatenates its values'
+    vectors. No kernels, no weights.
+
+    Parameters
+    ----------
+    {shared}
+    Attributes
+    ----------
+    categories_ : list of ndarray
+    feature_names_ : ndarray of str
+    """
+
+    _feature_prefix = "coupling"
+    _combine = "concat"
+
+    def __init__(
+        self,
+        *,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
+    ) -> None:
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
+
+    def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
+        return [np.hstack([intra, inter]) for intra, inter in coupling_spaces(stats)]
+
+
+def _check_int(
+    name: str, value: Any, *, minimum: int, allow_none: bool = False, extra: str = ""
+) -> None:
+    if value is None and allow_none:
+        return
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise CatEmbedError(
+            f"{name} must be an integer of at least {minimum}{extra}; got {value!r}."
+        )
+
+
+UNTIE.__doc__ = UNTIE.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")
+Couplings.__doc__ = Couplings.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")

@@ -1,0 +1,360 @@
+"""UNTIE and Couplings: hand-computed coupling spaces, the value-level solver against the naive
+n x n computation, the omega step, invariances, outputs and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import softmax
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from catembed import CatEmbedError, CatEmbedWarning, ValueStatistics, compute_statistics
+from catembed.embed._untie_core import (
+    DEFAULT_KERNELS,
+    ValueLevelProblem,
+    coupling_spaces,
+    eigengap_n_clusters,
+    kernel_matrix,
+    kernel_spaces,
+    parse_kernels,
+)
+from catembed.embed.untie import UNTIE, Couplings
+
+# UNTIE Table I, the watermelon table
+MELON = pd.DataFrame(
+    {
+        "texture": ["clear", "blurry", "blurry", "clear", "blurry", "clear"],
+        "color": ["white", "yellow", "yellow", "green", "green", "black"],
+        "root": ["straight", "straight", "curled", "slightly curled", "curled",
+                 "slightly curled"],
+    }
+)
+
+
+def random_table(n: int = 40, sizes=(3, 2, 4), seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {f"a{j}": [f"v{x}" for x in rng.integers(0, s, n)] for j, s in enumerate(sizes)}
+    )
+
+
+def one_hot(df: pd.DataFrame, stats: ValueStatistics) -> np.ndarray:
+    O = np.zeros((len(df), stats.n_values))
+    for j, (name, cats) in enumerate(zip(stats.feature_names, stats.categories, strict=True)):
+        codes = pd.Index(cats).get_indexer(df[name])
+        O[np.arange(len(df)), stats.offsets[j] + codes] = 1
+    return O
+
+
+def value_matrix(stats: ValueStatistics, spaces) -> np.ndarray:
+    """The l x D matrix B of the derivation, built the obvious way."""
+    D = sum(s.K.shape[1] for s in spaces)
+    B = np.zeros((stats.n_values, D))
+    col = 0
+    for s in spaces:
+        rows = slice(stats.offsets[s.attribute], stats.offsets[s.attribute + 1])
+        B[rows, col:col + s.K.shape[1]] = s.K
+        col += s.K.shape[1]
+    return B
+
+
+# ---------------------------------------------------------------- coupling spaces, kernels
+def test_coupling_spaces_watermelon_by_hand():
+    stats = ValueStatistics.from_frame(MELON)
+    spaces = coupling_spaces(stats)
+    # color values sorted: black, green, white, yellow
+    intra, inter = spaces[1]
+    assert intra[:, 0] == pytest.approx([1 / 6, 2 / 6, 1 / 6, 2 / 6])
+    # yellow against (blurry, clear, curled, slightly curled, straight) -- paper Sec. 4.2
+    assert inter[3] == pytest.approx([2 / 3, 0, 1 / 2, 0, 1 / 2])
+    # linear kernel before normalisation: k(yellow, yellow) = 17/18 (paper Sec. 4.3)
+    assert inter[3] @ inter[3] == pytest.approx(17 / 18)
+
+
+def test_kernel_matrix_values():
+    F = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 2.0]])
+    K = kernel_matrix(F, "gaussian", 0.5)
+    assert K[0, 1] == pytest.approx(np.exp(-0.5 * 0.5))
+    assert K[0, 2] == pytest.approx(np.exp(-0.5 * 5))
+    P = kernel_matrix(F, "poly", 2)
+    # cosine-normalised K_ab / sqrt(K_aa K_bb) with K = (a.b)^2
+    assert P[0, 1] == pytest.approx(0.25 / np.sqrt(1 * 0.25))
+    assert P[1, 2] == pytest.approx(1.0 / np.sqrt(0.25 * 16))
+    assert np.allclose(np.diag(P), 1) and np.allclose(np.diag(K), 1)
+    # a zero vector under a polynomial kernel: 1 on the diagonal, 0 elsewhere
+    Z = kernel_matrix(np.array([[0.0, 0.0], [1.0, 1.0]]), "poly", 1)
+    assert np.allclose(Z, np.eye(2))
+
+
+def test_parse_kernels():
+    assert len(parse_kernels(None)) == 14 == len(DEFAULT_KERNELS)
+    assert parse_kernels(["gaussian:0.5", ("poly", 2), "rbf:2"]) == [
+        ("gaussian", 0.5), ("poly", 2.0), ("gaussian", 2.0)
+    ]
+    for bad in ("gaussian:1", [], ["cosine:1"], ["poly:1.5"], ["gaussian:-1"], [3]):
+        with pytest.raises(CatEmbedError):
+            parse_kernels(bad)
+
+
+# ---------------------------------------------------------------- value level == naive n x n
+@pytest.mark.parametrize("c", [1, 2, 3])
+def test_value_level_problem_matches_naive_nxn(c):
+    df = random_table(n=60, sizes=(3, 2, 4, 3), seed=c)
+    stats = ValueStatistics.from_frame(df)
+    spaces = kernel_spaces(stats, parse_kernels(["gaussian:1", "poly:2"]))
+    problem = ValueLevelProblem(stats, spaces)
+    rng = np.random.default_rng(c)
+    w = rng.uniform(0.1, 2.0, problem.n_coords)
+
+    O = one_hot(df, stats)
+    X = O @ value_matrix(stats, spaces) * np.sqrt(w)
+    S = X @ X.T  # the naive n x n kernel
+    lam, U = np.linalg.eigh(S)
+    lam, U = lam[::-1], U[:, ::-1]
+    assert lam[c - 1] - lam[c] > 1e-6 * lam[0]  # H is unique up to rotation
+    H = U[:, :c]
+    naive = np.trace(S) - np.trace(H.T @ S @ H)
+
+    # same objective
+    assert problem.objective(w, c) == pytest.approx(naive, rel=1e-9, abs=1e-9)
+    # same non-zero spectrum
+    lam_v, _ = problem.spectrum(w)
+    assert np.allclose(lam_v, lam[: lam_v.size], rtol=1e-8, atol=1e-8 * lam[0])
+    assert np.allclose(lam[lam_v.size:], 0, atol=1e-8 * lam[0])
+    # same H up to rotation: H = O A, compare projectors
+    Wc, A = problem.h_factor(w, c)
+    Hv = O @ A
+    assert np.allclose(Hv.T @ Hv, np.eye(c), atol=1e-8)
+    assert np.allclose(Hv @ Hv.T, H @ H.T, atol=1e-8)
+    # same linear coefficients of the omega step: a_d = ||(I - H H^T) O b_d||^2
+    Xb = O @ value_matrix(stats, spaces)
+    resid = Xb - H @ (H.T @ Xb)
+    assert np.allclose(problem.coefficients(Wc), (resid ** 2).sum(axis=0), atol=1e-8)
+    assert w @ problem.coefficients(Wc) == pytest.approx(naive, rel=1e-9)
+
+
+def test_fitted_model_objective_and_similarity_match_naive():
+    df = random_table(n=50, sizes=(3, 3, 2), seed=7)
+    est = UNTIE(n_clusters=2, kernels=["gaussian:0.5", "gaussian:4", "poly:1"]).fit(df)
+    X = est.transform(df)
+    assert X.shape == (50, 3 * 2 * 8)  # 3 kernels x (intra, inter) x l=8 values
+    S = X @ X.T
+    lam = np.linalg.eigvalsh(S)[::-1]
+    w = est.omega_
+    scale = w.size / w.sum()
+    assert est.kmeans_objective_ == pytest.approx(scale * lam[2:].sum(), rel=1e-8)
+    assert est.energy_ratio_ == pytest.approx(lam[2:].sum() / lam.sum(), rel=1e-8)
+    assert np.allclose(est.similarity(df), S)
+    assert np.allclose(est.similarity(df.iloc[:5], df.iloc[10:13]), S[:5, 10:13])
+
+
+def test_objective_does_not_depend_on_repeating_rows():
+    """Only the counts matter: the table repeated 25 times gives the same weights."""
+    df = random_table(n=30, seed=3)
+    a = UNTIE(n_clusters=2).fit(df)
+    b = UNTIE(n_clusters=2).fit(pd.concat([df] * 25, ignore_index=True))
+    assert np.allclose(a.omega_, b.omega_, rtol=1e-6)
+    assert b.kmeans_objective_ == pytest.approx(25 * a.kmeans_objective_, rel=1e-6)
+
+
+# ---------------------------------------------------------------- the exact solver
+def test_exact_solver_decreases_and_converges():
+    df = random_table(n=80, sizes=(4, 3, 3, 2), seed=11)
+    est = UNTIE(n_clusters=3).fit(df)
+    path = np.asarray(est.objective_path_)
+    assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))
+    assert est.n_iter_ < 100
+    assert abs(path[-1] - path[-2]) <= 1e-8 * abs(path[-1])
+    assert est.omega_.sum() == pytest.approx(est.omega_.size)
+    assert np.all(est.omega_ > 0)
+
+
+def test_omega_step_is_the_exact_minimiser():
+    df = random_table(n=40, seed=5)
+    stats = ValueStatistics.from_frame(df)
+    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(["gaussian:1"])))
+    Wc, _ = problem.h_factor(np.ones(problem.n_coords), 2)
+    a = problem.coefficients(Wc)
+    tau = a.mean()
+    D = a.size
+
+    def F(w):
+        return w @ a + tau * np.sum(w * np.log(w))
+
+    w_star = D * softmax(-a / tau)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        v = w_star * np.exp(0.1 * rng.standard_normal(D))
+        v *= D / v.sum()
+        assert F(w_star) <= F(v) + 1e-12
+
+
+def test_exact_beats_sgd_on_the_same_objective():
+    df = random_table(n=200, sizes=(3, 3, 2, 4), seed=2)
+    exact = UNTIE(n_clusters=3).fit(df)
+    sgd = UNTIE(n_clusters=3, solver="sgd", random_state=0, max_iter=200).fit(df)
+    assert exact.tau_ == pytest.approx(sgd.tau_)
+    assert exact.objective_ <= sgd.objective_
+    assert sgd.sgd_objective_ == sgd.objective_path_[-1]
+    assert len(sgd.objective_path_) == 200
+
+
+def test_sgd_is_reproducible_and_needs_rows():
+    df = random_table(n=60, seed=4)
+    a = UNTIE(n_clusters=2, solver="sgd", random_state=1, max_iter=50).fit(df)
+    b = UNTIE(n_clusters=2, solver="sgd", random_state=1, max_iter=50).fit(df)
+    assert np.array_equal(a.omega_, b.omega_)
+    with pytest.raises(CatEmbedError, match="needs fit"):
+        UNTIE(solver="sgd").fit_statistics(ValueStatistics.from_frame(df))
+
+
+# ---------------------------------------------------------------- n_clusters
+def test_eigengap_rule():
+    assert eigengap_n_clusters(np.array([100.0, 5, 4.9, 1, 0.9, 0.8])) == 3
+    assert eigengap_n_clusters(np.array([100.0, 5, 1, 0.9])) == 2
+    assert eigengap_n_clusters(np.array([3.0, 1.0])) == 1
+
+
+def test_n_clusters_from_labels_or_eigengap():
+    df = random_table(n=60, seed=8)
+    y = np.repeat(["a", "b", "c", "d"], 15)
+    assert UNTIE().fit(df, y).n_clusters_ == 4
+    assert UNTIE(n_clusters=2).fit(df, y).n_clusters_ == 2
+    est = UNTIE().fit(df)
+    stats = ValueStatistics.from_frame(df)
+    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(None)))
+    lam, _ = problem.spectrum(np.ones(problem.n_coords))
+    assert est.n_clusters_ == eigengap_n_clusters(lam)
+
+
+# ---------------------------------------------------------------- outputs
+def test_vector_representation_is_eq21():
+    est = UNTIE(n_clusters=2, kernels=["poly:1", "gaussian:2"]).fit(MELON)
+    X = est.transform(MELON)
+    stats = ValueStatistics.from_frame(MELON)
+    spaces = kernel_spaces(stats, parse_kernels(["poly:1", "gaussian:2"]))
+    expected = one_hot(MELON, stats) @ value_matrix(stats, spaces) * np.sqrt(est.omega_)
+    assert np.allclose(X, expected)
+    names = est.get_feature_names_out()
+    assert len(names) == X.shape[1] and names[0] == "texture__untie0"
+
+
+def test_kernel_weights_names_and_values():
+    est = UNTIE(n_clusters=2, kernels=["gaussian:1", "poly:2"]).fit(MELON)
+    kw = est.kernel_weights_
+    assert kw.index.names == ["attribute", "coupling", "kernel"]
+    assert len(kw) == 3 * 2 * 2
+    assert ("color", "inter", "poly(d=2)") in kw.index
+    # color has 4 values: its intra gaussian space holds omega_[12:16]? (texture: 2 values x 4)
+    assert kw[("texture", "intra", "gaussian(g=1)")] == pytest.approx(est.omega_[:2].mean())
+    assert kw[("color", "intra", "gaussian(g=1)")] == pytest.approx(est.omega_[8:12].mean())
+
+
+def test_n_components_all_keeps_distances_and_int_matches_pca():
+    from scipy.spatial.distance import pdist
+    from sklearn.decomposition import PCA
+
+    df = random_table(n=70, sizes=(3, 4, 2), seed=9)
+    full = UNTIE(n_clusters=2).fit(df).transform(df)
+    proj = UNTIE(n_clusters=2, n_components="all").fit(df)
+    Z = proj.transform(df)
+    assert Z.shape[1] <= 9 - 3 + 1 + 1
+    assert np.allclose(pdist(Z), pdist(full), atol=1e-9)
+    assert np.allclose(Z.mean(axis=0), 0, atol=1e-9)
+    Z3 = UNTIE(n_clusters=2, n_components=3).fit(df).transform(df)
+    ref = PCA(3, svd_solver="full").fit(full)
+    assert np.allclose(np.abs(Z3), np.abs(ref.transform(full)), atol=1e-8)
+    assert list(proj.get_feature_names_out()[:2]) == ["untie0", "untie1"]
+
+
+def test_set_output_pandas_and_unknown_values():
+    est = UNTIE(n_clusters=2, kernels=["poly:1"], handle_unknown="ignore").set_output(
+        transform="pandas"
+    )
+    out = est.fit(MELON).transform(MELON)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(
+        est.get_feature_names_out()
+    )
+    new = MELON.iloc[:1].copy()
+    new["color"] = "purple"
+    row = est.transform(new).to_numpy()[0]
+    width = 2 * 2  # texture: 2 values x (intra, inter)
+    assert np.allclose(row[width:width + 2 * 4], 0)  # color block is zero
+    S = est.similarity(new, MELON)
+    assert S.shape == (1, 6)
+
+
+def test_fit_statistics_from_chunks_equals_fit():
+    df = random_table(n=90, seed=12)
+    a = UNTIE(n_clusters=3).fit(df)
+    stats = compute_statistics(iter([df.iloc[:40], df.iloc[40:]]))
+    b = UNTIE(n_clusters=3).fit_statistics(stats)
+    assert np.allclose(a.omega_, b.omega_)
+    assert np.allclose(a.transform(df), b.transform(df))
+
+
+def test_save_load_roundtrip(tmp_path):
+    df = random_table(n=50, seed=13)
+    est = UNTIE(n_clusters=2, n_components=4, kernels=["gaussian:1", "poly:2"]).fit(df)
+    est.save(tmp_path / "m.npz")
+    back = UNTIE.load(tmp_path / "m.npz")
+    assert np.allclose(back.transform(df), est.transform(df))
+    assert back.kernel_weights_.equals(est.kernel_weights_)
+    assert back.objective_ == est.objective_ and back.n_clusters_ == 2
+    c = Couplings().fit(df)
+    c.save(tmp_path / "c.npz")
+    assert np.allclose(Couplings.load(tmp_path / "c.npz").transform(df), c.transform(df))
+
+
+def test_similarity_guard():
+    est = UNTIE(n_clusters=2, kernels=["poly:1"]).fit(MELON)
+    with pytest.raises(CatEmbedError, match="max_entries"):
+        est.similarity(MELON, max_entries=10)
+
+
+# ---------------------------------------------------------------- Couplings
+def test_couplings_watermelon_by_hand():
+    est = Couplings().fit(MELON)
+    X = est.transform(MELON)
+    assert X.shape == (6, (1 + 9 - 2) + (1 + 9 - 4) + (1 + 9 - 3))
+    # row A2: texture blurry, color yellow, root straight
+    color_block = X[1, 8:8 + 6]
+    assert color_block == pytest.approx([2 / 6, 2 / 3, 0, 1 / 2, 0, 1 / 2])
+    assert est.get_feature_names_out()[0] == "texture__coupling0"
+
+
+# ---------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "params",
+    [{"solver": "lp"}, {"n_clusters": 0}, {"temperature": 0}, {"kernels": "poly:1"},
+     {"n_components": "some"}, {"batch_size": 1}, {"max_iter": 0}],
+)
+def test_bad_parameters(params):
+    with pytest.raises(CatEmbedError):
+        UNTIE(**params).fit(MELON)
+
+
+def test_too_many_clusters_warns():
+    with pytest.warns(CatEmbedWarning, match="rank"):
+        est = UNTIE(n_clusters=50, kernels=["poly:1"]).fit(MELON)
+    assert np.allclose(est.omega_, 1)
+
+
+# ---------------------------------------------------------------- scikit-learn conventions
+@parametrize_with_checks(
+    [UNTIE(n_clusters=2, kernels=["gaussian:1", "poly:2"]), UNTIE(solver="sgd", max_iter=20,
+                                                               random_state=0), Couplings()],
+    expected_failed_checks=lambda est: {},
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_pipeline_with_pandas_output():
+    est = UNTIE(n_clusters=2, n_components=3).set_output(transform="pandas")
+    z = make_pipeline(est).fit_transform(MELON)
+    assert list(z.columns) == ["untie0", "untie1", "untie2"]
+    assert np.allclose(z.to_numpy(), clone(est).fit_transform(MELON))
