@@ -1,0 +1,53 @@
+"""precision@k with every object as a query: a hand-computed case, brute force, duplicates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from catembed import CatEmbedError
+from catembed.evaluation.retrieval import precision_at_k, retrieval_curve
+
+
+def test_hand_computed_line():
+    X = np.array([[0.0], [1.0], [10.0], [11.0], [20.0]])
+    y = ["a", "a", "b", "b", "a"]
+    # P@1: 0->1 ok, 1->0 ok, 10->11 ok, 11->10 ok, 20->11 no
+    # P@2: second neighbours 10, 10, 1, 20, 10 are all of the other class
+    curve = retrieval_curve(X, y, k=[1, 2])
+    assert curve[1] == pytest.approx(4 / 5)
+    assert curve[2] == pytest.approx((4 * 0.5 + 0) / 5)
+    assert precision_at_k(X, y, 1) == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("batch_size", [3, 1000])
+def test_matches_brute_force(batch_size):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = rng.integers(0, 3, 60)
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    order = np.argsort(D, axis=1)
+    for k in (1, 7, 59):
+        expected = np.mean((y[order[:, :k]] == y[:, None]).mean(axis=1))
+        assert precision_at_k(X, y, k, batch_size=batch_size) == pytest.approx(expected)
+
+
+def test_duplicates_are_other_objects_not_the_query():
+    X = np.array([[0.0]] * 4 + [[5.0]])
+    y = [1, 1, 1, 1, 2]
+    # each duplicate's nearest other object is another duplicate (same class);
+    # more duplicates (3) than k + 1 = 2 exercises the "query not returned" branch
+    assert retrieval_curve(X, y, k=[1])[1] == pytest.approx(4 / 5)
+    assert retrieval_curve(X, y, k=[3])[3] == pytest.approx(4 / 5)
+
+
+def test_errors():
+    X = np.zeros((3, 2))
+    with pytest.raises(CatEmbedError, match="at least 4 objects"):
+        precision_at_k(X, [0, 1, 0], 3)
+    with pytest.raises(CatEmbedError, match="rows"):
+        precision_at_k(X, [0, 1], 1)
+    with pytest.raises(CatEmbedError, match="positive"):
+        retrieval_curve(X, [0, 1, 0], k=[0])
