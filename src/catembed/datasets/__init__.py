@@ -4,23 +4,50 @@
 ``CATEMBED_DATA`` environment variable, or by name from the small copies bundled with the
 package (``soybean_small``, ``zoo``, ``lenses``). Columns that are not numeric are read as
 text, so integer-coded categorical attributes stay categorical.
+
+Pre-processing presets (``presets.json`` beside this module) say how a paper prepared a set:
+which columns, which rows, constant columns dropped or not. ``load_dataset(name,
+preset="cde")`` applies one; :meth:`Dataset.summary` prints the one line to compare with the
+paper (rows, attributes, values ``|V|``, classes), checked against ``meta.json``'s
+``paper_figures`` where the preset names a paper. The format of a preset is documented in
+``catembed/evaluation/tables/README.md``.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, check_option
 
-__all__ = ["Dataset", "bundled_datasets", "dataset_path", "load_dataset"]
+__all__ = [
+    "Dataset",
+    "apply_preset",
+    "bundled_datasets",
+    "dataset_path",
+    "load_dataset",
+    "preset_names",
+    "resolve_preset",
+]
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "data"
+PRESETS_FILE = Path(__file__).resolve().parent / "presets.json"
+
+#: a preset's keys and their defaults (see ``evaluation/tables/README.md``)
+PRESET_DEFAULTS: dict[str, Any] = {
+    "columns": "categorical",
+    "drop": [],
+    "rows": "complete",
+    "split": None,
+    "drop_constant": True,
+}
 
 
 @dataclass
@@ -77,6 +104,78 @@ class Dataset:
         kinds = self.column_kinds
         return [c for c in self.frame.columns if kinds.get(c) == "numeric"]
 
+    @property
+    def features(self) -> pd.DataFrame:
+        """The feature columns (categorical, binary and numeric), in file order."""
+        return self.frame[self.feature_columns]
+
+    @property
+    def labels(self) -> pd.Series | None:
+        """The target column, or None."""
+        t = self.target
+        return self.frame[t] if t is not None and t in self.frame.columns else None
+
+    @property
+    def preset(self) -> dict | None:
+        """The pre-processing applied (the resolved preset, with its ``name``), or None."""
+        return self.meta.get("preset")
+
+    def describe(self) -> dict[str, Any]:
+        """Size figures of the table as it is: ``n_rows``, ``n_features``, ``n_values``
+        (``|V|``: distinct values of the categorical and binary features, missing counted as a
+        value), ``n_numeric`` and ``n_classes``."""
+        from ..stats import ValueStatistics
+
+        cats = self.categorical_columns
+        n_values = ValueStatistics.from_frame(self.frame, columns=cats).n_values if cats else 0
+        y = self.labels
+        return {
+            "n_rows": int(len(self.frame)),
+            "n_features": len(cats),
+            "n_values": int(n_values),
+            "n_numeric": len(self.numeric_columns),
+            "n_classes": int(y.nunique(dropna=True)) if y is not None else 0,
+        }
+
+    def paper_figures(self, paper: str | None = None) -> dict[str, int | float]:
+        """The figures a paper reports for this set (``meta.json`` ``paper_figures``), keyed
+        ``n_rows``, ``n_values``, ``n_classes``, ``n_features`` where they map onto those."""
+        paper = paper or (self.preset or {}).get("paper")
+        if not paper:
+            return {}
+        names = {"|O|": "n_rows", "n": "n_rows", "n_o": "n_rows", "|V|": "n_values",
+                 "q": "n_values", "|C|": "n_classes", "n_c": "n_classes", "n_a": "n_features",
+                 "d": "n_features"}
+        out: dict[str, int | float] = {}
+        for entry in self.meta.get("paper_figures") or []:
+            if entry.get("paper") == paper and entry.get("figure") in names:
+                out.setdefault(names[entry["figure"]], entry.get("reported"))
+        return out
+
+    def summary(self) -> str:
+        """One line to compare with the paper: rows, attributes, values, classes.
+
+        With a paper preset, the paper's figures from ``meta.json`` follow, marked ``ok`` when
+        they agree and ``paper: x`` when not.
+        """
+        d = self.describe()
+        preset = self.preset or {}
+        paper = self.paper_figures()
+
+        def fig(key: str, label: str) -> str:
+            text = f"{d[key]} {label}"
+            if key in paper and paper[key] is not None:
+                text += " (ok)" if paper[key] == d[key] else f" (paper: {paper[key]})"
+            return text
+
+        head = self.name + (f" [preset {preset['name']}]" if preset.get("name") else "")
+        parts = [fig("n_rows", "rows"), fig("n_features", "attributes"),
+                 fig("n_values", "values"), fig("n_classes", "classes")]
+        if d["n_numeric"]:
+            parts.insert(2, f"{d['n_numeric']} numeric")
+        tail = f" [(ok): as {preset['paper']} reports in meta.json]" if paper else ""
+        return f"{head}: " + ", ".join(parts) + tail
+
 
 def bundled_datasets() -> list[str]:
     """Names of the data sets shipped inside the package."""
@@ -112,12 +211,13 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
         raise CatEmbedError(f"{f} is not valid JSON: {exc}") from None
 
 
-def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None
-                 ) -> Dataset:
+def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
+                 preset: str | dict | None = None) -> Dataset:
     """Read a data set folder in the shared format.
 
     Empty fields, and only those, are missing; every column that ``meta.json`` does not type
-    ``numeric`` is read as text.
+    ``numeric`` is read as text. With ``preset`` (a name from :func:`preset_names`, e.g.
+    ``"cde"``, or a dict) the table is prepared by :func:`apply_preset`.
     """
     folder = dataset_path(name_or_path, data_dir)
     meta = read_meta(folder)
@@ -125,4 +225,113 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     dtype = {c: str for c, k in kinds.items() if k != "numeric"} if kinds else str
     frame = pd.read_csv(folder / "data.csv", keep_default_na=False, na_values=[""],
                         dtype=dtype)
-    return Dataset(meta.get("name", folder.name), frame, meta, folder)
+    data = Dataset(meta.get("name", folder.name), frame, meta, folder)
+    return data if preset is None else apply_preset(data, preset)
+
+
+@lru_cache(maxsize=1)
+def _presets() -> dict[str, Any]:
+    try:
+        return json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
+    except FileNotFoundError:  # pragma: no cover - a broken install
+        return {}
+
+
+def preset_names() -> list[str]:
+    """Names of the pre-processing presets (``presets.json``)."""
+    return sorted(_presets())
+
+
+def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dict[str, Any]:
+    """The full preset for one data set: defaults, then the named preset's ``default``, then
+    its entry for ``dataset``; an inline dict is merged on the defaults. Adds ``name`` (and
+    ``paper`` when the preset names one)."""
+    spec = copy.deepcopy(PRESET_DEFAULTS)
+    if preset is None:
+        preset = "complete"
+    if isinstance(preset, str):
+        table = _presets()
+        if preset not in table:
+            raise CatEmbedError(
+                f"unknown preset {preset!r}; choose from {', '.join(preset_names())}."
+            )
+        entry = table[preset]
+        spec.update(copy.deepcopy(entry.get("default") or {}))
+        spec.update(copy.deepcopy((entry.get("datasets") or {}).get(dataset or "", {})))
+        spec["name"] = preset
+        if entry.get("paper"):
+            spec["paper"] = entry["paper"]
+    elif isinstance(preset, dict):
+        unknown = set(preset) - set(PRESET_DEFAULTS) - {"name", "paper"}
+        if unknown:
+            raise CatEmbedError(
+                f"unknown preset key(s) {', '.join(sorted(unknown))}; known: "
+                f"{', '.join(PRESET_DEFAULTS)}."
+            )
+        spec.update(copy.deepcopy(preset))
+        spec.setdefault("name", "custom")
+    else:
+        raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
+    check_option("preset columns", spec["columns"], ("categorical", "features"))
+    check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
+    return spec
+
+
+def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Dataset:
+    """A new :class:`Dataset` prepared the way a preset says (see :func:`resolve_preset`).
+
+    The result holds only the kept feature columns and the target, in file order; id and
+    split columns are gone, and with ``columns="features"`` numeric columns become text
+    categories. Rows with a missing target are always dropped. ``meta["preset"]`` records the
+    resolved preset.
+    """
+    spec = resolve_preset(preset, dataset.name)
+    frame = dataset.frame
+    kinds = dataset.column_kinds
+    target = dataset.target
+    if target is None or target not in frame.columns:
+        raise CatEmbedError(f"data set {dataset.name!r} has no target column in meta.json.")
+    missing = [c for c in spec["drop"] if c not in frame.columns]
+    if missing:
+        raise CatEmbedError(f"preset drops column(s) not in {dataset.name}: {missing}.")
+    if spec["split"] is not None:
+        split_cols = [c for c, k in kinds.items() if k == "split" and c in frame.columns]
+        if not split_cols:
+            raise CatEmbedError(f"preset keeps split {spec['split']!r} but {dataset.name} has "
+                                "no split column.")
+        frame = frame[frame[split_cols[0]].astype(str) == str(spec["split"])]
+    if spec["rows"] == "complete_features":
+        frame = frame.dropna(subset=dataset.feature_columns + [target])
+    wanted = ("categorical", "binary") if spec["columns"] == "categorical" else (
+        "categorical", "binary", "numeric")
+    cols = [c for c in dataset.feature_columns
+            if kinds.get(c) in wanted and c not in spec["drop"]]
+    frame = frame.dropna(subset=[target])
+    if spec["rows"] == "complete":
+        frame = frame.dropna(subset=cols)
+    frame = frame[cols + [target]].copy()
+    new_kinds = {c: kinds[c] for c in cols}
+    for c in cols:
+        if new_kinds[c] == "numeric":
+            frame[c] = frame[c].map(lambda v: v if pd.isna(v) else _number_text(v))
+            new_kinds[c] = "categorical"
+    if spec["drop_constant"]:
+        const = [c for c in cols if frame[c].nunique(dropna=False) <= 1]
+        frame = frame.drop(columns=const)
+        cols = [c for c in cols if c not in const]
+        for c in const:
+            del new_kinds[c]
+        spec["dropped_constant"] = const
+    if not cols:
+        raise CatEmbedError(f"preset {spec['name']!r} leaves no attribute in {dataset.name}.")
+    new_kinds[target] = "target"
+    meta = dict(dataset.meta)
+    meta["columns"] = new_kinds
+    meta["id_columns"] = []
+    meta["preset"] = spec
+    return Dataset(dataset.name, frame.reset_index(drop=True), meta, dataset.path)
+
+
+def _number_text(v: Any) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() else repr(f)

@@ -1,0 +1,152 @@
+"""The method registry of the evaluation protocol: a name -> how to run it.
+
+Three kinds of method (``src/catembed/evaluation/tables/README.md`` has the same text):
+
+* ``embedding``: a transformer class or factory called as ``factory(random_state=seed,
+  **params)``; the protocol fits it on the table, transforms the table and clusters the
+  embedding with the column's clusterer (k-means by default, or spectral: CDE-G).
+* ``affinity``: ``func(frame, random_state=seed, **params)`` returns an ``n x n`` object
+  similarity (dense or sparse), clustered by spectral clustering.
+* ``labels``: ``func(frame, n_clusters, random_state=seed, **params)`` returns the cluster
+  labels (k-modes and the like).
+
+``random=True`` refits the method in every run with the run's seed (CDE: its value k-means
+is random); ``random=False`` fits once and reuses the result in every run (one-hot, IDF).
+
+Adding a method is one line at the end of this file, naming the target as a
+``"module:attribute"`` string so that nothing is imported until the method runs::
+
+    register_method("cdepp", embedding="catembed.embed.cdepp:CDEPP", random=True)
+
+A registered method whose module does not exist yet reports "not yet available".
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._validation import CatEmbedError
+
+__all__ = ["EvalMethod", "MethodUnavailable", "get_method", "method_names", "register_method"]
+
+KINDS = ("embedding", "affinity", "labels")
+
+
+class MethodUnavailable(CatEmbedError):
+    """The method is named but its implementation cannot be imported (not built yet)."""
+
+
+@dataclass
+class EvalMethod:
+    """How the protocol runs one method.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"embedding", "affinity", "labels"}
+    target : callable or str
+        The factory / function, or ``"module:attribute"`` imported on first use.
+    random : bool
+        Refit in every run with the run's seed.
+    clusterer : str or None
+        The clusterer used when the caller names none (``"kmeans"``, ``"spectral"``).
+    params : dict
+        Keyword arguments always passed to the target.
+    description : str
+    """
+
+    name: str
+    kind: str
+    target: Callable[..., Any] | str
+    random: bool = False
+    clusterer: str | None = None
+    params: dict = field(default_factory=dict)
+    description: str = ""
+
+    def resolve(self) -> Callable[..., Any]:
+        """The callable, importing it if given as a string."""
+        if callable(self.target):
+            return self.target
+        module, _, attr = str(self.target).partition(":")
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise MethodUnavailable(
+                f"method {self.name!r} is not available yet ({self.target}: {exc})."
+            ) from None
+        return obj
+
+    @property
+    def available(self) -> bool:
+        """Whether the implementation can be imported."""
+        try:
+            self.resolve()
+        except MethodUnavailable:
+            return False
+        return True
+
+
+_REGISTRY: dict[str, EvalMethod] = {}
+
+
+def register_method(
+    name: str,
+    *,
+    embedding: Callable[..., Any] | str | None = None,
+    affinity: Callable[..., Any] | str | None = None,
+    labels: Callable[..., Any] | str | None = None,
+    random: bool = False,
+    clusterer: str | None = None,
+    params: dict | None = None,
+    description: str = "",
+    replace: bool = True,
+) -> EvalMethod:
+    """Register (or replace) an evaluation method under ``name``; give exactly one of
+    ``embedding``, ``affinity``, ``labels``. Returns the entry."""
+    given = {k: v for k, v in (("embedding", embedding), ("affinity", affinity),
+                               ("labels", labels)) if v is not None}
+    if len(given) != 1:
+        raise CatEmbedError(
+            f"register_method({name!r}): give exactly one of embedding=, affinity=, labels=."
+        )
+    if not replace and name in _REGISTRY:
+        raise CatEmbedError(f"method {name!r} is already registered.")
+    (kind, target), = given.items()
+    entry = EvalMethod(name, kind, target, bool(random), clusterer, dict(params or {}),
+                       description)
+    _REGISTRY[name] = entry
+    return entry
+
+
+def get_method(name: str) -> EvalMethod:
+    """The registry entry for ``name`` (a :class:`CatEmbedError` naming the known ones if
+    none)."""
+    if name not in _REGISTRY:
+        raise CatEmbedError(
+            f"unknown method {name!r}; choose from {', '.join(method_names())}."
+        )
+    return _REGISTRY[name]
+
+
+def method_names(*, available_only: bool = False) -> list[str]:
+    """Registered method names (optionally only those whose implementation imports)."""
+    return sorted(n for n, m in _REGISTRY.items() if not available_only or m.available)
+
+
+# ---------------------------------------------------------------------- the registry
+register_method("cde", embedding="catembed.embed.cde:CDE", random=True,
+                description="CDE (Jian et al. 2017), refit per run")
+register_method("cde-g", embedding="catembed.embed.cde:CDE", random=True,
+                clusterer="spectral",
+                description="CDE-G: Gaussian similarity on CDE + spectral clustering")
+register_method("onehot", embedding="catembed.embed.baselines:OneHotEmbedder",
+                description="0-1: one-hot")
+register_method("onehot-pca", embedding="catembed.embed.baselines:OneHotPCA",
+                description="0-1P: one-hot + PCA")
+register_method("idf", embedding="catembed.embed.baselines:IDFEmbedder",
+                description="IDF: log(n / cnt(v)) per attribute")

@@ -1,0 +1,91 @@
+"""The ``evaluate`` and ``bench`` subcommands, run in-process."""
+
+import json
+import shutil
+
+import pytest
+
+from catembed.cli import main
+from catembed.datasets import BUNDLED_DIR, load_dataset
+
+
+def test_evaluate_bundled_json(capsys):
+    code = main(["evaluate", "soybean_small", "--preset", "cde", "--runs", "2", "--json",
+                 "--methods", "onehot,idf"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out)  # pure JSON on stdout
+    assert data["dataset"] == "soybean_small" and data["n_rows"] == 47
+    assert data["n_values"] == 58 and data["runs"] == 2
+    assert [r["method"] for r in data["results"]] == ["onehot", "idf"]
+    r = data["results"][0]
+    for key in ("clusterer", "f_score_mean", "f_score_std", "nmi_mean", "acc_mean",
+                "ari_mean", "fit_seconds"):
+        assert key in r
+    assert r["clusterer"] == "kmeans"
+
+
+def test_evaluate_text_output(capsys):
+    code = main(["evaluate", "zoo", "--runs", "2", "--methods", "onehot", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "zoo [preset complete]: 101 rows" in err
+    assert out.splitlines()[0].split()[:3] == ["method", "clusterer", "F-score"]
+    assert out.splitlines()[2].startswith("onehot")
+
+
+def test_evaluate_plain_csv_needs_target(tmp_path, capsys):
+    frame = load_dataset("zoo").frame.drop(columns=["animal_name"])
+    path = tmp_path / "zoo.csv"
+    frame.to_csv(path, index=False)
+    assert main(["evaluate", str(path), "--runs", "1"]) == 2
+    assert "--target" in capsys.readouterr().err
+    # the 0/1 columns are numbers in a plain file: the raw preset keeps them as categories
+    code = main(["evaluate", str(path), "--target", "type", "--preset", "raw", "--runs", "1",
+                 "--methods", "onehot", "--json"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["n_values"] == 36
+    assert main(["evaluate", str(path), "--target", "kind", "--runs", "1"]) == 2
+    assert "not a column" in capsys.readouterr().err
+
+
+def test_evaluate_user_errors(capsys):
+    assert main(["evaluate", "zoo", "--methods", "nope"]) == 2
+    assert "unknown method 'nope'" in capsys.readouterr().err
+    assert main(["evaluate", "zoo", "--runs", "0"]) == 2
+    assert main(["evaluate", "no_such_set"]) == 2
+    assert "catembed: error:" in capsys.readouterr().err
+
+
+def test_bench_on_a_folder_with_one_set(tmp_path, capsys):
+    shutil.copytree(BUNDLED_DIR / "zoo", tmp_path / "data" / "zoo")
+    report = tmp_path / "report.md"
+    code = main(["bench", "--table", "cde-1", "--data-dir", str(tmp_path / "data"),
+                 "--runs", "2", "--columns", "0-1,IDF", "--output", str(report)])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "[5/10] zoo" in err and "Mushroom: missing" in err
+    text = report.read_text()
+    assert text == out
+    assert "| Zoo | 101 | 30 |" in text
+    assert "Missing data sets (not in the data directory): Wisconsin, Soybeansmall" in text
+
+
+def test_bench_json_and_errors(tmp_path, capsys):
+    code = main(["bench", "--table", "cde-2", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "CDE-G,COS", "--json"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out)
+    cells = data["rows"][0]["cells"]
+    assert cells["CDE-G"]["ours"]["clusterer"] == "spectral"
+    assert cells["COS"]["ours"]["status"] == "unavailable"
+    assert main(["bench", "--table", "nope"]) == 2
+    assert "no table 'nope'" in capsys.readouterr().err
+    assert main(["bench", "--table", "cde-1", "--data-dir", str(tmp_path / "x")]) == 2
+
+
+@pytest.mark.parametrize("cmd", ["evaluate", "bench"])
+def test_help(cmd, capsys):
+    assert main([cmd, "--help"]) == 0
+    assert "--runs" in capsys.readouterr().out

@@ -1,0 +1,116 @@
+"""Metrics: F-score, matched accuracy, NMI, ARI and the data factors FCI / VCI by hand."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError, ValueStatistics
+from catembed.metrics import (
+    ari,
+    clustering_scores,
+    f_score,
+    fci,
+    match_clusters,
+    matched_accuracy,
+    nmi,
+    vci,
+)
+
+
+def test_f_score_and_accuracy_by_hand():
+    y = list("aabbcc")
+    p = [1, 1, 0, 0, 0, 2]
+    # matching a<-1, b<-0, c<-2; predicted a a b b b c
+    assert list(match_clusters(y, p)) == list("aabbbc")
+    f1 = (1.0 + 2 * (2 / 3) / (2 / 3 + 1) + 2 * 0.5 / 1.5) / 3
+    assert f_score(y, p) == pytest.approx(f1)
+    assert matched_accuracy(y, p) == pytest.approx(5 / 6)
+
+
+def test_more_clusters_than_classes():
+    y = [0, 0, 0, 1, 1, 1]
+    p = [0, 0, 1, 2, 2, 2]
+    matched = match_clusters(y, p)
+    assert matched[2] is None  # cluster 1 maps to no class: its object is an error
+    assert f_score(y, p) == pytest.approx((0.8 + 1.0) / 2)
+    assert matched_accuracy(y, p) == pytest.approx(5 / 6)
+
+
+def test_fewer_clusters_than_classes():
+    y = [0, 0, 1, 1, 2, 2]
+    p = [0, 0, 0, 0, 1, 1]
+    # one of classes 0/1 gets cluster 0 (P 1/2, R 1 -> 2/3), the other nothing, class 2 is 1
+    assert f_score(y, p) == pytest.approx((2 / 3 + 0 + 1) / 3)
+    assert matched_accuracy(y, p) == pytest.approx(4 / 6)
+
+
+def test_nmi_by_hand():
+    y = [0, 0, 1, 1]
+    p = [0, 0, 0, 1]
+    hy = math.log(2)
+    hp = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))
+    h_y_given_p = 0.75 * -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
+    mi = hy - h_y_given_p
+    assert nmi(y, p) == pytest.approx(mi / ((hy + hp) / 2))
+    assert nmi(list("xxyy"), [5, 5, 7, 7]) == pytest.approx(1.0)
+
+
+def test_ari_by_hand():
+    # pairs: 6; same-class pairs (0,1),(2,3); same-cluster pairs (0,2),(1,3); none shared
+    # index 0, expected (2*2)/6 = 2/3, max 2 -> (0 - 2/3) / (2 - 2/3) = -0.5
+    assert ari([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(-0.5)
+    assert ari(list("aabb"), ["u", "u", "v", "v"]) == pytest.approx(1.0)
+
+
+def test_label_length_mismatch_is_a_clear_error():
+    with pytest.raises(CatEmbedError, match="one length"):
+        nmi([0, 1], [0, 1, 1])
+
+
+def test_clustering_scores_keys():
+    s = clustering_scores([0, 0, 1, 1], [1, 1, 0, 0])
+    assert s == {"f_score": 1.0, "acc": 1.0, "nmi": pytest.approx(1.0), "ari": 1.0}
+
+
+def test_fci_by_hand():
+    X = pd.DataFrame({"a": list("xxyy"), "b": list("ppqq"), "c": list("pqpq")})
+    # SU(a,b) = 1 (identical partitions), SU(a,c) = SU(b,c) = 0 (independent)
+    assert fci(X) == pytest.approx(1 / 3)
+    assert fci(ValueStatistics.from_frame(X)) == pytest.approx(1 / 3)
+    assert fci(X[["a"]]) == 0.0
+
+
+def test_fci_partial_dependence():
+    X = pd.DataFrame({"a": list("xxyy"), "b": list("ppqr")})
+    h_a = math.log(2)
+    h_b = -(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25))
+    mi = h_a  # a is a function of b: I = H(a)
+    assert fci(X) == pytest.approx(2 * mi / (h_a + h_b))
+
+
+def test_vci_by_hand():
+    X = pd.DataFrame({"a": list("xxyy"), "b": list("ppqq"), "c": list("pqpq")})
+    # a, b: value sets of the classes disjoint -> 1; c: both classes {p, q} -> 0
+    assert vci(X, [0, 0, 1, 1]) == pytest.approx(2 / 3)
+    X2 = pd.DataFrame({"a": ["x", "y", "y", "z", "x", "x"]})
+    y2 = [0, 0, 1, 1, 2, 2]
+    # class value sets {x,y}, {y,z}, {x}: distances 2/3, 1/2, 1 -> max 1
+    assert vci(X2, y2) == pytest.approx(1.0)
+    y3 = [0, 0, 1, 1, 0, 0]
+    # {x, y} vs {y, z}: 1 - 1/3
+    assert vci(X2, y3) == pytest.approx(2 / 3)
+
+
+def test_vci_one_class_and_bad_length():
+    X = pd.DataFrame({"a": list("xy")})
+    assert vci(X, [1, 1]) == 0.0
+    with pytest.raises(CatEmbedError, match="rows"):
+        vci(X, [1, 1, 1])
+
+
+def test_scores_accept_string_and_numpy_labels():
+    y = np.array(["b", "a", "b", "a"])
+    p = np.array([3, 4, 3, 4])
+    assert f_score(y, p) == 1.0 and matched_accuracy(y, p) == 1.0
