@@ -358,3 +358,19 @@ def test_pipeline_with_pandas_output():
     z = make_pipeline(est).fit_transform(MELON)
     assert list(z.columns) == ["untie0", "untie1", "untie2"]
     assert np.allclose(z.to_numpy(), clone(est).fit_transform(MELON))
+
+
+def test_untie_cluster_labels_finds_planted_groups():
+    from catembed.embed.untie import untie_cluster_labels
+    from catembed.metrics import f_score
+
+    rng = np.random.default_rng(0)
+    groups = rng.integers(0, 2, 120)
+    df = pd.DataFrame({
+        f"a{j}": np.where(rng.random(120) < 0.85, groups, rng.integers(0, 2, 120)).astype(str)
+        for j in range(6)
+    })
+    a = untie_cluster_labels(df, 2, random_state=0, kernels=["gaussian:1", "poly:1"])
+    b = untie_cluster_labels(df, 2, random_state=0, kernels=["gaussian:1", "poly:1"])
+    assert np.array_equal(a, b)
+    assert f_score(groups, a) > 0.95

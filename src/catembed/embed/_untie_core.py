@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.special import softmax
+from threadpoolctl import threadpool_limits
 
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
@@ -38,6 +39,9 @@ __all__ = [
 DEFAULT_KERNELS: tuple[str, ...] = tuple(
     [f"gaussian:{2.0 ** e:g}" for e in range(-5, 6)] + ["poly:1", "poly:2", "poly:3"]
 )
+
+_TINY = 1e-100
+_SMALL_EIGH = 512
 
 _KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
           "poly": "poly", "polynomial": "poly"}
@@ -97,13 +101,18 @@ def kernel_matrix(F: np.ndarray, kind: str, param: float) -> np.ndarray:
     """
     F = np.asarray(F, dtype=np.float64)
     if kind == "gaussian":
-        return np.exp(-param * cdist(F, F, "sqeuclidean"))  # K_aa = 1 already
+        K = np.exp(-param * cdist(F, F, "sqeuclidean"))  # K_aa = 1 already
+        # entries below 1e-100 are flushed to 0: they change nothing, and their products
+        # would be subnormal numbers, which slow BLAS down a hundredfold
+        K[K < _TINY] = 0.0
+        return K
     K = (F @ F.T) ** int(param)
     d = np.sqrt(np.clip(np.diag(K), 0.0, None))
     ok = d > 0
     inv = np.where(ok, 1.0 / np.where(ok, d, 1.0), 0.0)
     K = K * inv[:, None] * inv[None, :]
     K[np.diag_indices_from(K)] = 1.0
+    K[np.abs(K) < _TINY] = 0.0
     return np.clip(K, -1.0, 1.0)
 
 
@@ -196,7 +205,14 @@ class ValueLevelProblem:
     def spectrum(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Eigenvalues (descending) and eigenvectors of ``M = Y diag(w) Y^T``."""
         M = (self.Y * w) @ self.Y.T
-        lam, W = np.linalg.eigh((M + M.T) / 2)
+        M = (M + M.T) / 2
+        if M.shape[0] <= _SMALL_EIGH:
+            # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
+            # their spin-waiting made it 10-100x slower than one thread
+            with threadpool_limits(limits=1, user_api="blas"):
+                lam, W = np.linalg.eigh(M)
+        else:
+            lam, W = np.linalg.eigh(M)
         return lam[::-1], W[:, ::-1]
 
     def coefficients(self, Wc: np.ndarray) -> np.ndarray:
@@ -294,6 +310,7 @@ def untie_exact(
     for n_iter in range(1, max_iter + 1):  # noqa: B007
         a = problem.coefficients(Wc)
         w = D * softmax(-a / tau)
+        w[w < 1e-30] = 0.0  # no subnormal products w * y^2 (see kernel_matrix)
         Wc, _ = problem.h_factor(w, c)
         path.append(regularised_objective(problem, w, c, tau))
         if abs(path[-2] - path[-1]) <= tol * max(abs(path[-1]), 1e-300):

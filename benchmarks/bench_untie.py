@@ -1,0 +1,146 @@
+"""UNTIE fit time on Connect-4 and on synthetic tables of 10k and 1M rows; exact vs sgd.
+
+1. Connect-4 (67,557 x 42, ``$CATEMBED_SHARED/datasets/connect_4``): counting pass, the
+   value-level fit after counting (``fit_statistics``), and the whole ``fit``; the sgd solver
+   for comparison; peak memory of the fit after counting (tracemalloc).
+2. Synthetic planted tables (``synthetic.py``, 20 attributes x 10 values) of 10,000 and
+   1,000,000 rows: counting pass and fit after counting, reported separately. The fit after
+   counting sees only the statistics, so its time should not grow with the rows.
+3. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present, with the
+   objective both minimise (``objective_``, see ``catembed.embed.untie``) and the
+   scale-free share of kernel energy outside the cluster subspace (``energy_ratio_``).
+
+Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--skip-1m]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from catembed import UNTIE, CatEmbedWarning, ValueStatistics, compute_statistics
+from catembed.datasets import load_dataset
+from synthetic import planted_codes
+
+SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+#: UNTIE Table IV sets as named in the shared data folder (those present are used)
+TABLE4_SETS = [
+    "zoo", "promoters", "hayes_roth", "hepatitis", "audiology", "house_votes_84",
+    "spect_heart", "mofn_3_7_10", "soybean_large", "primary_tumor", "dermatology",
+    "threeOf9", "breast_cancer_wisconsin", "credit_approval", "breast_cancer",
+    "mammographic_masses", "tic_tac_toe", "solar_flare", "titanic", "dna_statlog",
+    "splice", "chess_kr_vs_kp", "led24", "mushroom", "connect_4",
+]
+
+
+def _median(xs: list[float]) -> float:
+    return float(np.median(xs))
+
+
+def bench_connect4(repeat: int) -> None:
+    folder = SHARED / "datasets" / "connect_4"
+    if not (folder / "data.csv").exists():
+        print("connect_4: not in the data folder, skipped")
+        return
+    ds = load_dataset(folder)
+    X = ds.frame[ds.categorical_columns]
+    y = ds.frame[ds.target]
+    n_classes = int(y.nunique())
+    count, after, whole = [], [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        stats = compute_statistics(X)
+        t1 = time.perf_counter()
+        est = UNTIE(n_clusters=n_classes).fit_statistics(stats)
+        t2 = time.perf_counter()
+        UNTIE(n_clusters=n_classes).fit(X)
+        t3 = time.perf_counter()
+        count.append(t1 - t0)
+        after.append(t2 - t1)
+        whole.append(t3 - t2)
+    tracemalloc.start()
+    UNTIE(n_clusters=n_classes).fit_statistics(stats)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    t0 = time.perf_counter()
+    sgd = UNTIE(n_clusters=n_classes, solver="sgd", random_state=0).fit(X)
+    t_sgd = time.perf_counter() - t0
+    print(f"Connect-4: {X.shape[0]:,} rows x {X.shape[1]} attributes, |V| = "
+          f"{est.stats_.n_values}, D = {est.omega_.size} weights, c = {n_classes}")
+    print(f"  counting pass     median {_median(count):.3f} s")
+    print(f"  fit after counting median {_median(after):.3f} s ({est.n_iter_} alternations),"
+          f" peak traced memory {peak / 2**20:.1f} MiB")
+    print(f"  whole fit (exact) median {_median(whole):.3f} s over {repeat} runs")
+    print(f"  whole fit (sgd)   {t_sgd:.3f} s")
+    print(f"  objective F: exact {est.objective_:.6g}, sgd {sgd.objective_:.6g}; energy "
+          f"ratio: exact {est.energy_ratio_:.5f}, sgd {sgd.energy_ratio_:.5f}")
+
+
+def bench_scaling(repeat: int, sizes: list[int]) -> None:
+    names = [f"a{j}" for j in range(20)]
+    cats = [np.array([f"v{v}" for v in range(10)], dtype=object)] * 20
+    rows = {}
+    for n in sizes:
+        codes, _ = planted_codes(n, 20, 10, seed=0)
+        count, after = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            stats = ValueStatistics.from_codes(codes, cats, names)
+            t1 = time.perf_counter()
+            est = UNTIE(n_clusters=5).fit_statistics(stats)
+            t2 = time.perf_counter()
+            count.append(t1 - t0)
+            after.append(t2 - t1)
+        rows[n] = _median(after)
+        print(f"synthetic {n:>9,} rows x 20 attributes x 10 values: counting median "
+              f"{_median(count):.3f} s, fit after counting median {_median(after):.3f} s "
+              f"({est.n_iter_} alternations)")
+    if len(rows) == 2:
+        a, b = sorted(rows)
+        print(f"  ratio fit-after-counting {b:,} / {a:,} rows = {rows[b] / rows[a]:.2f}")
+
+
+def bench_objectives() -> None:
+    print("exact vs sgd, objective F (lower is better) and energy ratio")
+    print(f"{'data set':<26}{'n':>7}{'|V|':>6}{'c':>4}{'F exact':>14}{'F sgd':>14}"
+          f"{'ratio exact':>13}{'ratio sgd':>11}{'exact<=sgd':>11}")
+    for name in TABLE4_SETS:
+        folder = SHARED / "datasets" / name
+        if not (folder / "data.csv").exists():
+            print(f"{name:<26} missing")
+            continue
+        ds = load_dataset(folder, preset="cde")
+        X, y = ds.features, ds.labels
+        c = int(y.nunique())
+        ex = UNTIE(n_clusters=c).fit(X)
+        sg = UNTIE(n_clusters=c, solver="sgd", random_state=0).fit(X)
+        print(f"{name:<26}{X.shape[0]:>7}{ex.stats_.n_values:>6}{c:>4}{ex.objective_:>14.6g}"
+              f"{sg.objective_:>14.6g}{ex.energy_ratio_:>13.5f}{sg.energy_ratio_:>11.5f}"
+              f"{str(ex.objective_ <= sg.objective_):>11}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--objectives", action="store_true",
+                    help="compare the exact and sgd solvers on every Table IV set present")
+    ap.add_argument("--skip-1m", action="store_true", help="scale to 100k rows instead of 1M")
+    args = ap.parse_args()
+    print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
+    warnings.simplefilter("ignore", CatEmbedWarning)
+    bench_connect4(args.repeat)
+    bench_scaling(args.repeat, [10_000, 100_000 if args.skip_1m else 1_000_000])
+    if args.objectives:
+        bench_objectives()
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
