@@ -19,6 +19,7 @@ from .embed import (
     OneHotPCA,
 )
 from .persist import load, register, save
+from .similarity import CategoricalDistance
 from .stats import ValueStatistics, compute_statistics
 
 for _cls in (
@@ -26,6 +27,7 @@ for _cls in (
     UNTIE, Couplings,
 ):
     register(_cls)
+register(CategoricalDistance)
 
 #: the methods the command line knows, by name
 METHODS = {
@@ -42,6 +44,7 @@ METHODS = {
 
 __all__ = [
     "CDE",
+    "CategoricalDistance",
     "CDEAutoencoder",
     "CDEPlusPlus",
     "Couplings",
