@@ -1,0 +1,26 @@
+"""Clustering of categorical and mixed data on the shared value tables.
+
+* :class:`KModes`, :class:`KPrototypes`: Huang (1998), vectorised, any value distance.
+* :class:`SimilaritySpectral`: spectral clustering on a similarity measure (full or kNN).
+* The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
+  :class:`GowerAgglomerative` (and :class:`KPrototypes`).
+"""
+
+from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_lloyd
+from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
+from .spectral import SimilaritySpectral, knn_affinity, spectral_from_affinity
+
+__all__ = [
+    "GowerAgglomerative",
+    "KModes",
+    "KPrototypes",
+    "NaiveKMeans",
+    "OneHotKMeans",
+    "SimilaritySpectral",
+    "init_cao",
+    "init_huang",
+    "kmodes_lloyd",
+    "knn_affinity",
+    "spectral_from_affinity",
+    "thesis_preprocess",
+]
