@@ -6,16 +6,18 @@
 2. Synthetic planted tables (``synthetic.py``, 20 attributes x 10 values) of 10,000 and
    1,000,000 rows: counting pass and fit after counting, reported separately. The fit after
    counting sees only the statistics, so its time should not grow with the rows.
-3. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present, with the
+3. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present (prepared
+   as ``src/catembed/evaluation/tables/untie-4.json`` says), with the
    objective both minimise (``objective_``, see ``catembed.embed.untie``) and the
    scale-free share of kernel energy outside the cluster subspace (``energy_ratio_``).
 
-Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--skip-1m]``
+Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--no-timing] [--skip-1m]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 import tracemalloc
@@ -30,14 +32,7 @@ from synthetic import planted_codes
 
 SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
-#: UNTIE Table IV sets as named in the shared data folder (those present are used)
-TABLE4_SETS = [
-    "zoo", "promoters", "hayes_roth", "hepatitis", "audiology", "house_votes_84",
-    "spect_heart", "mofn_3_7_10", "soybean_large", "primary_tumor", "dermatology",
-    "threeOf9", "breast_cancer_wisconsin", "credit_approval", "breast_cancer",
-    "mammographic_masses", "tic_tac_toe", "solar_flare", "titanic", "dna_statlog",
-    "splice", "chess_kr_vs_kp", "led24", "mushroom", "connect_4",
-]
+TABLE4 = Path(__file__).resolve().parents[1] / "src/catembed/evaluation/tables/untie-4.json"
 
 
 def _median(xs: list[float]) -> float:
@@ -107,23 +102,42 @@ def bench_scaling(repeat: int, sizes: list[int]) -> None:
         print(f"  ratio fit-after-counting {b:,} / {a:,} rows = {rows[b] / rows[a]:.2f}")
 
 
-def bench_objectives() -> None:
-    print("exact vs sgd, objective F (lower is better) and energy ratio")
-    print(f"{'data set':<26}{'n':>7}{'|V|':>6}{'c':>4}{'F exact':>14}{'F sgd':>14}"
-          f"{'ratio exact':>13}{'ratio sgd':>11}{'exact<=sgd':>11}")
-    for name in TABLE4_SETS:
-        folder = SHARED / "datasets" / name
-        if not (folder / "data.csv").exists():
-            print(f"{name:<26} missing")
+def table4_sets():
+    """(label, features, labels) of every UNTIE Table IV set present, prepared as the
+    ``untie-4`` table says (its presets, targets and aliases)."""
+    from catembed.datasets import apply_preset
+    from catembed.evaluation.bench import find_dataset
+
+    table = json.loads(TABLE4.read_text())
+    for entry in table["datasets"]:
+        folder = find_dataset(entry, SHARED / "datasets")
+        if folder is None:
+            yield entry["label"], None, None
             continue
-        ds = load_dataset(folder, preset="cde")
-        X, y = ds.features, ds.labels
+        raw = load_dataset(folder)
+        raw.name = entry["name"]
+        if entry.get("target"):
+            raw.meta = {**raw.meta, "target": entry["target"]}
+        data = apply_preset(raw, entry.get("preset", table["preset"]))
+        yield entry["label"], data.features, data.labels
+
+
+def bench_objectives() -> None:
+    print("exact vs sgd, objective F (lower is better) and energy ratio; c = number of classes")
+    print(f"{'data set':<14}{'n':>7}{'|V|':>6}{'c':>4}{'F exact':>14}{'F sgd':>14}"
+          f"{'ratio exact':>13}{'ratio sgd':>11}{'exact<=sgd':>11}{'fit s':>7}")
+    for label, X, y in table4_sets():
+        if X is None:
+            print(f"{label:<14} missing")
+            continue
         c = int(y.nunique())
+        t0 = time.perf_counter()
         ex = UNTIE(n_clusters=c).fit(X)
+        t_ex = time.perf_counter() - t0
         sg = UNTIE(n_clusters=c, solver="sgd", random_state=0).fit(X)
-        print(f"{name:<26}{X.shape[0]:>7}{ex.stats_.n_values:>6}{c:>4}{ex.objective_:>14.6g}"
+        print(f"{label:<14}{X.shape[0]:>7}{ex.stats_.n_values:>6}{c:>4}{ex.objective_:>14.6g}"
               f"{sg.objective_:>14.6g}{ex.energy_ratio_:>13.5f}{sg.energy_ratio_:>11.5f}"
-              f"{str(ex.objective_ <= sg.objective_):>11}", flush=True)
+              f"{str(ex.objective_ <= sg.objective_):>11}{t_ex:>7.2f}", flush=True)
 
 
 def main() -> None:
@@ -131,12 +145,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--objectives", action="store_true",
                     help="compare the exact and sgd solvers on every Table IV set present")
+    ap.add_argument("--no-timing", action="store_true", help="only the --objectives part")
     ap.add_argument("--skip-1m", action="store_true", help="scale to 100k rows instead of 1M")
     args = ap.parse_args()
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     warnings.simplefilter("ignore", CatEmbedWarning)
-    bench_connect4(args.repeat)
-    bench_scaling(args.repeat, [10_000, 100_000 if args.skip_1m else 1_000_000])
+    if not args.no_timing:
+        bench_connect4(args.repeat)
+        bench_scaling(args.repeat, [10_000, 100_000 if args.skip_1m else 1_000_000])
     if args.objectives:
         bench_objectives()
     print(f"load average at the end {os.getloadavg()[0]:.2f}")

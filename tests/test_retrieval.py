@@ -51,3 +51,31 @@ def test_errors():
         precision_at_k(X, [0, 1], 1)
     with pytest.raises(CatEmbedError, match="positive"):
         retrieval_curve(X, [0, 1, 0], k=[0])
+
+
+def test_retrieve_task_runner():
+    import pandas as pd
+
+    from catembed import UNTIE, OneHotEmbedder
+    from catembed.evaluation.methods import _REGISTRY, register_method
+    from catembed.evaluation.protocol import TASKS
+    from catembed.evaluation.retrieval import run_retrieval, text_table
+
+    assert TASKS["retrieve"] is run_retrieval
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b"], 30)
+    X = pd.DataFrame({f"c{j}": np.where(rng.random(60) < 0.8, y, rng.choice(["a", "b"], 60))
+                      for j in range(5)})
+    register_method("_test-untie", embedding=UNTIE, params={"kernels": ["poly:1"]})
+    try:
+        res = run_retrieval(X, y, ["onehot", "_test-untie"], k=[1, 5, 100], runs=3)
+    finally:
+        _REGISTRY.pop("_test-untie", None)
+    expected = retrieval_curve(OneHotEmbedder().fit_transform(X), y, [1, 5])
+    assert res[0].status == "ok" and res[0].ks == (1, 5)  # 100 > n - 1 is left out
+    assert res[0].mean("p@1") == pytest.approx(expected[1])
+    assert res[0].n_fits == 1 and len(res[0].runs) == 1  # deterministic: fitted once
+    assert res[1].status == "ok" and 0.5 < res[1].mean("p@5") <= 1
+    summary = res[0].summary()
+    assert summary["p@5_mean"] == pytest.approx(expected[5], abs=1e-6)
+    assert "p@1" in text_table(res)

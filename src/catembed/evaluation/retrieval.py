@@ -1,5 +1,9 @@
 """Object retrieval: precision@k with every object as a query (UNTIE Fig. 11, spec section 5).
 
+:func:`run_retrieval` is the ``retrieve`` task of the evaluation protocol
+(``catembed evaluate --task retrieve``): every embedding method is fitted on the table and
+scored by precision@k on its vectors.
+
 Each object queries the others; its ``k`` nearest neighbours (Euclidean by default) on the
 embedding vectors are retrieved, and precision@k is the fraction of them that share the
 query's class, averaged over all queries. Neighbours come from scikit-learn's
@@ -10,7 +14,10 @@ query's class, averaged over all queries. Neighbours come from scikit-learn's
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +26,17 @@ from sklearn.neighbors import NearestNeighbors
 
 from .._validation import CatEmbedError
 
-__all__ = ["precision_at_k", "retrieval_curve"]
+__all__ = [
+    "DEFAULT_KS",
+    "RetrievalResult",
+    "precision_at_k",
+    "retrieval_curve",
+    "run_retrieval",
+    "text_table",
+]
+
+#: the cut-offs ``catembed evaluate --task retrieve`` reports (those below the table size)
+DEFAULT_KS = (1, 5, 10, 20, 50, 100)
 
 
 def _ks(k: Any, n: int) -> list[int]:
@@ -129,3 +146,159 @@ def precision_at_k(
         retrieval_curve(X, labels, k, metric=metric, batch_size=batch_size, n_jobs=n_jobs)
         .iloc[0]
     )
+
+
+# ---------------------------------------------------------------------- the retrieve task
+def _result_base():
+    from .protocol import MethodResult
+
+    return MethodResult
+
+
+@dataclass
+class RetrievalResult(_result_base()):  # type: ignore[misc]
+    """The runs of one method in the retrieve task: ``p@k`` per run instead of clustering
+    scores."""
+
+    ks: tuple[int, ...] = ()
+
+    def mean(self, metric: str) -> float:
+        vals = [r[metric] for r in self.runs if metric in r]
+        return float(np.mean(vals)) if vals else float("nan")
+
+    def std(self, metric: str) -> float:
+        vals = [r[metric] for r in self.runs if metric in r]
+        return float(np.std(vals, ddof=1)) if len(vals) > 1 else (0.0 if vals else float("nan"))
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able: ``p@k_mean`` / ``p@k_std`` for every ``k``, times, status."""
+        out: dict[str, Any] = {"method": self.method, "label": self.label,
+                               "task": "retrieve", "status": self.status}
+        if self.message:
+            out["message"] = self.message
+        for k in self.ks:
+            m, s = self.mean(f"p@{k}"), self.std(f"p@{k}")
+            out[f"p@{k}_mean"] = round(m, 6) if np.isfinite(m) else None
+            out[f"p@{k}_std"] = round(s, 6) if np.isfinite(s) else None
+        out.update(runs=len(self.runs), n_fits=self.n_fits, n_dims=self.n_dims,
+                   fit_seconds=_finite(self.fit_seconds),
+                   transform_seconds=_finite(self.transform_seconds))
+        return out
+
+
+def _finite(x: float) -> float | None:
+    return round(float(x), 6) if x is not None and np.isfinite(x) else None
+
+
+def run_retrieval(
+    X: pd.DataFrame,
+    y: Any,
+    methods: Sequence[Any],
+    *,
+    runs: int = 1,
+    seed: int = 0,
+    k: Iterable[int] = DEFAULT_KS,
+    metric: str = "euclidean",
+    refit: str = "auto",
+    n_jobs: int | None = None,
+    **ignored: Any,
+) -> list[RetrievalResult]:
+    """The ``retrieve`` task: precision@k of each embedding method (UNTIE Fig. 11).
+
+    Each method is fitted on ``X`` (``fit(X, y)``: the labels are passed so that UNTIE sets
+    ``c`` to the number of classes as the paper does; the other embedders ignore them),
+    ``X`` is transformed, and :func:`retrieval_curve` scores the vectors. Random methods are
+    refit for each of the ``runs`` seeds (``refit="auto"``), deterministic ones once.
+    Methods that give no vectors (similarity or label methods) get status ``"error"``.
+    Clustering options (``clusterer``, ``init``) are accepted and ignored.
+
+    Parameters
+    ----------
+    X : DataFrame
+    y : array-like of shape (n,)
+    methods : list of str or MethodSpec
+    runs, seed : int
+    k : iterable of int
+        Cut-offs; those above ``n - 1`` are left out.
+    metric : str, default="euclidean"
+    refit : {"auto", "once", "always"}
+    n_jobs : int, optional
+        Passed to the nearest-neighbour search.
+
+    Returns
+    -------
+    list of RetrievalResult
+    """
+    from .methods import MethodUnavailable, get_method
+    from .protocol import MethodSpec, _make
+
+    y = np.asarray(y, dtype=object)
+    if len(y) != len(X):
+        raise CatEmbedError(f"the target has {len(y)} entries but the table {len(X)} rows.")
+    ks = tuple(v for v in _ks(list(k), 10**18) if v <= len(X) - 1)
+    if not ks:
+        raise CatEmbedError(f"the table has {len(X)} rows, too few for precision@k.")
+    seeds = [int(seed) + r for r in range(int(runs))]
+    results = []
+    for m in methods:
+        spec = m if isinstance(m, MethodSpec) else MethodSpec(str(m))
+        entry = get_method(spec.method)
+        res = RetrievalResult(spec.method, spec.name, "", ks=ks)
+        try:
+            entry.resolve()
+        except MethodUnavailable as exc:
+            res.status, res.message = "unavailable", str(exc)
+            results.append(res)
+            continue
+        if entry.kind != "embedding":
+            res.status = "error"
+            res.message = f"retrieval needs vectors; {spec.method!r} is a {entry.kind} method."
+            results.append(res)
+            continue
+        each = entry.random if refit == "auto" else refit == "always"
+        fit_s, tr_s = [], []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for s in (seeds if each else seeds[:1]):
+                    est = _make(entry, spec.params, s)
+                    t0 = time.perf_counter()
+                    est.fit(X, y)
+                    t1 = time.perf_counter()
+                    Z = est.transform(X)
+                    tr_s.append(time.perf_counter() - t1)
+                    fit_s.append(t1 - t0)
+                    Z = np.asarray(Z.to_numpy() if hasattr(Z, "to_numpy") else Z, float)
+                    curve = retrieval_curve(Z, y, ks, metric=metric, n_jobs=n_jobs)
+                    res.runs.append({"seed": s, **{f"p@{v}": float(curve[v]) for v in ks}})
+                    res.n_dims = Z.shape[1]
+        except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
+            res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
+        res.n_fits = len(fit_s)
+        res.fit_seconds = float(np.mean(fit_s)) if fit_s else float("nan")
+        res.transform_seconds = float(np.mean(tr_s)) if tr_s else float("nan")
+        results.append(res)
+    return results
+
+
+def text_table(results: Sequence[RetrievalResult]) -> str:
+    """Plain-text table of :func:`run_retrieval` results: mean precision@k per method."""
+    ks = next((r.ks for r in results if r.ks), DEFAULT_KS)
+    head = f"{'method':<14}" + "".join(f"{'p@' + str(v):>9}" for v in ks) + f"{'fit s':>9}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        if r.status != "ok":
+            lines.append(f"{r.label:<14}{r.status}")
+            continue
+        lines.append(f"{r.label:<14}" + "".join(f"{r.mean(f'p@{v}'):>9.4f}" for v in ks)
+                     + f"{r.fit_seconds:>9.3f}")
+    return "\n".join(lines)
+
+
+def _register_task() -> None:
+    from .protocol import TASKS
+
+    TASKS.setdefault("retrieve", run_retrieval)
+
+
+_register_task()
