@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from catembed import CatEmbedError, CDEPlusPlus, load, save
+from catembed import CatEmbedError, CatEmbedWarning, CDEPlusPlus, load, save
 from catembed.datasets import load_dataset
 from catembed.embed._autoencoder import code_size, require_torch
 from catembed.embed.cde import cde_influence_matrices, matlab_kmeans, multi_granularity_clustering
@@ -246,7 +246,7 @@ def test_autoencoder_learns_and_is_deterministic():
     assert after < 0.5 * before
     assert r1.loss_history[-1] < r1.loss_history[0]
     assert r1.codes.shape == (30, 3)
-    assert np.all((r1.codes > 0) & (r1.codes < 1))  # sigmoid codes
+    assert np.all((r1.codes >= 0) & (r1.codes <= 1))  # sigmoid codes
     np.testing.assert_array_equal(r1.codes, r2.codes)
     assert not np.array_equal(r1.codes, r3.codes)
     assert 1 <= r1.n_epochs <= 60
@@ -276,11 +276,24 @@ def test_cdepp_with_autoencoder_is_deterministic(tmp_path):
     assert a.n_components_ == max(2, math.ceil(vc / 10))
     np.testing.assert_array_equal(a.transform(X), b.transform(X))
     assert a.transform(X).shape == (24, 4 * a.n_components_)
-    assert a.reconstruction_error_[1] < a.reconstruction_error_[0]
+    assert a.reconstruction_error_[1] < 0.5 * a.reconstruction_error_[0]
+    assert a.value_embedding_.std().max() > 0.1  # not the constant code
     save(a, tmp_path / "a.npz")
     back = load(tmp_path / "a.npz")
     np.testing.assert_array_equal(back.transform(X), a.transform(X))
     assert back.n_epochs_ == a.n_epochs_
+
+
+def test_autoencoder_collapse_is_reported():
+    # MATLAB's L2 weight 0.001 collapses this network on Lenses (9 values): all values get
+    # one vector and the reconstruction is the column means (error = mean column variance)
+    pytest.importorskip("torch")
+    ds = load_dataset("lenses")
+    X = ds.frame[ds.categorical_columns]
+    with pytest.warns(CatEmbedWarning, match="constant code"):
+        est = CDEPlusPlus(max_epochs=40, random_state=3, l2_weight=0.001).fit(X)
+    C = est.value_clusters_.to_numpy()
+    assert est.reconstruction_error_[1] == pytest.approx(C.var(axis=0).mean(), abs=1e-4)
 
 
 def test_variants_cde_ae_and_onehot_ae():

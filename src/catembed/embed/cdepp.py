@@ -221,14 +221,19 @@ def hybrid_value_clusters(
             steps[f"{key}/hc"] = steps_h
     n = next(iter(matrices.values())).shape[0]
     C = np.hstack(blocks) if blocks else np.zeros((n, 0))
-    if C.shape[1]:
-        _, first = np.unique(C.T, axis=0, return_index=True)
-        keep = np.sort(first)
-    else:
-        keep = np.zeros(0, dtype=int)
+    keep = _first_distinct_columns(C)
     return HybridClusters(
         C[:, keep], [names[i] for i in keep], steps, eps, int(C.shape[1] - len(keep))
     )
+
+
+def _first_distinct_columns(C: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct 0/1 column of ``C``, in order."""
+    packed = np.ascontiguousarray(np.packbits(C.astype(bool), axis=0).T)
+    first: dict[bytes, int] = {}
+    for i, col in enumerate(packed):
+        first.setdefault(col.tobytes(), i)
+    return np.fromiter(first.values(), dtype=np.intp, count=len(first))
 
 
 def _names(prefix: str, steps: list[GranularityStep]) -> list[str]:
@@ -278,9 +283,11 @@ _AE_PARAMS_DOC = """
         Width of the two hidden layers (paper Table 4: ``vc-64-q-64-vc``).
     max_epochs : int, default=1000
         Full-batch training iterations at most (paper Table 4).
-    l2_weight, sparsity_weight, sparsity_proportion : float, default=0.001, 1.0, 0.05
+    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-4, 1.0, 0.05
         The loss's L2 weight penalty, KL sparsity penalty and target mean code activation
-        (MATLAB ``trainAutoencoder``'s defaults).
+        (MATLAB ``trainAutoencoder``'s defaults except ``l2_weight``, MATLAB 0.001, which
+        collapses this deeper network to a constant code on small tables; see
+        :func:`~catembed.embed._autoencoder.train_autoencoder`).
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
         Full-batch L-BFGS (the paper's MATLAB used scaled conjugate gradient) or Adam.
     device : str, default="cpu"
@@ -371,7 +378,7 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 0.001,
+        l2_weight: float = 1e-4,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float = 0.05,
         optimizer: str = "lbfgs",
@@ -521,7 +528,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 0.001,
+        l2_weight: float = 1e-4,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float = 0.05,
         optimizer: str = "lbfgs",
@@ -598,7 +605,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 0.001,
+        l2_weight: float = 1e-4,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float = 0.05,
         optimizer: str = "lbfgs",
