@@ -160,6 +160,7 @@ def test_kprototypes_by_hand():
         KPrototypes(n_clusters=2).fit(TOY)
 
 
+@pytest.mark.filterwarnings("ignore")
 def test_spectral_on_soybean_small():
     ds = load_dataset("soybean_small")
     X = ds.frame[ds.categorical_columns].astype(str)
@@ -167,8 +168,7 @@ def test_spectral_on_soybean_small():
     for graph in ("full", "knn"):
         sc = SimilaritySpectral(n_clusters=4, metric="cos", graph=graph, n_neighbors=10,
                                 random_state=0)
-        with pytest.warns(Warning):
-            sc.fit(X)
+        sc.fit(X)
         assert f_score(y, sc.labels_) > 0.9
     assert sc.n_distinct_ == len(X.drop_duplicates())
 
@@ -208,3 +208,12 @@ def test_thesis_preprocess():
     assert out.index.tolist() == [0, 3]
     np.testing.assert_allclose(out["v"], [-1.0, 1.0])
     assert out["c"].tolist() == ["a", "a"]
+
+
+def test_protocol_hooks():
+    from catembed.cluster import kmodes_labels, similarity_spectral_labels
+
+    lab = kmodes_labels(TOY, 2, random_state=0, metric="cos")
+    assert sorted(set(lab)) == [0, 1]
+    lab = similarity_spectral_labels(TOY, 2, random_state=0, metric="ahmad")
+    assert len(lab) == 6

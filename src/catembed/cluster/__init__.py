@@ -6,9 +6,9 @@
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 """
 
-from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_lloyd
+from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_labels, kmodes_lloyd
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
-from .spectral import SimilaritySpectral, knn_affinity, spectral_from_affinity
+from .spectral import SimilaritySpectral, knn_affinity, similarity_spectral_labels
 
 __all__ = [
     "GowerAgglomerative",
@@ -20,7 +20,8 @@ __all__ = [
     "init_cao",
     "init_huang",
     "kmodes_lloyd",
+    "kmodes_labels",
     "knn_affinity",
-    "spectral_from_affinity",
+    "similarity_spectral_labels",
     "thesis_preprocess",
 ]

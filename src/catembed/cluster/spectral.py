@@ -14,27 +14,28 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.cluster import spectral_clustering
 
 from .._validation import CatEmbedError, check_option
+from ..evaluation.clustering import spectral_labels
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import kneighbors_graph_from_codes, pairwise_from_codes
 from ..similarity.tables import METRICS
 
-__all__ = ["SimilaritySpectral", "knn_affinity", "spectral_from_affinity"]
+__all__ = ["SimilaritySpectral", "knn_affinity", "similarity_spectral_labels"]
 
 
-def spectral_from_affinity(affinity: Any, n_clusters: int, *, random_state: Any = None,
-                           eigen_solver: str | None = None) -> np.ndarray:
-    """Labels from spectral clustering of a symmetric non-negative affinity (dense or sparse).
-
-    A thin wrapper of :func:`sklearn.cluster.spectral_clustering` (normalised Laplacian,
-    k-means on the embedding).
-    """
-    if sp.issparse(affinity):
-        affinity = sp.csr_matrix(affinity)
-    return spectral_clustering(affinity, n_clusters=n_clusters, random_state=random_state,
-                               eigen_solver=eigen_solver, assign_labels="kmeans")
+def _median_scale(d: np.ndarray, mult: np.ndarray) -> float:
+    """Median positive distance over all pairs of rows (distinct rows weighted by counts)."""
+    iu = np.triu_indices(len(d), k=1)
+    vals = d[iu]
+    w = (mult[iu[0]] * mult[iu[1]]).astype(np.float64)
+    keep = vals > 0
+    vals, w = vals[keep], w[keep]
+    if vals.size == 0:
+        return 1.0
+    order = np.argsort(vals, kind="stable")
+    cum = np.cumsum(w[order])
+    return float(vals[order][np.searchsorted(cum, cum[-1] / 2.0)])
 
 
 def knn_affinity(dist_graph: sp.csr_array, *, scale: float | None = None) -> sp.csr_array:
@@ -70,15 +71,18 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Identical rows are merged first: the graph has one node per distinct row and the
-    affinity of two nodes is multiplied by both multiplicities (``m_u m_v a(u, v)``, the
-    total affinity between the two groups of rows), so a kNN graph is not broken into
-    components of duplicates, and Adult's 30,162 rows become 7,722 nodes. Every row gets
-    the label of its node.
+    Identical rows are merged first: the graph has one node per distinct row (Adult's
+    30,162 rows are 7,722 distinct rows) and
+    :func:`catembed.evaluation.clustering.spectral_labels` with the multiplicities as
+    ``counts`` gives exactly the spectral clustering of the graph over all rows (identical
+    rows joined by the self-similarity). In a kNN graph the neighbours are distinct rows,
+    so it is not broken into components of duplicates. Every row gets its node's label.
+    Spectral clustering is Ng-Jordan-Weiss (normalised affinity, unit rows, k-means with
+    ``init``: ``"matlab"`` k-means++ with one candidate per step, or ``"sklearn"``).
 
     Similarity from distance: COS uses its own similarity ``sum_j s_j = m - d``;
     the other measures ``exp(-d^2 / (2 s^2))`` with ``s`` the median positive distance
-    (of all pairs when full, of the neighbour pairs for a kNN graph). Chosen here: the
+    (of all pairs of rows when full, of the neighbour pairs for a kNN graph). Chosen here: the
     CDE paper does not say how it turned distances into similarities.
 
     Attributes
@@ -89,14 +93,15 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_clusters: int = 2, metric: str = "cos", graph: str = "auto",
-                 n_neighbors: int = 30, full_limit: int = 5000, random_state: Any = None,
-                 handle_missing: str = "category", categorical_features: Any = "auto"
-                 ) -> None:
+                 n_neighbors: int = 30, full_limit: int = 5000, init: str = "matlab",
+                 random_state: Any = None, handle_missing: str = "category",
+                 categorical_features: Any = "auto") -> None:
         self.n_clusters = n_clusters
         self.metric = metric
         self.graph = graph
         self.n_neighbors = n_neighbors
         self.full_limit = full_limit
+        self.init = init
         self.random_state = random_state
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -125,16 +130,13 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
         full = self.graph == "full" or (self.graph == "auto" and n_u <= self.full_limit)
         vt = self.distance_.tables_
         m = len(vt.tables)
-        w = mult.astype(np.float64)
         if full:
             d = pairwise_from_codes(uniq, None, vt)
             if self.metric == "cos":
                 aff = np.maximum(m - d, 0.0)
             else:
-                pos = d[d > 0]
-                s = float(np.median(pos)) if pos.size else 1.0
+                s = _median_scale(d, mult)
                 aff = np.exp(-(d ** 2) / (2.0 * s ** 2))
-            aff *= w[:, None] * w[None, :]
         else:
             k = min(self.n_neighbors, n_u - 1)
             g = kneighbors_graph_from_codes(uniq, vt, k)
@@ -142,13 +144,20 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
                 g = sp.csr_array(g, copy=True)
                 g.data = np.maximum(m - g.data, 1e-12)
                 aff = sp.csr_array(g.maximum(g.T))
+                self_aff = float(m)
             else:
                 aff = knn_affinity(g)
-            scale = sp.diags_array(w)
-            aff = sp.csr_array(scale @ aff @ scale)
-            aff = sp.csr_array((aff + aff.T) * 0.5)  # exact symmetry after rounding
+                self_aff = 1.0
+            aff = sp.csr_array(aff + sp.diags_array(np.full(n_u, self_aff)))
         self.n_distinct_ = n_u
         self.affinity_matrix_ = aff
-        self.labels_ = spectral_from_affinity(aff, self.n_clusters,
-                                              random_state=self.random_state)[inverse]
+        self.labels_ = spectral_labels(aff, self.n_clusters, self.random_state,
+                                       counts=mult, init=self.init)[inverse]
         return self
+
+
+def similarity_spectral_labels(X: Any, n_clusters: int, *, random_state: Any = None,
+                               metric: str = "cos", **params: Any) -> np.ndarray:
+    """Labels of :class:`SimilaritySpectral` (the evaluation protocol's ``labels`` hook)."""
+    return SimilaritySpectral(n_clusters=n_clusters, metric=metric, random_state=random_state,
+                              categorical_features="all", **params).fit(X).labels_

@@ -150,3 +150,14 @@ register_method("onehot-pca", embedding="catembed.embed.baselines:OneHotPCA",
                 description="0-1P: one-hot + PCA")
 register_method("idf", embedding="catembed.embed.baselines:IDFEmbedder",
                 description="IDF: log(n / cnt(v)) per attribute")
+
+# similarity baselines (issue 6): spectral clustering on a value-distance similarity (CDE
+# Table 2) and k-modes with a value distance (UNTIE Table IV)
+for _name, _metric in (("cos", "cos"), ("dilca", "dilca"), ("algo", "ahmad")):
+    register_method(_name, labels="catembed.cluster.spectral:similarity_spectral_labels",
+                    random=True, params={"metric": _metric},
+                    description=f"{_name.upper()} similarity + spectral clustering")
+for _metric in ("hamming", "ahmad", "dilca", "cos", "dm", "rough"):
+    register_method(f"kmodes-{_metric}", labels="catembed.cluster.kmodes:kmodes_labels",
+                    random=True, params={"metric": _metric},
+                    description=f"k-modes (Huang init) with the {_metric} value distance")
