@@ -177,22 +177,40 @@ class ValueLevelProblem:
     Then ``S = X X^T`` and ``M = Y diag(w) Y^T`` (``r x r``) have the same non-zero spectrum,
     the top eigenvectors of ``S`` are ``H = O A`` with ``A = V Lambda^{-1/2} W_c``, and for
     a fixed ``H`` the objective is ``sum_d w_d a_d`` with
-    ``a_d = ||(I - W_c W_c^T) y_d||^2``. See :mod:`catembed.embed.untie` for the derivation.
+    ``a_d = ||(I - W_c W_c^T) y_d||^2``. Both are computed attribute by attribute from the
+    ``l_j x l_j`` kernel matrices, without forming ``Y``. See :mod:`catembed.embed.untie` for
+    the derivation.
     """
 
     def __init__(self, stats: ValueStatistics, spaces: list[KernelSpace]) -> None:
         C = stats.cooc_dense().astype(np.float64)
         self.R = _psd_factor(C)
         offs = stats.offsets
-        cols = []
+        counts = stats.counts.astype(np.float64)
+        # Y = R B is never formed (it is r x D, D = 2 |F| l): column block of space p is
+        # R_j K_p with R_j the attribute's columns of R, so everything below works per
+        # attribute on the stacked l_j x l_j kernel matrices.
+        self._blocks = []  # (R_j, K_stack (P_j, l_j, l_j), coordinate slice)
         self.space_of = []
-        for p, s in enumerate(spaces):
-            block = slice(offs[s.attribute], offs[s.attribute + 1])
-            cols.append(self.R[:, block] @ s.K)
-            self.space_of.append(np.full(s.K.shape[1], p))
-        self.Y = np.hstack(cols) if cols else np.zeros((self.R.shape[0], 0))
+        self.energy = []
+        start = 0
+        for j in range(stats.n_features):
+            mats = [(p, sp.K) for p, sp in enumerate(spaces) if sp.attribute == j]
+            if not mats:
+                continue
+            K = np.stack([m for _, m in mats])
+            width = K.shape[0] * K.shape[2]
+            self._blocks.append((self.R[:, offs[j]:offs[j + 1]], K, slice(start, start + width)))
+            self.space_of.extend(np.full(K.shape[2], p) for p, _ in mats)
+            # diag(B^T C B): the within-attribute block of C is diag(cnt), so
+            # ||y_d||^2 = sum_v cnt(v) K_p[v, d]^2
+            self.energy.append(
+                np.einsum("v,pvd->pd", counts[offs[j]:offs[j + 1]], K * K).reshape(-1)
+            )
+            start += width
+        self._n_coords = start
         self.space_of = np.concatenate(self.space_of) if self.space_of else np.zeros(0, int)
-        self.energy = np.einsum("rd,rd->d", self.Y, self.Y)  # diag(B^T C B)
+        self.energy = np.concatenate(self.energy) if self.energy else np.zeros(0)
 
     @property
     def rank(self) -> int:
@@ -200,11 +218,28 @@ class ValueLevelProblem:
 
     @property
     def n_coords(self) -> int:
-        return self.Y.shape[1]
+        return self._n_coords
+
+    @property
+    def Y(self) -> np.ndarray:
+        """``R B`` (``r x D``), formed on request only (tests, small problems)."""
+        return np.hstack([
+            np.einsum("rv,pvd->prd", Rj, K).transpose(1, 0, 2).reshape(Rj.shape[0], -1)
+            for Rj, K, _ in self._blocks
+        ]) if self._blocks else np.zeros((self.rank, 0))
 
     def spectrum(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Eigenvalues (descending) and eigenvectors of ``M = Y diag(w) Y^T``."""
-        M = (self.Y * w) @ self.Y.T
+        """Eigenvalues (descending) and eigenvectors of ``M = Y diag(w) Y^T``.
+
+        ``M = sum_j R_j G_j R_j^T`` with ``G_j = sum_p K_p diag(w_p) K_p^T`` (``l_j x l_j``).
+        """
+        r = self.rank
+        M = np.zeros((r, r))
+        for Rj, K, sl in self._blocks:
+            wp = w[sl].reshape(K.shape[0], K.shape[2])
+            G = np.einsum("pvd,pd,pud->vu", K, wp, K, optimize=True)
+            RG = Rj @ G
+            M += RG @ Rj.T
         M = (M + M.T) / 2
         if M.shape[0] <= _SMALL_EIGH:
             # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
@@ -216,9 +251,14 @@ class ValueLevelProblem:
         return lam[::-1], W[:, ::-1]
 
     def coefficients(self, Wc: np.ndarray) -> np.ndarray:
-        """``a_d = ||(I - H H^T) O b_d||^2`` for the ``H`` given by ``Wc`` (``r x c``)."""
-        proj = Wc.T @ self.Y
-        return np.maximum(self.energy - np.einsum("cd,cd->d", proj, proj), 0.0)
+        """``a_d = ||(I - H H^T) O b_d||^2`` for the ``H`` given by ``Wc`` (``r x c``):
+        ``||y_d||^2 - ||W_c^T R_j K_p[:, d]||^2``."""
+        proj = np.zeros(self._n_coords)
+        for Rj, K, sl in self._blocks:
+            Q = Wc.T @ Rj  # c x l_j
+            P = np.einsum("cv,pvd->pcd", Q, K, optimize=True)
+            proj[sl] = np.einsum("pcd,pcd->pd", P, P).reshape(-1)
+        return np.maximum(self.energy - proj, 0.0)
 
     def objective(self, w: np.ndarray, c: int) -> float:
         """``min_H Tr(S (I - H H^T))`` for weights ``w``: the sum of all but the top-c

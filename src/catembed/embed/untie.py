@@ -38,8 +38,12 @@ all diagonal weights. Then ``X = O B W^{1/2}`` and ``S = O B W B^T O^T``.
    (``y_d`` the ``d``-th column of ``Y``; ``H^T O = A^T C = W_c^T R``). At the optimal ``H``
    it equals the sum of all but the top ``c`` eigenvalues of ``M``.
 
-Each alternation costs ``O(r^2 D + r^3)``; the rows enter only through ``C``, counted once.
-Building ``Y`` costs ``O(r sum_p l_{j(p)}^2)``. Nothing ``n x n`` or ``n x D`` is formed.
+``Y`` is not even formed: its block for attribute ``j`` is ``R_j [K_p ...]`` (``R_j`` the
+attribute's columns of ``R``), so ``M = sum_j R_j G_j R_j^T`` with
+``G_j = sum_p K_p diag(w_p) K_p^T`` and ``W_c^T y_d = (W_c^T R_j) K_p[:, d]``. One
+alternation costs ``O(|F| sum_j l_j^3 + r^2 l + r^3)`` time and ``O(r l + |F| sum_j l_j^2)``
+memory; the rows enter only through ``C``, counted once. Nothing ``n x n``, ``n x D`` or
+``r x D`` is formed.
 
 The omega step (a well-posed version of Eq. 22)
 -----------------------------------------------
