@@ -56,6 +56,15 @@ def test_median_pairwise_distance_weighted_equals_numpy(n):
     assert median_pairwise_distance(Z) == pytest.approx(np.median(pdist(Z)))
 
 
+def test_median_selection_path_for_many_distinct_rows():
+    # more than 2000 distinct rows: the sampled bracket + one counting pass, still exact
+    rs = np.random.RandomState(1)
+    Z = rs.randint(0, 60, (5000, 2)).astype(float)
+    assert len(np.unique(Z, axis=0)) > 2000
+    assert median_pairwise_distance(Z) == pytest.approx(np.median(pdist(Z)))
+    assert median_pairwise_distance(Z, dense_limit=100, random_state=0) > 0  # sampled
+
+
 def test_spectral_with_counts_equals_expanded_graph():
     X, _ = make_blobs(40, centers=3, random_state=1)
     Xd = np.vstack([X, X[:10], X[:10]])
@@ -100,6 +109,15 @@ def test_protocol_on_soybean(soybean):
     assert idf.n_dims == 21 and onehot.n_dims == 58
     again = run_clustering(X, y, ["cde"], runs=3, seed=0)[0]
     assert again.runs == cde.runs  # random_state alone decides
+
+
+def test_refit_policies(soybean):
+    X, y = soybean
+    once, always = run_clustering(X, y, ["cde"], runs=2, refit="once")[0], run_clustering(
+        X, y, ["idf"], runs=2, refit="always")[0]
+    assert once.n_fits == 1 and always.n_fits == 2
+    with pytest.raises(CatEmbedError, match="refit"):
+        run_clustering(X, y, ["cde"], runs=1, refit="never")
 
 
 def test_protocol_parallel_runs_equal_serial(soybean):
@@ -217,17 +235,17 @@ def test_bench_small_table_with_missing_set_and_unavailable_column():
     table = load_table("cde-1")
     table = {**table, "datasets": [d for d in table["datasets"]
                                    if d["name"] in ("soybean_small", "zoo", "dermatology")],
-             "columns": table["columns"][1:3] + [{"label": "COS", "method": "cos"}]}
+             "columns": table["columns"][1:3] + [{"label": "NEW", "method": "_not_registered"}]}
     res = run_table(table, runs=2)  # bundled sets: soybean_small and zoo, no dermatology
     status = {r.name: r.status for r in res.rows}
     assert status == {"soybean_small": "ok", "zoo": "ok", "dermatology": "missing"}
     soy = res.rows[0]
     assert soy.factors["n_rows"] == 47 and soy.factors["n_values"] == 58
-    assert soy.results["COS"].status == "unavailable"
+    assert soy.results["NEW"].status == "unavailable"
     md = format_markdown(res)
     assert "| Dermatology |" in md and "missing" in md and "not yet available" in md
     assert "\\|O\\|" in md and "Average, 2 sets run" in md and "p-value vs CDE" not in md
     d = res.to_dict()
     assert d["average"]["datasets"] == ["soybean_small", "zoo"]
     assert d["rows"][0]["cells"]["0-1"]["paper"] == 0.829
-    assert res.reproduced()["COS"] == (0, 0)
+    assert res.reproduced()["NEW"] == (0, 0)

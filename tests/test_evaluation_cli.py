@@ -73,16 +73,28 @@ def test_bench_on_a_folder_with_one_set(tmp_path, capsys):
 
 def test_bench_json_and_errors(tmp_path, capsys):
     code = main(["bench", "--table", "cde-2", "--runs", "1", "--datasets", "soybean_small",
-                 "--columns", "CDE-G,COS", "--json"])
+                 "--columns", "CDE-G", "--json"])
     out, _ = capsys.readouterr()
     assert code == 0
     data = json.loads(out)
-    cells = data["rows"][0]["cells"]
-    assert cells["CDE-G"]["ours"]["clusterer"] == "spectral"
-    assert cells["COS"]["ours"]["status"] == "unavailable"
+    cell = data["rows"][0]["cells"]["CDE-G"]
+    assert cell["ours"]["clusterer"] == "spectral" and cell["paper"] == 1.0
     assert main(["bench", "--table", "nope"]) == 2
     assert "no table 'nope'" in capsys.readouterr().err
     assert main(["bench", "--table", "cde-1", "--data-dir", str(tmp_path / "x")]) == 2
+
+
+def test_bench_table_file_with_a_method_not_built_yet(tmp_path, capsys):
+    table = {"id": "toy", "title": "toy", "paper": "none", "metric": "nmi",
+             "columns": [{"label": "0-1", "method": "onehot"},
+                         {"label": "Future", "method": "not-built-yet"}],
+             "datasets": [{"name": "lenses", "scores": {"0-1": 0.5, "Future": 0.9}}]}
+    path = tmp_path / "toy.json"
+    path.write_text(json.dumps(table))
+    assert main(["bench", "--table", str(path), "--runs", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "| lenses |" in out and "not yet available" in out
+    assert "Not yet available (method not registered or not importable): Future." in out
 
 
 @pytest.mark.parametrize("cmd", ["evaluate", "bench"])

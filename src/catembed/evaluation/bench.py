@@ -228,6 +228,7 @@ def run_table(
     datasets: list[str] | None = None,
     columns: list[str] | None = None,
     n_jobs: int | None = None,
+    refit: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Run every column of a paper table on every data set found.
@@ -247,6 +248,9 @@ def run_table(
         Only these data sets (names or labels) / columns (labels or method names).
     n_jobs : int, optional
         Parallel runs (results do not depend on it).
+    refit : {"auto", "once", "always"}, optional
+        Refit policy (:func:`~catembed.evaluation.protocol.run_clustering`); default the
+        table's protocol, else ``"auto"``.
     log : callable, optional
         Receives one progress line per data set (e.g. ``print`` to stderr).
     """
@@ -257,6 +261,8 @@ def run_table(
     init = init or proto.pop("init", "matlab")
     proto.pop("init", None)
     clusterer = proto.pop("clusterer", None)
+    if refit is not None:
+        proto["refit"] = refit
     task = spec.get("task", "cluster")
     if task not in TASKS:
         raise CatEmbedError(f"table {spec['id']} needs the task {task!r}, which is not "
@@ -351,7 +357,7 @@ def _factor_cell(ours: Any, paper: Any) -> str:
         return _fmt(ours)
     if ours is None:
         return f"- / {_fmt(paper)}"
-    same = (ours == paper) if isinstance(paper, int) else abs(float(ours) - paper) < 5e-4
+    same = (ours == paper) if isinstance(paper, int) else abs(float(ours) - paper) <= 1e-3
     return _fmt(ours) if same else f"{_fmt(ours)} / {_fmt(paper)}"
 
 

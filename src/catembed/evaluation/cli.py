@@ -100,7 +100,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
     results = TASKS[args.task](data.features, data.labels.to_numpy(), methods,
                                runs=args.runs, seed=args.seed, clusterer=args.clusterer,
-                               init=args.init, n_jobs=args.jobs)
+                               init=args.init, n_jobs=args.jobs,
+                               **({"refit": args.refit} if args.refit else {}))
     failed = [r for r in results if r.status != "ok"]
     if args.json:
         out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
@@ -148,6 +149,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     result = run_table(args.table, data_dir=args.data_dir, runs=args.runs, seed=args.seed,
                        init=args.init, datasets=_split(args.datasets) or None,
                        columns=_split(args.columns) or None, n_jobs=args.jobs,
+                       refit=args.refit,
                        log=None if args.quiet or args.json else _stderr)
     text = format_markdown(result)
     if args.output:
@@ -198,6 +200,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--init", choices=INITS, default="matlab",
                    help="k-means seeding: matlab (one k-means++ candidate per step, the "
                    "papers') or sklearn (greedy k-means++); default matlab")
+    p.add_argument("--refit", choices=["auto", "once", "always"],
+                   help="auto (default): refit random methods (CDE) in every run; once: fit "
+                   "each method once and repeat only the clustering; always: refit all")
     p.add_argument("--task", default="cluster", choices=sorted(TASKS),
                    help="evaluation task (default cluster)")
     p.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")
@@ -216,6 +221,8 @@ def register(subparsers: Any) -> None:
     b.add_argument("--runs", type=int, help="runs per cell (default: the table's, 50)")
     b.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     b.add_argument("--init", choices=INITS, help="k-means seeding (default: the table's)")
+    b.add_argument("--refit", choices=["auto", "once", "always"],
+                   help="refit policy of the runs (default auto: random methods per run)")
     b.add_argument("--datasets", help="comma-separated subset of the table's data sets")
     b.add_argument("--columns", help="comma-separated subset of the table's columns")
     b.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")

@@ -186,6 +186,7 @@ def run_clustering(
     init: str = "matlab",
     n_clusters: int | None = None,
     n_jobs: int | None = None,
+    refit: str = "auto",
 ) -> list[MethodResult]:
     """Run the clustering protocol for several methods on one table.
 
@@ -209,6 +210,11 @@ def run_clustering(
     n_clusters : int, optional
     n_jobs : int, optional
         Runs in parallel with joblib; results do not depend on it.
+    refit : {"auto", "once", "always"}, default="auto"
+        ``"auto"``: random methods are refit in every run with the run's seed, deterministic
+        ones fitted once; ``"once"``: every method fitted once (with ``seed``) and only the
+        clustering repeated (one reading of CDE section 5.2, "50 validations of clustering
+        with distinct starting points"); ``"always"``: every method refit in every run.
 
     Returns
     -------
@@ -217,6 +223,7 @@ def run_clustering(
         ``"unavailable"``, one that failed has status ``"error"`` and the message.
     """
     check_option("init", init, INITS)
+    check_option("refit", refit, ("auto", "once", "always"))
     if not isinstance(runs, (int, np.integer)) or runs < 1:
         raise CatEmbedError(f"runs must be a positive integer; got {runs!r}.")
     if clusterer is not None:
@@ -247,7 +254,8 @@ def run_clustering(
             results.append(res)
             continue
         try:
-            _run_method(res, entry, spec, clus, X, y, k, seeds, init, n_jobs)
+            refit_each = entry.random if refit == "auto" else refit == "always"
+            _run_method(res, entry, spec, clus, X, y, k, seeds, init, n_jobs, refit_each)
         except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
             res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
         results.append(res)
@@ -256,12 +264,12 @@ def run_clustering(
 
 def _run_method(res: MethodResult, entry: EvalMethod, spec: MethodSpec, clus: str,
                 X: pd.DataFrame, y: np.ndarray, k: int, seeds: list[int], init: str,
-                n_jobs: int | None) -> None:
+                n_jobs: int | None, refit_each: bool) -> None:
     fixed = None
     fit_times, tr_times = [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if not entry.random:
+        if not refit_each:
             if entry.kind == "embedding":
                 fixed, f, t = _embed(entry, spec.params, X, seeds[0])
                 fit_times.append(f)
