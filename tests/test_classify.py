@@ -112,3 +112,50 @@ def test_summary_is_plain_json():
     s = res["lr"].summary()
     assert json.loads(json.dumps(s)) == s
     assert s["accuracy_mean"] == 1.0 and s["accuracy_std"] == 0.0
+
+
+def test_run_classification_task(watermelon):
+    import json
+
+    from catembed.evaluation import TASKS
+    from catembed.evaluation.classify import run_classification
+    from catembed.evaluation.protocol import MethodSpec
+
+    assert TASKS["classify"] is run_classification
+    X = pd.concat([watermelon] * 4, ignore_index=True)
+    y = np.tile(["sweet", "sour", "sour", "sweet", "sour", "sweet"], 4)
+    out = run_classification(
+        X, y, ["onehot", MethodSpec("onehot", "knn", {}, "1-HOT-KNN"), "dilca", "no-such"],
+        runs=2, n_repeats=3, seed=0, init="matlab",
+    )
+    one, knn, dilca, missing = out
+    assert one.status == "ok" and one.clusterer == "svm"
+    assert len(one.runs) == 6 and one.n_fits == 1  # deterministic: fitted once, 2 x 3 splits
+    assert one.mean("acc") == 1.0 and one.mean("f_score") == 1.0
+    assert knn.clusterer == "knn" and knn.label == "1-HOT-KNN"
+    assert dilca.status == "error" and "no embedding" in dilca.message
+    assert missing.status == "error"
+    assert json.loads(json.dumps(one.summary()))["acc_mean"] == 1.0
+    # the same splits as classify_embedding with the run's seed
+    Z = OneHotEmbedder(categorical_features="all").fit_transform(X)
+    direct = classify_embedding(Z, y, n_repeats=3, random_state=1)["svm"]
+    np.testing.assert_array_equal([r["acc"] for r in one.runs[3:]], direct.accuracy)
+
+
+def test_cli_evaluate_task_classify(capsys):
+    import json
+
+    from catembed.cli import main
+
+    code = main(["evaluate", "lenses", "--task", "classify", "--methods", "onehot,idf",
+                 "--runs", "1", "--repeats", "3", "--classifier", "lr", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["task"] == "classify"
+    res = {r["method"]: r for r in out["results"]}
+    assert res["onehot"]["clusterer"] == "lr" and res["onehot"]["runs"] == 3
+    assert 0 <= res["idf"]["acc_mean"] <= 1
+    code = main(["evaluate", "lenses", "--task", "classify", "--methods", "onehot",
+                 "--runs", "1", "--repeats", "2"])
+    assert code == 0
+    assert "accuracy" in capsys.readouterr().out

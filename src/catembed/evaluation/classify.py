@@ -42,8 +42,10 @@ __all__ = [
     "ClassificationResult",
     "classify",
     "classify_embedding",
+    "format_results",
     "make_classifier",
     "results_table",
+    "run_classification",
 ]
 
 CLASSIFIERS = ("svm", "svm-rbf", "knn", "rf", "lr")
@@ -248,3 +250,112 @@ def _run(embed, ys, classifiers, test_size, n_repeats, random_state, classifier_
 def results_table(results: dict[str, ClassificationResult]) -> pd.DataFrame:
     """One row per classifier: mean and standard deviation of accuracy and macro-F1."""
     return pd.DataFrame([r.summary() for r in results.values()]).set_index("classifier")
+
+
+# --------------------------------------------------------------------------- protocol task
+def run_classification(
+    X: pd.DataFrame,
+    y: Any,
+    methods: Sequence[Any],
+    *,
+    runs: int = 1,
+    seed: int = 0,
+    classifier: str = "svm",
+    test_size: float = 0.25,
+    n_repeats: int = 10,
+    fit_on: str = "all",
+    refit: str = "auto",
+    n_jobs: int | None = None,
+    **_ignored: Any,
+) -> list:
+    """The ``"classify"`` task of :data:`catembed.evaluation.protocol.TASKS`.
+
+    For each method (a registered embedding method, a name or a
+    :class:`~catembed.evaluation.protocol.MethodSpec`) and each of ``runs`` seeds ``seed,
+    seed + 1, ...``: the embedding (refit with that seed when the method is random, fitted
+    once otherwise), then ``n_repeats`` stratified splits seeded by the run's seed, scored by
+    :func:`classify_embedding`. Each split is one entry of the result's ``runs`` with keys
+    ``acc`` (accuracy) and ``f_score`` (macro-F1; ``nmi``, ``ari`` are NaN), so the mean is
+    over ``runs x n_repeats`` validations, as in CDE++ Sec. 4.1.3 (10 embeddings x 10
+    splits). The classifier is the spec's ``classifier`` or, when it names one, its
+    ``clusterer``, else ``classifier``.
+    Options of the clustering task (``init``, ``n_clusters``) are accepted and ignored.
+    """
+    from .methods import MethodUnavailable, get_method
+    from .protocol import MethodResult, MethodSpec, _embed
+
+    if fit_on not in ("all", "train"):
+        raise CatEmbedError(f"fit_on must be 'all' or 'train'; got {fit_on!r}.")
+    if fit_on == "train":
+        raise CatEmbedError("the classify task runs fit_on='all' (the papers' protocol); use "
+                            "catembed.evaluation.classify.classify for per-split fitting.")
+    ys = _check_protocol(y, len(X), test_size, n_repeats)
+    seeds = [int(seed) + r for r in range(int(runs))]
+    results = []
+    for m in methods:
+        spec = m if isinstance(m, MethodSpec) else MethodSpec(str(m))
+        clf = getattr(spec, "classifier", None) or (
+            spec.clusterer if spec.clusterer in CLASSIFIERS else classifier)
+        res = MethodResult(spec.method, spec.name, clf)
+        try:
+            entry = get_method(spec.method)
+            entry.resolve()
+            make_classifier(clf)
+            if entry.kind != "embedding":
+                raise CatEmbedError(
+                    f"method {spec.method!r} gives no embedding ({entry.kind}); the classify "
+                    "task needs one.")
+            refit_each = entry.random if refit == "auto" else refit == "always"
+            fixed = None
+            fit_s, tr_s = [], []
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", CatEmbedWarning)
+                for s in seeds:
+                    if fixed is None or refit_each:
+                        Z, f, t = _embed(entry, spec.params, X, s)
+                        fit_s.append(f)
+                        tr_s.append(t)
+                        fixed = Z
+                    out = classify_embedding(
+                        fixed, ys, classifiers=(clf,), test_size=test_size,
+                        n_repeats=n_repeats, random_state=s,
+                    )[clf]
+                    res.runs += [
+                        {"seed": s, "split": i, "acc": float(a), "f_score": float(f1),
+                         "nmi": float("nan"), "ari": float("nan")}
+                        for i, (a, f1) in enumerate(zip(out.accuracy, out.f1_macro,
+                                                        strict=True))
+                    ]
+            res.n_fits = len(fit_s)
+            res.fit_seconds = float(np.mean(fit_s))
+            res.transform_seconds = float(np.mean(tr_s))
+            res.n_dims = int(fixed.shape[1])
+        except MethodUnavailable as exc:
+            res.status, res.message = "unavailable", str(exc)
+        except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
+            res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
+        results.append(res)
+    return results
+
+
+def format_results(results: list) -> str:
+    """Plain-text table of :func:`run_classification` results (accuracy and macro-F1)."""
+    head = f"{'method':<14} {'classifier':<10} {'accuracy':>15} {'macro-F1':>15} {'fit s':>8}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        if r.status != "ok":
+            lines.append(f"{r.label:<14} {r.clusterer:<10} {r.status}")
+            continue
+        cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("acc", "f_score")]
+        lines.append(f"{r.label:<14} {r.clusterer:<10} " + " ".join(f"{c:>15}" for c in cells)
+                     + f" {r.fit_seconds:>8.3f}")
+    return "\n".join(lines)
+
+
+def _register_task() -> None:
+    from .protocol import TASKS
+
+    TASKS.setdefault("classify", run_classification)
+
+
+_register_task()

@@ -94,6 +94,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
     if args.task not in TASKS:
         raise CatEmbedError(f"unknown task {args.task!r}; available: {', '.join(TASKS)}.")
+    if args.task == "classify":  # the classify task's own options (issue 4)
+        from functools import partial
+
+        TASKS = {**TASKS, "classify": partial(
+            TASKS["classify"], classifier=args.classifier, test_size=args.test_size,
+            n_repeats=args.repeats)}
     data = load_input(args.data, args.target, args.preset, _split(args.drop))
     d = data.describe()
     if not args.json:
@@ -112,7 +118,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        print(_text_table(results))
+        if args.task == "classify":
+            from .classify import format_results
+
+            print(format_results(results))
+        else:
+            print(_text_table(results))
     for r in failed:
         print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
     if failed and len(failed) == len(results):
@@ -173,6 +184,7 @@ def _json_default(x: Any) -> Any:
 def register(subparsers: Any) -> None:
     """Add ``evaluate`` and ``bench`` to the ``catembed`` command line."""
     from .bench import table_ids
+    from .classify import CLASSIFIERS
     from .clustering import INITS
     from .methods import method_names
     from .protocol import CLUSTERERS, TASKS
@@ -205,6 +217,14 @@ def register(subparsers: Any) -> None:
                    "each method once and repeat only the clustering; always: refit all")
     p.add_argument("--task", default="cluster", choices=sorted(TASKS),
                    help="evaluation task (default cluster)")
+    p.add_argument("--classifier", default="svm", choices=CLASSIFIERS,
+                   help="task classify: svm (linear, one-vs-one), svm-rbf, knn, rf or lr "
+                   "(default svm)")
+    p.add_argument("--test-size", type=float, default=0.25,
+                   help="task classify: test fraction of each stratified split (default 0.25 "
+                   "as CDE++; UNTIE 0.1)")
+    p.add_argument("--repeats", type=int, default=10,
+                   help="task classify: splits per run (default 10; UNTIE 20)")
     p.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=_cmd_evaluate)

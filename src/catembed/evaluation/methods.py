@@ -161,3 +161,15 @@ for _metric in ("hamming", "ahmad", "dilca", "cos", "dm", "rough"):
     register_method(f"kmodes-{_metric}", labels="catembed.cluster.kmodes:kmodes_labels",
                     random=True, params={"metric": _metric},
                     description=f"k-modes (Huang init) with the {_metric} value distance")
+
+# CDE++ (issue 4): the method, the paper's AE variants and the Table 6 ablations (i)-(iii)
+register_method("cdepp", embedding="catembed.embed.cdepp:CDEPlusPlus", random=True,
+                description="CDE++ (Dong et al. 2020): hybrid value clusters + autoencoder")
+register_method("cde-ae", embedding="catembed.embed.cdepp:CDEAutoencoder", random=True,
+                description="CDE-AE: CDE value clusters + the CDE++ autoencoder")
+register_method("onehot-ae", embedding="catembed.embed.cdepp:OneHotAutoencoder", random=True,
+                description="1-HOT-AE: the CDE++ autoencoder on one-hot value codes")
+for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
+    register_method(f"cdepp-{_name}", embedding="catembed.embed.cdepp:CDEPlusPlus",
+                    params={"value_clustering": _clus, "encoder": "none"},
+                    description=f"CDE++ ablation: {_clus} value clusters, no autoencoder")
