@@ -217,3 +217,24 @@ def test_protocol_hooks():
     assert sorted(set(lab)) == [0, 1]
     lab = similarity_spectral_labels(TOY, 2, random_state=0, metric="ahmad")
     assert len(lab) == 6
+
+
+def test_kprototypes_more_clusters_than_categorical_rows():
+    # one categorical column with 2 values, 5 clusters: rows are distinct on the numeric part
+    df = pd.DataFrame({"c": list("ab") * 10, "v": np.arange(20, dtype=float)})
+    for init in ("cao", "huang", "random"):
+        kp = KPrototypes(n_clusters=5, init=init, random_state=0).fit(df)
+        assert len(np.unique(kp.labels_)) == 5
+
+
+def test_mixed_preset_keeps_numbers_and_samples():
+    from catembed.datasets import apply_preset
+
+    ds = load_dataset("zoo")
+    num = [c for c, k in ds.column_kinds.items() if k == "numeric"]
+    out = apply_preset(ds, {"columns": "mixed", "rows": "all", "sample": 50})
+    assert len(out.frame) == 50
+    assert out.frame.index.is_monotonic_increasing
+    for c in num:
+        if c in out.frame:
+            assert out.frame[c].dtype.kind in "if"

@@ -173,12 +173,17 @@ def _fill_empty(labels: np.ndarray, dist: np.ndarray, k: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- initialisation
-def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    uniq, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+def _distinct(codes: np.ndarray, numeric: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows (of the codes, with the numeric columns when given), first-occurrence
+    order: ``(first index of each, its rank per row)`` and the rows themselves."""
+    key = codes if numeric is None else np.hstack([codes.astype(np.float64), numeric])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # keep first-occurrence order for determinism
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return uniq[order], first[order], rank[inverse.ravel()]
+    first = first[order]
+    return codes[first], first, rank[inverse.ravel()]
 
 
 def _need(n_distinct: int, k: int) -> None:
@@ -189,14 +194,26 @@ def _need(n_distinct: int, k: int) -> None:
         )
 
 
-def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray]) -> np.ndarray:
+def _proto_dist(codes: np.ndarray, numeric: np.ndarray | None, p_codes: np.ndarray,
+                p_num: np.ndarray | None, ptabs: list[np.ndarray], gamma: float) -> np.ndarray:
+    d = _cat_distances(codes, p_codes, ptabs)
+    if numeric is None:
+        return d
+    return gamma * d + _sq_dist(numeric, p_num)
+
+
+def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
+             numeric: np.ndarray | None = None, gamma: float = 1.0) -> np.ndarray:
     """Cao, Liang, Bai (2009) density-based initial modes: row indices into ``codes``.
 
     ``Dens(x) = 1/(n m) sum_a |{y : y_a = x_a}|`` (Eq. 3); the first mode is the densest
-    row, the next ones maximise ``min_{z chosen} d(x, z) Dens(x)`` (Eq. 5).
+    row, the next ones maximise ``min_{z chosen} d(x, z) Dens(x)`` (Eq. 5). With
+    ``numeric`` (k-prototypes) ``d`` is the k-prototypes distance and rows are distinct on
+    all their columns; the density stays categorical.
     """
     n, m = codes.shape
-    uniq, first, _ = _distinct(codes)
+    uniq, first, _ = _distinct(codes, numeric)
+    num_u = None if numeric is None else numeric[first]
     _need(len(uniq), n_clusters)
     dens = np.zeros(n)
     for j in range(m):
@@ -205,7 +222,9 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray]) -> np.
     chosen = [int(np.argmax(dens))]
     best = np.full(len(uniq), np.inf)
     for _ in range(1, n_clusters):
-        d = _cat_distances(uniq, uniq[chosen[-1:]], ptabs)[:, 0]
+        c = chosen[-1:]
+        d = _proto_dist(uniq, num_u, uniq[c], None if num_u is None else num_u[c], ptabs,
+                        gamma)[:, 0]
         best = np.minimum(best, d * dens)
         best[chosen] = -np.inf
         chosen.append(int(np.argmax(best)))
@@ -213,21 +232,25 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray]) -> np.
 
 
 def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
-               random_state: Any = None) -> np.ndarray:
+               random_state: Any = None, *, numeric: np.ndarray | None = None,
+               gamma: float = 1.0) -> np.ndarray:
     """Huang (1998) frequency-based initial modes: row indices into ``codes``.
 
     Each synthetic mode takes, per attribute, a value drawn with probability proportional
-    to its frequency; each is then replaced by the nearest distinct row not chosen yet.
+    to its frequency (and, with ``numeric``, the numeric values of a random row); each is
+    then replaced by the nearest distinct row not chosen yet.
     """
     rs = check_random_state(random_state)
     n, m = codes.shape
-    uniq, first, _ = _distinct(codes)
+    uniq, first, _ = _distinct(codes, numeric)
+    num_u = None if numeric is None else numeric[first]
     _need(len(uniq), n_clusters)
     synth = np.empty((n_clusters, m), dtype=np.int64)
     for j in range(m):
         freq = np.bincount(codes[:, j]).astype(float)
         synth[:, j] = rs.choice(len(freq), size=n_clusters, p=freq / freq.sum())
-    d = _cat_distances(uniq, synth, ptabs)  # (distinct, k)
+    s_num = None if numeric is None else numeric[rs.choice(n, size=n_clusters)]
+    d = _proto_dist(uniq, num_u, synth, s_num, ptabs, gamma)  # (distinct, k)
     taken = np.zeros(len(uniq), dtype=bool)
     chosen = []
     for c in range(n_clusters):
@@ -238,10 +261,11 @@ def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
     return first[np.asarray(chosen)]
 
 
-def init_random(codes: np.ndarray, n_clusters: int, random_state: Any = None) -> np.ndarray:
+def init_random(codes: np.ndarray, n_clusters: int, random_state: Any = None, *,
+                numeric: np.ndarray | None = None) -> np.ndarray:
     """``n_clusters`` distinct rows drawn at random: row indices into ``codes``."""
     rs = check_random_state(random_state)
-    uniq, first, _ = _distinct(codes)
+    uniq, first, _ = _distinct(codes, numeric)
     _need(len(uniq), n_clusters)
     return first[np.sort(rs.choice(len(uniq), size=n_clusters, replace=False))]
 
@@ -272,12 +296,14 @@ class _Base(ClusterMixin, BaseEstimator):
             handle_missing=self.handle_missing, categorical_features=categorical_features,
         )
 
-    def _init_rows(self, codes: np.ndarray, ptabs: list[np.ndarray], seed: int) -> np.ndarray:
+    def _init_rows(self, codes: np.ndarray, ptabs: list[np.ndarray], seed: int,
+                   numeric: np.ndarray | None = None, gamma: float = 1.0) -> np.ndarray:
         if self.init == "cao":
-            return init_cao(codes, self.n_clusters, ptabs)
+            return init_cao(codes, self.n_clusters, ptabs, numeric=numeric, gamma=gamma)
         if self.init == "huang":
-            return init_huang(codes, self.n_clusters, ptabs, seed)
-        return init_random(codes, self.n_clusters, seed)
+            return init_huang(codes, self.n_clusters, ptabs, seed, numeric=numeric,
+                              gamma=gamma)
+        return init_random(codes, self.n_clusters, seed, numeric=numeric)
 
     def _rough_counts(self) -> list[np.ndarray] | None:
         if self.metric != "rough":
@@ -454,8 +480,8 @@ class KPrototypes(_Base):
         Weight of the categorical part; ``None``: half the mean standard deviation of the
         numeric columns (Huang's suggestion, also the ``kmodes`` package's default).
     metric, init, n_init, max_iter, sigma, random_state : as in :class:`KModes`
-        Initial prototypes are rows of the table chosen on their categorical values (so
-        they are real, distinct objects).
+        Initial prototypes are distinct rows of the table (numeric and categorical values);
+        the initialisations use the k-prototypes distance (Cao's density stays categorical).
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         The categorical columns; every other column must be numeric.
@@ -552,7 +578,7 @@ class KPrototypes(_Base):
         best = None
         for seed in seeds:
             if isinstance(self.init, str):
-                rows = self._init_rows(codes, ptabs, int(seed))
+                rows = self._init_rows(codes, ptabs, int(seed), numeric, self.gamma_)
             else:
                 raise CatEmbedError("KPrototypes init must be 'cao', 'huang' or 'random'.")
             res = kmodes_lloyd(codes, codes[rows], ptabs, numeric=numeric,

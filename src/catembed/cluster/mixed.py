@@ -26,7 +26,17 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from .._validation import CatEmbedError, as_frame, check_option, select_categorical
 from ..similarity.gower import GowerDistance
 
-__all__ = ["GowerAgglomerative", "NaiveKMeans", "OneHotKMeans", "thesis_preprocess"]
+__all__ = [
+    "GowerAgglomerative",
+    "NaiveKMeans",
+    "OneHotKMeans",
+    "gower_agglomerative_labels",
+    "kprototypes_labels",
+    "mixed_embedder",
+    "naive_kmeans_labels",
+    "onehot_kmeans_labels",
+    "thesis_preprocess",
+]
 
 
 def thesis_preprocess(frame: pd.DataFrame, categorical: list[str], numeric: list[str]
@@ -187,3 +197,68 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
             n_clusters=self.n_clusters, metric="precomputed", linkage=self.linkage
         ).fit_predict(dist)
         return self
+
+
+# ---------------------------------------------------------------------- protocol hooks
+def _standardised(X: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
+    df, cat, num = _split(X, "auto")
+    out = df.copy()
+    if num:
+        out[num] = StandardScaler().fit_transform(
+            df[num].apply(pd.to_numeric).to_numpy(dtype=np.float64))
+    return out, cat, num
+
+
+def naive_kmeans_labels(X: Any, n_clusters: int, *, random_state: Any = None) -> np.ndarray:
+    """Labels of :class:`NaiveKMeans` (evaluation protocol ``labels`` hook)."""
+    return NaiveKMeans(n_clusters=n_clusters, random_state=random_state).fit(X).labels_
+
+
+def onehot_kmeans_labels(X: Any, n_clusters: int, *, random_state: Any = None) -> np.ndarray:
+    """Labels of :class:`OneHotKMeans` (evaluation protocol ``labels`` hook)."""
+    return OneHotKMeans(n_clusters=n_clusters, random_state=random_state).fit(X).labels_
+
+
+def kprototypes_labels(X: Any, n_clusters: int, *, random_state: Any = None,
+                       init: str = "cao", **params: Any) -> np.ndarray:
+    """k-prototypes on standardised numeric columns (k-modes when there is none).
+
+    Evaluation protocol ``labels`` hook for the thesis' "k-prototypes" column.
+    """
+    from .kmodes import KModes, KPrototypes
+
+    df, cat, num = _standardised(X)
+    if not num:
+        return KModes(n_clusters=n_clusters, init=init, random_state=random_state,
+                      categorical_features="all", **params).fit(df).labels_
+    return KPrototypes(n_clusters=n_clusters, init=init, random_state=random_state,
+                       categorical_features=cat, **params).fit(df).labels_
+
+
+def gower_agglomerative_labels(X: Any, n_clusters: int, *, random_state: Any = None,
+                               **params: Any) -> np.ndarray:
+    """Labels of :class:`GowerAgglomerative` (deterministic; ``random_state`` unused)."""
+    return GowerAgglomerative(n_clusters=n_clusters, **params).fit(X).labels_
+
+
+def mixed_embedder(method: str = "cde", *, random_state: Any = None,
+                   numeric: str = "discretize", **params: Any) -> Any:
+    """An embedder of ``catembed.METHODS`` set up for a mixed table (protocol factory).
+
+    Categorical columns are found by dtype (``categorical_features="auto"``) and numeric
+    columns follow the embedder's ``numeric`` policy (quantile bins by default).
+    """
+    from .. import METHODS
+
+    if method not in METHODS:
+        raise CatEmbedError(f"unknown embedder {method!r}; choose from {', '.join(METHODS)}.")
+    est = METHODS[method](**params)
+    own = est.get_params()
+    if "numeric" not in own:
+        raise CatEmbedError(
+            f"{type(est).__name__} has no numeric= policy yet; it cannot embed mixed data."
+        )
+    updates = {"numeric": numeric, "categorical_features": "auto"}
+    if "random_state" in own:
+        updates["random_state"] = random_state
+    return est.set_params(**updates)

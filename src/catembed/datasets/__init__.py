@@ -47,6 +47,7 @@ PRESET_DEFAULTS: dict[str, Any] = {
     "rows": "complete",
     "split": None,
     "drop_constant": True,
+    "sample": None,
 }
 
 
@@ -272,7 +273,7 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
-    check_option("preset columns", spec["columns"], ("categorical", "features"))
+    check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
     return spec
 
@@ -282,8 +283,9 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
 
     The result holds only the kept feature columns and the target, in file order; id and
     split columns are gone, and with ``columns="features"`` numeric columns become text
-    categories. Rows with a missing target are always dropped. ``meta["preset"]`` records the
-    resolved preset.
+    categories (``columns="mixed"`` keeps them numeric, for mixed-type methods). Rows with a
+    missing target are always dropped. ``sample=n`` keeps a fixed random subset of ``n`` rows
+    (seed 0) after the row filter. ``meta["preset"]`` records the resolved preset.
     """
     spec = resolve_preset(preset, dataset.name)
     frame = dataset.frame
@@ -303,16 +305,19 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     if spec["rows"] == "complete_features":
         frame = frame.dropna(subset=dataset.feature_columns + [target])
     wanted = ("categorical", "binary") if spec["columns"] == "categorical" else (
-        "categorical", "binary", "numeric")
+        "categorical", "binary", "numeric")  # "features" and "mixed" keep numeric columns
     cols = [c for c in dataset.feature_columns
             if kinds.get(c) in wanted and c not in spec["drop"]]
     frame = frame.dropna(subset=[target])
     if spec["rows"] == "complete":
         frame = frame.dropna(subset=cols)
+    if spec.get("sample") is not None and len(frame) > int(spec["sample"]):
+        # a fixed random subset of the rows (seed 0), kept in file order
+        frame = frame.sample(n=int(spec["sample"]), random_state=0).sort_index()
     frame = frame[cols + [target]].copy()
     new_kinds = {c: kinds[c] for c in cols}
     for c in cols:
-        if new_kinds[c] == "numeric":
+        if new_kinds[c] == "numeric" and spec["columns"] != "mixed":
             frame[c] = frame[c].map(lambda v: v if pd.isna(v) else _number_text(v))
             new_kinds[c] = "categorical"
     if spec["drop_constant"]:

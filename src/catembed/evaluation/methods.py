@@ -161,6 +161,17 @@ for _metric in ("hamming", "ahmad", "dilca", "cos", "dm", "rough"):
     register_method(f"kmodes-{_metric}", labels="catembed.cluster.kmodes:kmodes_labels",
                     random=True, params={"metric": _metric},
                     description=f"k-modes (Huang init) with the {_metric} value distance")
+# the mixed-type baselines of the Fehling thesis (issue 6)
+for _name, _fn in (("naive-kmeans", "naive_kmeans_labels"),
+                   ("onehot-kmeans", "onehot_kmeans_labels"),
+                   ("kprototypes", "kprototypes_labels"),
+                   ("gower-agglomerative", "gower_agglomerative_labels")):
+    register_method(_name, labels=f"catembed.cluster.mixed:{_fn}", random=True,
+                    description=f"thesis baseline: {_name}")
+for _name in ("cde", "cdepp", "untie"):
+    register_method(f"{_name}-mixed", embedding="catembed.cluster.mixed:mixed_embedder",
+                    random=True, params={"method": _name},
+                    description=f"{_name} on mixed data (numeric columns discretised)")
 
 # CDE++ (issue 4): the method, the paper's AE variants and the Table 6 ablations (i)-(iii)
 register_method("cdepp", embedding="catembed.embed.cdepp:CDEPlusPlus", random=True,
