@@ -307,7 +307,9 @@ def run_table(
                              factors=compute_factors(data, factor_keys))
             specs = []
             for c in cols:
-                specs.append(MethodSpec(c["method"], c.get("clusterer", clusterer),
+                # a classify table names its column's classifier in "classifier"
+                specs.append(MethodSpec(c["method"],
+                                        c.get("clusterer", c.get("classifier", clusterer)),
                                         dict(c.get("params") or {}), c["label"]))
             known = [s for s in specs if s.method in _REGISTRY]
             for s in specs:
