@@ -216,6 +216,8 @@ def test_eigengap_rule():
     assert eigengap_n_clusters(np.array([100.0, 5, 4.9, 1, 0.9, 0.8])) == 3
     assert eigengap_n_clusters(np.array([100.0, 5, 1, 0.9])) == 2
     assert eigengap_n_clusters(np.array([3.0, 1.0])) == 1
+    # centred: the constant vector is the c-th direction
+    assert eigengap_n_clusters(np.array([5.0, 4.9, 1, 0.9]), centered=True) == 3
 
 
 def test_n_clusters_from_labels_or_eigengap():
@@ -374,3 +376,29 @@ def test_untie_cluster_labels_finds_planted_groups():
     b = untie_cluster_labels(df, 2, random_state=0, kernels=["gaussian:1", "poly:1"])
     assert np.array_equal(a, b)
     assert f_score(groups, a) > 0.95
+
+
+def test_centered_variant_matches_naive_nxn():
+    """centered=True: H = [1/sqrt(n), top c-1 eigenvectors of J S J]."""
+    df = random_table(n=50, sizes=(3, 3, 2, 4), seed=21)
+    c = 3
+    stats = ValueStatistics.from_frame(df)
+    spaces = kernel_spaces(stats, parse_kernels(["gaussian:2", "poly:1"]))
+    problem = ValueLevelProblem(stats, spaces, centered=True)
+    w = np.random.default_rng(0).uniform(0.2, 2.0, problem.n_coords)
+    O = one_hot(df, stats)
+    X = O @ value_matrix(stats, spaces) * np.sqrt(w)
+    S = X @ X.T
+    n = len(df)
+    J = np.eye(n) - 1.0 / n
+    lam, U = np.linalg.eigh(J @ S @ J)
+    H = np.column_stack([np.full(n, 1 / np.sqrt(n)), U[:, ::-1][:, : c - 1]])
+    naive = np.trace(S @ (np.eye(n) - H @ H.T))
+    assert problem.objective(w, c) == pytest.approx(naive, rel=1e-9)
+    Wc, _ = problem.h_factor(w, c)
+    Xb = O @ value_matrix(stats, spaces)
+    resid = Xb - H @ (H.T @ Xb)
+    assert np.allclose(problem.coefficients(Wc), (resid ** 2).sum(axis=0), atol=1e-8)
+    est = UNTIE(n_clusters=c, centered=True, kernels=["gaussian:2", "poly:1"]).fit(df)
+    path = np.asarray(est.objective_path_)
+    assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))

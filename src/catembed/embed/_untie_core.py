@@ -182,8 +182,16 @@ class ValueLevelProblem:
     the derivation.
     """
 
-    def __init__(self, stats: ValueStatistics, spaces: list[KernelSpace]) -> None:
+    def __init__(
+        self, stats: ValueStatistics, spaces: list[KernelSpace], *, centered: bool = False
+    ) -> None:
         C = stats.cooc_dense().astype(np.float64)
+        self.centered = bool(centered)
+        if centered:
+            # C_c = O^T (I - 1 1^T / n) O: the counts of the centred one-hot matrix
+            n = max(stats.n_rows, 1)
+            cnt = stats.counts.astype(np.float64)
+            C = C - np.outer(cnt, cnt) / n
         self.R = _psd_factor(C)
         offs = stats.offsets
         counts = stats.counts.astype(np.float64)
@@ -204,9 +212,11 @@ class ValueLevelProblem:
             self.space_of.extend(np.full(K.shape[2], p) for p, _ in mats)
             # diag(B^T C B): the within-attribute block of C is diag(cnt), so
             # ||y_d||^2 = sum_v cnt(v) K_p[v, d]^2
-            self.energy.append(
-                np.einsum("v,pvd->pd", counts[offs[j]:offs[j + 1]], K * K).reshape(-1)
-            )
+            cnt = counts[offs[j]:offs[j + 1]]
+            e = np.einsum("v,pvd->pd", cnt, K * K)
+            if centered:  # minus n * (column mean)^2
+                e = e - np.einsum("v,pvd->pd", cnt, K) ** 2 / max(stats.n_rows, 1)
+            self.energy.append(np.maximum(e, 0.0).reshape(-1))
             start += width
         self._n_coords = start
         self.space_of = np.concatenate(self.space_of) if self.space_of else np.zeros(0, int)
@@ -264,12 +274,17 @@ class ValueLevelProblem:
         """``min_H Tr(S (I - H H^T))`` for weights ``w``: the sum of all but the top-c
         eigenvalues of ``S``."""
         lam, _ = self.spectrum(w)
-        return float(max(np.sum(lam[c:]), 0.0))
+        return float(max(np.sum(lam[self.n_free(c):]), 0.0))
+
+    def n_free(self, c: int) -> int:
+        """Eigenvectors chosen freely: ``c``, or ``c - 1`` next to the fixed constant vector
+        when centred."""
+        return max(c - 1, 0) if self.centered else c
 
     def h_factor(self, w: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
         """``(W_c, A)``: ``H = U W_c = O A`` are the top-``c`` eigenvectors of ``S``."""
         lam, W = self.spectrum(w)
-        Wc = W[:, :c]
+        Wc = W[:, :self.n_free(c)]
         return Wc, self.A_from(Wc)
 
     def A_from(self, Wc: np.ndarray) -> np.ndarray:
@@ -279,14 +294,23 @@ class ValueLevelProblem:
         return self.R.T @ (Wc / RRt[:, None])
 
 
-def eigengap_n_clusters(lam: np.ndarray, max_clusters: int = 20) -> int:
-    """Number of clusters from the largest eigengap ``lam_k - lam_{k+1}``, ``2 <= k <= kmax``.
+def eigengap_n_clusters(lam: np.ndarray, max_clusters: int = 20, *, centered: bool = False
+                        ) -> int:
+    """Number of clusters from the largest eigengap of the value-level spectrum at
+    ``omega = 1`` (descending ``lam``).
 
-    ``lam`` is the value-level spectrum of ``S`` at ``omega = 1`` (descending). ``k = 1`` is
-    left out: the first eigenvalue carries the common (mean) direction of the positive
-    kernels and always dominates.
+    Uncentred: ``c = argmax_k lam_k - lam_{k+1}`` over ``2 <= k <= max_clusters`` (``k = 1``
+    is left out: the first eigenvalue carries the mean of the positive kernels and always
+    dominates). Centred: the constant vector is already one of the ``c`` directions, so
+    ``c = 1 + argmax_k (lam_k - lam_{k+1})`` over ``1 <= k < max_clusters``.
     """
     lam = np.asarray(lam, dtype=float)
+    if centered:
+        kmax = min(max_clusters - 1, lam.size - 1)
+        if kmax < 1:
+            return 1
+        gaps = lam[:kmax] - lam[1:kmax + 1]
+        return int(np.argmax(gaps)) + 2
     kmax = min(max_clusters, lam.size - 1)
     if kmax < 2:
         return 1
