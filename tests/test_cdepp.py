@@ -285,13 +285,15 @@ def test_cdepp_with_autoencoder_is_deterministic(tmp_path):
 
 
 def test_autoencoder_collapse_is_reported():
-    # MATLAB's L2 weight 0.001 collapses this network on Lenses (9 values): all values get
+    # MATLAB's defaults (L2 weight 0.001, sparsity proportion 0.05) collapse this network on
+    # Lenses (9 values): all values get
     # one vector and the reconstruction is the column means (error = mean column variance)
     pytest.importorskip("torch")
     ds = load_dataset("lenses")
     X = ds.frame[ds.categorical_columns]
     with pytest.warns(CatEmbedWarning, match="constant code"):
-        est = CDEPlusPlus(max_epochs=40, random_state=3, l2_weight=0.001).fit(X)
+        est = CDEPlusPlus(max_epochs=40, random_state=3, l2_weight=0.001,
+                          sparsity_proportion=0.05).fit(X)
     C = est.value_clusters_.to_numpy()
     assert est.reconstruction_error_[1] == pytest.approx(C.var(axis=0).mean(), abs=1e-4)
 

@@ -121,9 +121,9 @@ def train_autoencoder(
     *,
     hidden_size: int = 64,
     max_epochs: int = 1000,
-    l2_weight: float = 1e-4,
+    l2_weight: float = 1e-5,
     sparsity_weight: float = 1.0,
-    sparsity_proportion: float = 0.05,
+    sparsity_proportion: float = 0.3,
     optimizer: str = "lbfgs",
     learning_rate: float | None = None,
     device: Any = "cpu",
@@ -137,16 +137,19 @@ def train_autoencoder(
     CDE++ (Dong, Jian, Zuo 2020) Sec. 3.5, Table 4; method spec section 2. The network is
     ``vc -> hidden_size -> n_components -> hidden_size -> vc``, sigmoid everywhere; the loss
     is ``sum((X - X_hat)**2) / n + l2_weight / 2 * sum(W**2) + sparsity_weight *
-    sum KL(rho || mean code)`` (MATLAB ``trainAutoencoder``'s terms and defaults,
-    ``sparsity_weight=1``, ``rho = sparsity_proportion = 0.05``; the sparsity term acts on the
-    code layer). Training is full batch for at most ``max_epochs`` iterations.
+    sum KL(rho || mean code)``, the terms of MATLAB ``trainAutoencoder`` (``msesparse``), the
+    sparsity term on the code layer. Training is full batch for at most ``max_epochs``
+    iterations.
 
-    Deviation from MATLAB: the default ``l2_weight`` is ``1e-4``, not MATLAB's ``0.001``.
-    With two 64-unit sigmoid layers around the code and as few training rows as a table has
-    values (9 for Lenses, 20 for Balance-scale), ``0.001`` drives the network to the
-    constant code (every row gets the same vector, the decoder outputs the column means) on
-    Lenses, Balance-scale, Tic-tac-toe and Primary-tumor; ``1e-4`` with Glorot
-    initialisation does not. A warning is issued when the codes come out constant.
+    Deviation from MATLAB's defaults (``L2WeightRegularization=0.001``,
+    ``SparsityProportion=0.05``; ``SparsityRegularization=1`` is kept): here the defaults are
+    ``l2_weight=1e-5`` and ``sparsity_proportion=0.3``. With two 64-unit sigmoid layers
+    around the code and as few training rows as a table has values, MATLAB's values make the
+    constant code (every row the same vector, the decoder outputs the column means) the
+    optimum or the attractor: measured on Lenses, Balance-scale, Tic-tac-toe, Primary-tumor
+    and, for 1-HOT-AE (identity input), on every set tried. With ``1e-5`` and ``0.3`` no
+    collapse was seen there, and SVM accuracy on the codes rose (Tic-tac-toe 0.72 -> 0.98).
+    A warning is issued when the codes come out constant.
 
     Parameters
     ----------
@@ -156,7 +159,7 @@ def train_autoencoder(
         The code dimension ``q``.
     hidden_size : int, default=64
     max_epochs : int, default=1000
-    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-4, 1.0, 0.05
+    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-5, 1.0, 0.3
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
         Full-batch L-BFGS with a strong Wolfe line search, or Adam.
     learning_rate : float, optional

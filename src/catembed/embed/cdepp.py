@@ -283,10 +283,10 @@ _AE_PARAMS_DOC = """
         Width of the two hidden layers (paper Table 4: ``vc-64-q-64-vc``).
     max_epochs : int, default=1000
         Full-batch training iterations at most (paper Table 4).
-    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-4, 1.0, 0.05
-        The loss's L2 weight penalty, KL sparsity penalty and target mean code activation
-        (MATLAB ``trainAutoencoder``'s defaults except ``l2_weight``, MATLAB 0.001, which
-        collapses this deeper network to a constant code on small tables; see
+    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-5, 1.0, 0.3
+        The loss's L2 weight penalty, KL sparsity penalty and target mean code activation.
+        MATLAB ``trainAutoencoder``'s defaults are 0.001, 1 and 0.05; the first and last
+        collapse this deeper network to a constant code on small tables (see
         :func:`~catembed.embed._autoencoder.train_autoencoder`).
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
         Full-batch L-BFGS (the paper's MATLAB used scaled conjugate gradient) or Adam.
@@ -378,9 +378,9 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-4,
+        l2_weight: float = 1e-5,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.05,
+        sparsity_proportion: float = 0.3,
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
@@ -528,9 +528,9 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-4,
+        l2_weight: float = 1e-5,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.05,
+        sparsity_proportion: float = 0.3,
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
@@ -605,9 +605,9 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-4,
+        l2_weight: float = 1e-5,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.05,
+        sparsity_proportion: float = 0.3,
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
