@@ -79,3 +79,50 @@ def test_retrieve_task_runner():
     summary = res[0].summary()
     assert summary["p@5_mean"] == pytest.approx(expected[5], abs=1e-6)
     assert "p@1" in text_table(res)
+
+
+def test_cli_evaluate_task_retrieve(capsys):
+    import json
+
+    from catembed.cli import main
+    from catembed.datasets import load_dataset
+
+    code = main(["evaluate", "zoo", "--task", "retrieve", "--methods", "onehot,couplings",
+                 "--runs", "1", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["task"] == "retrieve"
+    res = {r["method"]: r for r in out["results"]}
+    ds = load_dataset("zoo", preset="complete")
+    from catembed import OneHotEmbedder
+
+    est = OneHotEmbedder(categorical_features="all")
+    expected = retrieval_curve(est.fit_transform(ds.features), ds.labels, [10])
+    assert res["onehot"]["p@10_mean"] == pytest.approx(expected[10], abs=1e-6)
+    assert 0 < res["couplings"]["p@1_mean"] <= 1
+    assert main(["evaluate", "zoo", "--task", "retrieve", "--methods", "untie", "--runs",
+                 "1"]) == 1  # a labels method gives no vectors: reported, exit 1
+    text = capsys.readouterr()
+    assert "p@1" in text.out and "retrieval needs vectors" in text.err
+
+
+def test_ties_give_the_expected_precision_whatever_the_other_ks():
+    X = np.array([[0.0], [1.0], [-1.0], [5.0]])
+    y = ["a", "a", "b", "b"]
+    # query 0 has two neighbours at distance 1, one relevant: expected precision@1 = 1/2
+    assert precision_at_k(X, y, 1) == pytest.approx((0.5 + 1 + 0 + 0) / 4)
+    assert retrieval_curve(X, y, [1, 3])[1] == pytest.approx(0.375)
+    # a tie group larger than the neighbours fetched: 30 objects at one distance
+    rng = np.random.default_rng(3)
+    X = np.vstack([[[0.0, 0.0]], np.repeat([[1.0, 0.0]], 30, axis=0), [[9.0, 9.0]]])
+    y = np.concatenate([[1], rng.integers(0, 2, 30), [0]])
+    rel = np.mean(y[1:31] == 1)
+    curve = retrieval_curve(X, y, [1, 5], batch_size=7)
+    # query 0 (class 1) and the far query (class 0) see the whole group tied, for k <= 30;
+    # each group member sees its 29 twins tied at distance 0, for k <= 29
+    p_group = [np.mean(np.delete(y[1:31], i) == y[1 + i]) for i in range(30)]
+    expected = (rel + np.sum(p_group) + np.mean(y[1:31] == 0)) / 32
+    for k in (1, 5):
+        assert curve[k] == pytest.approx(expected)
+    arbitrary = retrieval_curve(X, y, [5], ties="arbitrary")
+    assert 0 <= arbitrary[5] <= 1

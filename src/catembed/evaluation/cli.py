@@ -24,7 +24,7 @@ DEFAULT_METHODS = "cde,onehot,onehot-pca,idf"
 
 
 def load_input(text: str, target: str | None, preset: str | None,
-               drop: list[str] | None = None) -> Dataset:
+               drop: list[str] | None = None, data_dir: str | None = None) -> Dataset:
     """The table to evaluate, prepared by ``preset``.
 
     ``text`` is a CSV/Parquet file, a data-set folder or a bundled name. A folder's
@@ -36,6 +36,10 @@ def load_input(text: str, target: str | None, preset: str | None,
     from ..cli import resolve_input
     from ..datasets import load_dataset
 
+    if data_dir and not Path(text).exists():
+        if not (Path(data_dir) / text / "data.csv").exists():
+            raise CatEmbedError(f"no data set {text!r} in {data_dir}.")
+        text = str(Path(data_dir) / text)
     spec = resolve_input(text)
     if spec.meta:
         data = load_dataset(spec.path.parent)
@@ -100,7 +104,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         TASKS = {**TASKS, "classify": partial(
             TASKS["classify"], classifier=args.classifier, test_size=args.test_size,
             n_repeats=args.repeats)}
-    data = load_input(args.data, args.target, args.preset, _split(args.drop))
+    data = load_input(args.data, args.target, args.preset, _split(args.drop), args.data_dir)
     d = data.describe()
     if not args.json:
         print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
@@ -122,6 +126,10 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             from .classify import format_results
 
             print(format_results(results))
+        elif args.task == "retrieve":
+            from .retrieval import text_table
+
+            print(text_table(results))
         else:
             print(_text_table(results))
     for r in failed:
@@ -196,6 +204,8 @@ def register(subparsers: Any) -> None:
         "score (F-score after Hungarian matching, NMI, accuracy, ARI), repeated --runs times.",
     )
     p.add_argument("data", help="CSV or Parquet file, data-set folder, or bundled data-set name")
+    p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
+                   "$CATEMBED_DATA, then the bundled sets)")
     p.add_argument("--target", help="class column (required for a file without meta.json)")
     p.add_argument("--preset", choices=preset_names(), default=None,
                    help="pre-processing preset (default: complete = categorical columns, "

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, check_option
 
 __all__ = [
     "DEFAULT_KS",
@@ -62,6 +62,7 @@ def retrieval_curve(
     metric: str = "euclidean",
     batch_size: int = 2048,
     n_jobs: int | None = None,
+    ties: str = "expected",
 ) -> pd.Series:
     """Precision@k for several ``k``, every object a query (UNTIE Fig. 11).
 
@@ -79,6 +80,8 @@ def retrieval_curve(
         Queries per block.
     n_jobs : int, optional
         Passed to ``NearestNeighbors``.
+    ties : {"expected", "arbitrary"}, default="expected"
+        How objects at the same distance are ranked (see Notes).
 
     Returns
     -------
@@ -88,9 +91,13 @@ def retrieval_curve(
     Notes
     -----
     The query itself is never retrieved; exact duplicates of it are (they are other
-    objects). Among neighbours at exactly the same distance the order is the one
-    scikit-learn returns, so with many ties the figure depends on that order.
+    objects). Ties are handled exactly: when several objects lie at the k-th distance, the
+    figure is the expected precision under a uniformly random order among them
+    (``ties="expected"``), so it does not depend on the neighbour-search order or on which
+    other ``k`` are asked for. Distances within ``1e-8`` times the query's largest
+    retrieved distance count as equal. ``ties="arbitrary"`` keeps scikit-learn's order.
     """
+    check_option("ties", ties, ("expected", "arbitrary"))
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(labels).ravel()
     if X.ndim != 2:
@@ -101,22 +108,73 @@ def retrieval_curve(
     ks = _ks(k, n)
     kmax = max(ks)
     codes = pd.factorize(pd.Series(y), use_na_sentinel=False)[0]
-    nn = NearestNeighbors(n_neighbors=kmax + 1, metric=metric, n_jobs=n_jobs).fit(X)
-    hits = np.zeros(kmax)  # hits[t] = number of relevant objects at rank t+1, over queries
+    extra = 1 if ties == "arbitrary" else 2
+    nn = NearestNeighbors(n_neighbors=min(kmax + extra, n), metric=metric,
+                          n_jobs=n_jobs).fit(X)
+    total = np.zeros(len(ks))
     for start in range(0, n, batch_size):
-        stop = min(start + batch_size, n)
-        idx = nn.kneighbors(X[start:stop], return_distance=False)
-        rows = np.arange(start, stop)
-        is_self = idx == rows[:, None]
-        # drop the query itself, or the last neighbour when the query was not returned
-        # (more than kmax exact duplicates)
-        drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), kmax)
-        keep = np.ones_like(idx, dtype=bool)
-        keep[np.arange(len(rows)), drop] = False
-        nbrs = idx[keep].reshape(len(rows), kmax)
-        hits += (codes[nbrs] == codes[rows][:, None]).sum(axis=0)
-    cum = np.cumsum(hits)
-    return pd.Series({v: float(cum[v - 1] / (n * v)) for v in ks}, name="precision")
+        rows = np.arange(start, min(start + batch_size, n))
+        dist, idx = nn.kneighbors(X[rows])
+        dist, idx = _drop_self(dist, idx, rows)
+        rel = codes[idx] == codes[rows][:, None]
+        if ties == "arbitrary":
+            cum = np.cumsum(rel[:, :kmax], axis=1)
+            total += np.array([cum[:, v - 1].sum() / v for v in ks])
+            continue
+        # queries whose tie group at the kmax-th distance may run past the returned list:
+        # fetch every object within that distance
+        tol = 1e-8 * np.nanmax(np.where(np.isfinite(dist), dist, np.nan), axis=1,
+                               initial=0.0)
+        open_end = np.zeros(len(rows), dtype=bool)
+        if dist.shape[1] > kmax:
+            open_end = dist[:, kmax] - dist[:, kmax - 1] <= tol
+        closed = ~open_end
+        if closed.any():
+            total += _expected_precision(dist[closed], rel[closed], tol[closed], ks)
+        for i in np.flatnonzero(open_end):
+            r = rows[i]
+            radius = dist[i, kmax - 1] + 2 * tol[i]
+            d_i, j_i = nn.radius_neighbors(X[r:r + 1], radius=radius, sort_results=True)
+            d_i, j_i = _drop_self(d_i[0][None, :], j_i[0][None, :], rows[i:i + 1])
+            rel_i = codes[j_i] == codes[r]
+            total += _expected_precision(d_i, rel_i, tol[i:i + 1], ks)
+    return pd.Series({v: float(t / n) for v, t in zip(ks, total, strict=True)},
+                     name="precision")
+
+
+def _drop_self(dist: np.ndarray, idx: np.ndarray, rows: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Remove each query from its own neighbour list (or the last neighbour when the query
+    was not returned, which happens only among exact duplicates)."""
+    is_self = idx == rows[:, None]
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), idx.shape[1] - 1)
+    keep = np.ones_like(idx, dtype=bool)
+    keep[np.arange(len(rows)), drop] = False
+    shape = (len(rows), idx.shape[1] - 1)
+    return dist[keep].reshape(shape), idx[keep].reshape(shape)
+
+
+def _expected_precision(dist: np.ndarray, rel: np.ndarray, tol: np.ndarray, ks: list[int]
+                        ) -> np.ndarray:
+    """Sum over queries of the expected precision@k with random order among ties.
+
+    ``dist`` (sorted) and ``rel`` cover every object up to and including the whole tie group
+    at the largest ``k``. With ``a`` objects strictly closer than the k-th distance (``r_a``
+    relevant) and ``b`` at that distance (``r_b`` relevant), the expected number of relevant
+    objects in the top ``k`` is ``r_a + r_b (k - a) / b``.
+    """
+    out = np.zeros(len(ks))
+    t = tol[:, None]
+    for i, v in enumerate(ks):
+        dk = dist[:, v - 1][:, None]
+        less = dist < dk - t
+        eq = ~less & (dist <= dk + t)
+        a = less.sum(axis=1)
+        b = eq.sum(axis=1)
+        ra = (rel & less).sum(axis=1)
+        rb = (rel & eq).sum(axis=1)
+        out[i] = np.sum((ra + rb * (v - a) / b) / v)
+    return out
 
 
 def precision_at_k(
@@ -127,6 +185,7 @@ def precision_at_k(
     metric: str = "euclidean",
     batch_size: int = 2048,
     n_jobs: int | None = None,
+    ties: str = "expected",
 ) -> float:
     """Mean precision@k with every object as a query (see :func:`retrieval_curve`).
 
@@ -143,7 +202,8 @@ def precision_at_k(
     if not isinstance(k, numbers.Integral):
         raise CatEmbedError(f"k must be a positive integer; got {k!r}.")
     return float(
-        retrieval_curve(X, labels, k, metric=metric, batch_size=batch_size, n_jobs=n_jobs)
+        retrieval_curve(X, labels, k, metric=metric, batch_size=batch_size, n_jobs=n_jobs,
+                        ties=ties)
         .iloc[0]
     )
 
