@@ -135,9 +135,12 @@ def bench_objectives() -> None:
         ex = UNTIE(n_clusters=c).fit(X)
         t_ex = time.perf_counter() - t0
         sg = UNTIE(n_clusters=c, solver="sgd", random_state=0).fit(X)
+        # objectives of order 1e-12 are rounding noise (e.g. ThreeOf9, where every kernel is
+        # constant and the objective is 0 for any weights): compare with a tolerance
+        ok = ex.objective_ <= sg.objective_ + 1e-9 * X.shape[0]
         print(f"{label:<14}{X.shape[0]:>7}{ex.stats_.n_values:>6}{c:>4}{ex.objective_:>14.6g}"
               f"{sg.objective_:>14.6g}{ex.energy_ratio_:>13.5f}{sg.energy_ratio_:>11.5f}"
-              f"{str(ex.objective_ <= sg.objective_):>11}{t_ex:>7.2f}", flush=True)
+              f"{str(ok):>11}{t_ex:>7.2f}", flush=True)
 
 
 def main() -> None:
