@@ -202,8 +202,19 @@ def test_save_load_roundtrip_without_autoencoder(tmp_path, watermelon):
     assert back.value_clusters_.equals(est.value_clusters_)
 
 
+class _NoTorch:
+    """A meta-path finder that makes ``import torch`` fail, as without the extra."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError(f"No module named {name!r}")
+        return None
+
+
 def test_missing_torch_names_the_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "torch", None)
+    for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_NoTorch(), *sys.meta_path])
     with pytest.raises(CatEmbedError, match=r'pip install "catembed\[deep\]"'):
         require_torch()
     X = pd.DataFrame({"a": list("xxyyzz"), "b": list("uvuvww")})
