@@ -101,3 +101,12 @@ def test_bench_table_file_with_a_method_not_built_yet(tmp_path, capsys):
 def test_help(cmd, capsys):
     assert main([cmd, "--help"]) == 0
     assert "--runs" in capsys.readouterr().out
+
+
+def test_evaluate_data_dir(tmp_path, capsys):
+    shutil.copytree(BUNDLED_DIR / "lenses", tmp_path / "lenses")
+    code = main(["evaluate", "lenses", "--data-dir", str(tmp_path), "--runs", "1",
+                 "--methods", "idf", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["n_rows"] == 24
+    assert main(["evaluate", "zoo", "--data-dir", str(tmp_path), "--runs", "1"]) == 2
+    assert f"no data set 'zoo' in {tmp_path}" in capsys.readouterr().err

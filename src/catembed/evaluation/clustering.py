@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from scipy.spatial.distance import pdist
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
@@ -96,7 +96,12 @@ def kmeans_labels(
 
 
 def _top_eigenvectors(S: Any, k: int, random_state: Any) -> np.ndarray:
-    """The ``k`` eigenvectors of the symmetric ``S`` with the largest eigenvalues."""
+    """The ``k`` eigenvectors of the symmetric ``S`` with the largest eigenvalues.
+
+    Dense ``eigh`` for small matrices; ARPACK (``eigsh``, a generous Krylov space) otherwise,
+    falling back to dense ``eigh`` when ARPACK does not converge (clustered top eigenvalues,
+    e.g. a nearly disconnected graph) and the matrix fits in memory.
+    """
     u = S.shape[0]
     if u <= 1000 or k >= u - 1:
         dense = S.toarray() if sp.issparse(S) else np.asarray(S)
@@ -104,7 +109,14 @@ def _top_eigenvectors(S: Any, k: int, random_state: Any) -> np.ndarray:
         return vecs
     rs = check_random_state(random_state)
     v0 = rs.uniform(-1, 1, u)
-    _, vecs = eigsh(S, k=k, which="LA", v0=v0)
+    try:
+        _, vecs = eigsh(S, k=k, which="LA", v0=v0, ncv=min(u, max(2 * k + 1, 40)),
+                        maxiter=20 * u)
+    except ArpackNoConvergence:
+        if u > 20000:
+            raise
+        dense = S.toarray() if sp.issparse(S) else np.asarray(S)
+        _, vecs = eigh(dense, subset_by_index=(u - k, u - 1))
     return vecs
 
 
