@@ -249,3 +249,15 @@ def test_bench_small_table_with_missing_set_and_unavailable_column():
     assert d["average"]["datasets"] == ["soybean_small", "zoo"]
     assert d["rows"][0]["cells"]["0-1"]["paper"] == 0.829
     assert res.reproduced()["NEW"] == (0, 0)
+
+
+def test_bench_friedman_significance():
+    table = {"id": "toy", "title": "toy", "paper": "none", "metric": "f_score",
+             "preset": "complete", "significance": {"test": "friedman", "alpha": 0.05},
+             "columns": [{"label": "0-1", "method": "onehot"}, {"label": "IDF", "method": "idf"}],
+             "datasets": [{"name": n, "scores": {}} for n in ("soybean_small", "zoo", "lenses")]}
+    res = run_table(table, runs=1)
+    sig = res.significance()["ours"]
+    assert sig["n_datasets"] == 3 and set(sig["average_ranks"]) == {"0-1", "IDF"}
+    assert sum(sig["average_ranks"].values()) == pytest.approx(3.0)  # ranks 1 + 2 per set
+    assert "Friedman: chi2" in format_markdown(res)
