@@ -238,3 +238,21 @@ def test_mixed_preset_keeps_numbers_and_samples():
     for c in num:
         if c in out.frame:
             assert out.frame[c].dtype.kind in "if"
+
+
+def test_connect_components_joins_by_shortest_links():
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from catembed.cluster import connect_components
+    from catembed.similarity.objects import kneighbors_graph_from_codes
+
+    df = pd.DataFrame({"a": list("xxxyyyzz"), "b": list("uuvwwqrr")})
+    cd = CategoricalDistance().fit(df)
+    codes = np.unique(cd.encode(df), axis=0)
+    g = kneighbors_graph_from_codes(codes, cd.tables_, 1)
+    assert connected_components(g, directed=False)[0] > 1
+    joined = connect_components(g, codes, cd.tables_)
+    assert connected_components(joined, directed=False)[0] == 1
+    added = sp.csr_array(joined - g)
+    assert (added.data > 0).all()

@@ -8,7 +8,12 @@
 
 from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_labels, kmodes_lloyd
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
-from .spectral import SimilaritySpectral, knn_affinity, similarity_spectral_labels
+from .spectral import (
+    SimilaritySpectral,
+    connect_components,
+    knn_affinity,
+    similarity_spectral_labels,
+)
 
 __all__ = [
     "GowerAgglomerative",
@@ -17,6 +22,7 @@ __all__ = [
     "NaiveKMeans",
     "OneHotKMeans",
     "SimilaritySpectral",
+    "connect_components",
     "init_cao",
     "init_huang",
     "kmodes_lloyd",

@@ -13,15 +13,25 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._validation import CatEmbedError, check_option
 from ..evaluation.clustering import spectral_labels
 from ..similarity.estimator import CategoricalDistance
-from ..similarity.objects import kneighbors_graph_from_codes, pairwise_from_codes
-from ..similarity.tables import METRICS
+from ..similarity.objects import (
+    kneighbors_graph_from_codes,
+    pairwise_chunks_from_codes,
+    pairwise_from_codes,
+)
+from ..similarity.tables import METRICS, ValueTables
 
-__all__ = ["SimilaritySpectral", "knn_affinity", "similarity_spectral_labels"]
+__all__ = [
+    "SimilaritySpectral",
+    "connect_components",
+    "knn_affinity",
+    "similarity_spectral_labels",
+]
 
 
 def _median_scale(d: np.ndarray, mult: np.ndarray) -> float:
@@ -36,6 +46,40 @@ def _median_scale(d: np.ndarray, mult: np.ndarray) -> float:
     order = np.argsort(vals, kind="stable")
     cum = np.cumsum(w[order])
     return float(vals[order][np.searchsorted(cum, cum[-1] / 2.0)])
+
+
+def connect_components(graph: sp.csr_array, codes: np.ndarray, vt: ValueTables
+                       ) -> sp.csr_array:
+    """Join the components of a kNN distance graph by their shortest links (Boruvka steps).
+
+    A kNN graph can fall apart into components (rare values far from the rest), which
+    leaves spectral clustering an eigenvalue 1 of high multiplicity: arbitrary labels and a
+    slow eigensolver. Each step adds, for every component, the edge to its nearest row in
+    another component (distances computed in chunks, memory ``O(chunk x n)``); the number of
+    components at least halves per step.
+    """
+    g = sp.csr_array(graph, copy=True)
+    n = g.shape[0]
+    while True:
+        n_comp, comp = connected_components(g, directed=False)
+        if n_comp <= 1:
+            return g
+        best_d = np.full(n_comp, np.inf)
+        best_ij = np.zeros((n_comp, 2), dtype=np.int64)
+        for start, block in pairwise_chunks_from_codes(codes, codes, vt):
+            rows = np.arange(start, start + len(block))
+            block[comp[rows][:, None] == comp[None, :]] = np.inf
+            j = np.argmin(block, axis=1)
+            dj = block[np.arange(len(block)), j]
+            for c in np.unique(comp[rows]):
+                sel = np.flatnonzero(comp[rows] == c)
+                i = sel[np.argmin(dj[sel])]
+                if dj[i] < best_d[c]:
+                    best_d[c] = dj[i]
+                    best_ij[c] = (rows[i], j[i])
+        add = sp.csr_array((np.maximum(best_d, 1e-12), (best_ij[:, 0], best_ij[:, 1])),
+                           shape=(n, n))
+        g = sp.csr_array(g.maximum(add))
 
 
 def knn_affinity(dist_graph: sp.csr_array, *, scale: float | None = None) -> sp.csr_array:
@@ -76,7 +120,8 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
     :func:`catembed.evaluation.clustering.spectral_labels` with the multiplicities as
     ``counts`` gives exactly the spectral clustering of the graph over all rows (identical
     rows joined by the self-similarity). In a kNN graph the neighbours are distinct rows,
-    so it is not broken into components of duplicates. Every row gets its node's label.
+    so it is not broken into components of duplicates; components that remain are joined
+    by their shortest links (:func:`connect_components`). Every row gets its node's label.
     Spectral clustering is Ng-Jordan-Weiss (normalised affinity, unit rows, k-means with
     ``init``: ``"matlab"`` k-means++ with one candidate per step, or ``"sklearn"``).
 
@@ -139,7 +184,7 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
                 aff = np.exp(-(d ** 2) / (2.0 * s ** 2))
         else:
             k = min(self.n_neighbors, n_u - 1)
-            g = kneighbors_graph_from_codes(uniq, vt, k)
+            g = connect_components(kneighbors_graph_from_codes(uniq, vt, k), uniq, vt)
             if self.metric == "cos":
                 g = sp.csr_array(g, copy=True)
                 g.data = np.maximum(m - g.data, 1e-12)
