@@ -337,6 +337,10 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
     handle_unknown : {"error", "ignore", "warn"}, default="error"
     handle_missing : {"category", "error"}, default="category"
     categorical_features : "auto", "all", list or mask, default="auto"
+    numeric : {"drop", "discretize", "passthrough"}, default="drop"
+        Numeric columns: dropped with a warning, cut into ``n_bins`` quantile bins embedded as
+        values, or standardised and appended (see :class:`catembed.base.ValueEmbedder`).
+    n_bins : int, default=5
 
     Attributes
     ----------
@@ -387,6 +391,8 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.epsilon = epsilon
         self.linkage = linkage
@@ -406,6 +412,8 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -504,7 +512,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         CDE's parameters (see :class:`~catembed.embed.cde.CDE`).
     """ + _AE_PARAMS_DOC + """
         It also seeds CDE's value k-means.
-    handle_unknown, handle_missing, categorical_features
+    handle_unknown, handle_missing, categorical_features, numeric, n_bins
         As for every catembed embedder.
 
     Attributes
@@ -537,6 +545,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.alpha = alpha
         self.coupling = coupling
@@ -553,6 +563,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     beta = 1e-10  # CDE's PCA rule, unused here but read by CDE._fit_values
 
@@ -586,7 +598,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
 
     Parameters
     ----------""" + _AE_PARAMS_DOC + """
-    handle_unknown, handle_missing, categorical_features
+    handle_unknown, handle_missing, categorical_features, numeric, n_bins
         As for every catembed embedder.
 
     Attributes
@@ -614,6 +626,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
     ) -> None:
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
@@ -627,6 +641,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
 
     def _check_params(self) -> None:
         super()._check_params()
