@@ -15,9 +15,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
 
 from .._validation import CatEmbedError, check_option
-from ..evaluation.clustering import spectral_labels
+from ..evaluation.clustering import kmeans_labels, spectral_labels
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
     kneighbors_graph_from_codes,
@@ -32,6 +33,33 @@ __all__ = [
     "knn_affinity",
     "similarity_spectral_labels",
 ]
+
+
+def _sparse_spectral_labels(W: sp.csr_array, n_clusters: int, random_state: Any, *,
+                            counts: np.ndarray, init: str) -> np.ndarray:
+    """:func:`catembed.evaluation.clustering.spectral_labels` for a large sparse graph.
+
+    The same count-weighted Ng-Jordan-Weiss steps, but the top eigenvectors of
+    ``C^1/2 D^-1/2 W D^-1/2 C^1/2`` come from ARPACK in shift-invert mode around 1 (a
+    sparse LU factorisation), which converges where plain Lanczos stalls on the clustered
+    eigenvalues near 1 of a kNN graph with weakly joined parts.
+    """
+    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+    c = np.asarray(counts, dtype=np.float64)
+    deg = np.asarray(W @ c).ravel()
+    scale = np.sqrt(c) / np.sqrt(deg)
+    S = sp.csc_matrix(sp.diags(scale) @ W @ sp.diags(scale))
+    k = min(n_clusters, S.shape[0] - 1)
+    rs = check_random_state(random_state)
+    try:
+        _, z = eigsh(S, k=k, sigma=1.0 + 1e-6, which="LM", v0=rs.uniform(-1, 1, S.shape[0]))
+    except (ArpackNoConvergence, RuntimeError):
+        return spectral_labels(W, n_clusters, random_state, counts=counts, init=init)
+    y = z / np.sqrt(c)[:, None]
+    norms = np.linalg.norm(y, axis=1, keepdims=True)
+    y = y / np.where(norms > 0, norms, 1.0)
+    return kmeans_labels(y, k, random_state, init=init, sample_weight=c)
 
 
 def _median_scale(d: np.ndarray, mult: np.ndarray) -> float:
@@ -127,8 +155,10 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
 
     Similarity from distance: COS uses its own similarity ``sum_j s_j = m - d``;
     the other measures ``exp(-d^2 / (2 s^2))`` with ``s`` the median positive distance
-    (of all pairs of rows when full, of the neighbour pairs for a kNN graph). Chosen here: the
-    CDE paper does not say how it turned distances into similarities.
+    over pairs of rows (all pairs when full; for a kNN graph, the pairs of a random sample
+    of 2000 rows, drawn with ``random_state``). The median over neighbour pairs only would
+    be far smaller and leave weakly joined parts of the graph nearly disconnected. Chosen
+    here: the CDE paper does not say how it turned distances into similarities.
 
     Attributes
     ----------
@@ -191,13 +221,23 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
                 aff = sp.csr_array(g.maximum(g.T))
                 self_aff = float(m)
             else:
-                aff = knn_affinity(g)
+                # the same scale as the full graph: the median distance over pairs of rows,
+                # estimated on a random sample of at most 2000 rows
+                rs = check_random_state(self.random_state)
+                pick = rs.choice(n, size=min(n, 2000), replace=False)
+                ds = pairwise_from_codes(codes[pick], None, vt)
+                aff = knn_affinity(g, scale=_median_scale(ds, np.ones(len(pick))))
                 self_aff = 1.0
             aff = sp.csr_array(aff + sp.diags_array(np.full(n_u, self_aff)))
         self.n_distinct_ = n_u
         self.affinity_matrix_ = aff
-        self.labels_ = spectral_labels(aff, self.n_clusters, self.random_state,
-                                       counts=mult, init=self.init)[inverse]
+        if sp.issparse(aff):
+            labels = _sparse_spectral_labels(aff, self.n_clusters, self.random_state,
+                                             counts=mult, init=self.init)
+        else:
+            labels = spectral_labels(aff, self.n_clusters, self.random_state, counts=mult,
+                                     init=self.init)
+        self.labels_ = labels[inverse]
         return self
 
 
