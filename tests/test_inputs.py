@@ -114,3 +114,10 @@ def test_cde_handles_unseen_values_as_zero_vectors():
     r = cde.n_components_
     np.testing.assert_array_equal(Z[0, :r], 0.0)
     np.testing.assert_allclose(Z[0, r:], cde.value_embedding_.loc[("b", "u")].to_numpy())
+
+
+def test_integer_column_labels():
+    X = pd.DataFrame([["a", "b", "c"], ["b", "a", "c"], ["a", "a", "d"]])
+    enc = OneHotEmbedder().fit(X)
+    assert list(enc.feature_names_) == ["0", "1", "2"]
+    np.testing.assert_array_equal(enc.transform(X).sum(axis=1), [3, 3, 3])

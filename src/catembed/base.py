@@ -366,11 +366,13 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                 f"{self.n_features_in_} features as input."
             )
         if not has_names:
-            df = df.set_axis(
-                list(fitted_names) if fitted_names is not None
-                else [f"x{i}" for i in range(df.shape[1])],
-                axis=1,
-            )
+            if fitted_names is not None:
+                names = list(fitted_names)
+            elif isinstance(X, pd.DataFrame):  # non-string labels, e.g. 0, 1, 2: as in fit
+                names = [str(c) for c in X.columns]
+            else:
+                names = [f"x{i}" for i in range(df.shape[1])]
+            df = df.set_axis(names, axis=1)
         return df
 
     # ------------------------------------------------------------------ output
