@@ -207,7 +207,43 @@ def beta_pca(indicator: np.ndarray, beta: float = 1e-10) -> np.ndarray:
     return scores[:, keep]
 
 
-class CDE(ValueEmbedder):
+class _ValueClusterState:
+    """The value-cluster indicator matrix and its sweep, shared by CDE and CDE++.
+
+    Expects ``_indicator``, ``_indicator_names``, ``granularity_steps_`` and
+    ``n_components_`` after fitting; saves and restores them.
+    """
+
+    @property
+    def value_clusters_(self):
+        """The kept value-cluster indicator matrix as a DataFrame (one row per value)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            self._indicator, index=self.stats_.value_index(), columns=self._indicator_names
+        )
+
+    def _cluster_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        steps = {
+            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept, s.n_iter] for s in val]
+            for key, val in self.granularity_steps_.items()
+        }
+        return (
+            {"indicator": self._indicator},
+            {"indicator_names": self._indicator_names, "steps": steps,
+             "n_components": int(self.n_components_)},
+        )
+
+    def _restore_cluster_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        self._indicator = arrays["indicator"]
+        self._indicator_names = list(meta["indicator_names"])
+        self.granularity_steps_ = {
+            key: [GranularityStep(*s) for s in val] for key, val in meta["steps"].items()
+        }
+        self.n_components_ = int(meta["n_components"])
+
+
+class CDE(_ValueClusterState, ValueEmbedder):
     """Coupled data embedding of categorical values (Jian et al., IJCAI 2017).
 
     Learns one vector per value from the value statistics; an object's embedding
@@ -341,33 +377,11 @@ class CDE(ValueEmbedder):
         self.n_iter_ = max((s.n_iter for s in steps_c + steps_o), default=0)
         return embedding
 
-    @property
-    def value_clusters_(self):
-        """The kept value-cluster indicator matrix ``I`` as a DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            self._indicator, index=self.stats_.value_index(), columns=self._indicator_names
-        )
-
     def _extra_state(self):
-        steps = {
-            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept, s.n_iter] for s in val]
-            for key, val in self.granularity_steps_.items()
-        }
-        return (
-            {"indicator": self._indicator},
-            {"indicator_names": self._indicator_names, "steps": steps,
-             "n_components": int(self.n_components_)},
-        )
+        return self._cluster_state()
 
     def _restore_extra_state(self, arrays, meta):
-        self._indicator = arrays["indicator"]
-        self._indicator_names = list(meta["indicator_names"])
-        self.granularity_steps_ = {
-            key: [GranularityStep(*s) for s in val] for key, val in meta["steps"].items()
-        }
-        self.n_components_ = int(meta["n_components"])
+        self._restore_cluster_state(arrays, meta)
         self.n_iter_ = max(
             (s.n_iter for val in self.granularity_steps_.values() for s in val), default=0
         )

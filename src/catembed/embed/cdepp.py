@@ -33,6 +33,7 @@ from ._autoencoder import AutoencoderResult, code_size, train_autoencoder
 from .cde import (
     CDE,
     GranularityStep,
+    _ValueClusterState,
     beta_pca,
     cde_influence_matrices,
     multi_granularity_clustering,
@@ -296,7 +297,7 @@ _AE_PARAMS_DOC = """
         Seeds the autoencoder's weights; the same seed gives the same embedding on the CPU."""
 
 
-class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
+class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
     """CDE++ categorical data embedding (Dong, Jian, Zuo, Entropy 2020).
 
     1. CDE's value influence matrices ``M_o`` and ``M_c`` (paper Sec. 3.2-3.3, Eq. 1-5;
@@ -461,37 +462,18 @@ class CDEPlusPlus(_AutoencoderMixin, ValueEmbedder):
         self.n_components_ = embedding.shape[1]
         return embedding
 
-    @property
-    def value_clusters_(self):
-        """The value-cluster indicator matrix ``C`` as a DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            self._indicator, index=self.stats_.value_index(), columns=self._indicator_names
-        )
-
     def _extra_state(self):
-        steps = {
-            key: [[s.k, s.n_nonempty, s.n_dropped, s.n_kept, s.n_iter] for s in val]
-            for key, val in self.granularity_steps_.items()
-        }
-        eps = {key: {str(k): float(v) for k, v in val.items()}
-               for key, val in self.dbscan_eps_.items()}
-        meta = {"indicator_names": self._indicator_names, "steps": steps, "eps": eps,
-                "n_components": int(self.n_components_)}
+        arrays, meta = self._cluster_state()
+        meta["eps"] = {key: {str(k): float(v) for k, v in val.items()}
+                       for key, val in self.dbscan_eps_.items()}
         if self.encoder == "autoencoder":
             meta["autoencoder"] = self._autoencoder_meta()
-        return {"indicator": self._indicator}, meta
+        return arrays, meta
 
     def _restore_extra_state(self, arrays, meta):
-        self._indicator = arrays["indicator"]
-        self._indicator_names = list(meta["indicator_names"])
-        self.granularity_steps_ = {
-            key: [GranularityStep(*s) for s in val] for key, val in meta["steps"].items()
-        }
+        self._restore_cluster_state(arrays, meta)
         self.dbscan_eps_ = {key: {int(k): float(v) for k, v in val.items()}
                             for key, val in meta["eps"].items()}
-        self.n_components_ = int(meta["n_components"])
         self._restore_autoencoder_meta(meta.get("autoencoder", {}))
         self.M_c_, self.M_o_ = cde_influence_matrices(self.stats_, self.coupling)
 
