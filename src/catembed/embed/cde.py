@@ -207,6 +207,21 @@ def beta_pca(indicator: np.ndarray, beta: float = 1e-10) -> np.ndarray:
     return scores[:, keep]
 
 
+def identity_fallback(
+    indicator: np.ndarray, names: list[str], n_values: int, method: str
+) -> tuple[np.ndarray, list[str]]:
+    """The one-hot value codes, with a warning, when the sweep kept no value cluster."""
+    if indicator.shape[1] > 0:
+        return indicator, names
+    warnings.warn(
+        f"{method} found no value cluster with more than one member; the table is too small "
+        "for value couplings. Falling back to the one-hot value codes.",
+        CatEmbedWarning,
+        stacklevel=6,
+    )
+    return np.eye(n_values), [f"value{i}" for i in range(n_values)]
+
+
 class _ValueClusterState:
     """The value-cluster indicator matrix and its sweep, shared by CDE and CDE++.
 
@@ -356,15 +371,7 @@ class CDE(_ValueClusterState, ValueEmbedder):
         ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter)
         indicator = np.hstack([ind_c, ind_o])
         names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
-        if indicator.shape[1] == 0:
-            warnings.warn(
-                "CDE found no value cluster with more than one member; the table is too small "
-                "for value couplings. Falling back to the one-hot value codes.",
-                CatEmbedWarning,
-                stacklevel=5,
-            )
-            indicator = np.eye(stats.n_values)
-            names = [f"value{i}" for i in range(stats.n_values)]
+        indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE")
         embedding = beta_pca(indicator, self.beta)
         if embedding.shape[1] == 0:
             raise CatEmbedError("CDE kept no principal component; lower beta.")

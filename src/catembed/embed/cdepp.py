@@ -16,7 +16,6 @@ switches of the paper's Table 6 (``value_clustering`` and ``encoder`` of
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +25,7 @@ from scipy.cluster.hierarchy import linkage as scipy_linkage
 from sklearn.cluster import DBSCAN
 from sklearn.metrics import pairwise_distances
 
-from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from .._validation import CatEmbedError, check_option
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._autoencoder import AutoencoderResult, code_size, train_autoencoder
@@ -36,6 +35,7 @@ from .cde import (
     _ValueClusterState,
     beta_pca,
     cde_influence_matrices,
+    identity_fallback,
     multi_granularity_clustering,
 )
 
@@ -436,15 +436,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
             methods=methods,
         )
         C, names = hybrid.indicator, hybrid.names
-        if C.shape[1] == 0:
-            warnings.warn(
-                "CDE++ found no value cluster with more than one member; the table is too "
-                "small for value couplings. Falling back to the one-hot value codes.",
-                CatEmbedWarning,
-                stacklevel=5,
-            )
-            C = np.eye(stats.n_values)
-            names = [f"value{i}" for i in range(stats.n_values)]
+        C, names = identity_fallback(C, names, stats.n_values, "CDE++")
         if self.encoder == "autoencoder":
             embedding = self._autoencode(C)
         elif self.encoder == "pca":
