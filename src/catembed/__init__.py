@@ -34,8 +34,8 @@ METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
 
 # public name -> the module that defines it
 _LAZY: dict[str, str] = {
-    "CatEmbedError": "._validation",
-    "CatEmbedWarning": "._validation",
+    "CatEmbedError": "._errors",
+    "CatEmbedWarning": "._errors",
     "ValueEmbedder": ".base",
     "CDE": ".embed",
     "CDEAutoencoder": ".embed",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._errors import CatEmbedError, CatEmbedWarning
 from ._version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -78,7 +79,6 @@ class InputSpec:
 
 def resolve_input(text: str) -> InputSpec:
     """A table file, a data-set folder (``data.csv`` + ``meta.json``) or a bundled name."""
-    from ._validation import CatEmbedError
     from .datasets import dataset_path, read_meta
 
     p = Path(text)
@@ -105,7 +105,6 @@ def _split_list(text: str | None) -> list[str]:
 
 def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
     from . import METHOD_CLASSES
-    from ._validation import CatEmbedError
 
     if method not in METHOD_CLASSES:
         raise CatEmbedError(
@@ -153,7 +152,6 @@ def _column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str])
     a plain file's columns are all categorical unless ``--numeric`` says otherwise.
     """
     from . import io
-    from ._validation import CatEmbedError
 
     drop, ids = _split_list(args.drop), _split_list(args.id)
     given = [("--id", c) for c in ids] + [("--drop", c) for c in drop]
@@ -232,7 +230,6 @@ def _check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
     """Rows of a CSV with another field count than the header: a warning naming their lines
     (a refusal with ``--strict``). Returns the row count (None for Parquet)."""
     from . import io
-    from ._validation import CatEmbedError, CatEmbedWarning
 
     if io.table_format(spec.path) != "csv":
         return io.count_rows(spec.path)
@@ -252,7 +249,6 @@ def _check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
 def _check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:
     """Refuse, before any work, outputs that are the input or cannot be written."""
     from . import io
-    from ._validation import CatEmbedError
 
     inputs = [spec.path]
     if args.output:
@@ -266,7 +262,6 @@ def _check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:
 
 def _cmd_embed(args: argparse.Namespace) -> int:
     from . import io
-    from ._validation import CatEmbedError
     from .stats import compute_statistics
 
     t0 = time.perf_counter()
@@ -484,8 +479,7 @@ def _main(argv: list[str]) -> int:
 
 def _report(exc: Exception, debug: bool) -> int:
     """The one line for an exception, and the exit status: 2 for input, 1 for a bug."""
-    validation = sys.modules.get("catembed._validation")
-    if validation is not None and isinstance(exc, validation.CatEmbedError):
+    if isinstance(exc, CatEmbedError):
         print(f"catembed: error: {exc}", file=sys.stderr)
         return 2
     if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):

@@ -21,11 +21,12 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from .._errors import CatEmbedError
 
-from .._validation import CatEmbedError, check_option
+if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
+    import pandas as pd
 
 __all__ = [
     "Dataset",
@@ -220,6 +221,8 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     ``numeric`` is read as text. With ``preset`` (a name from :func:`preset_names`, e.g.
     ``"cde"``, or a dict) the table is prepared by :func:`apply_preset`.
     """
+    import pandas as pd
+
     folder = dataset_path(name_or_path, data_dir)
     meta = read_meta(folder)
     kinds = meta.get("columns") or {}
@@ -273,6 +276,8 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
+    from .._validation import check_option
+
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
     return spec
@@ -287,6 +292,8 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     missing target are always dropped. ``sample=n`` keeps a fixed random subset of ``n`` rows
     (seed 0) after the row filter. ``meta["preset"]`` records the resolved preset.
     """
+    import pandas as pd
+
     spec = resolve_preset(preset, dataset.name)
     frame = dataset.frame
     kinds = dataset.column_kinds
