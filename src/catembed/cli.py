@@ -419,7 +419,8 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"catembed {__version__}")
     parser.add_argument("--debug", action="store_true",
-                        help="show the Python traceback of unexpected errors")
+                        help="show the Python traceback of unexpected errors (anywhere on the "
+                        "command line)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     _add_embed(sub)
@@ -455,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    debug = "--debug" in argv
+    debug = "--debug" in argv  # accepted anywhere on the line
+    argv = [a for a in argv if a != "--debug"]
     if argv[:1] == ["--version"]:
         print(f"catembed {__version__}")
         return 0
@@ -464,6 +466,7 @@ def _main(argv: list[str]) -> int:
     try:
         parser = build_parser(plugins=_command_of(argv) not in BUILTIN_COMMANDS)
         args = parser.parse_args(argv)
+        args.debug = debug
         return int(args.func(args) or 0)
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return int(exc.code or 0) if isinstance(exc.code, int) else 2

@@ -447,8 +447,9 @@ def iter_chunks(
         reader = pd.read_csv(path, chunksize=int(chunksize), **kw)
         first = True
         for chunk in reader:
-            first = False
-            yield chunk[wanted]
+            if len(chunk):  # pandas yields one empty chunk for a header-only file
+                first = False
+                yield chunk[wanted]
         if first:
             raise CatEmbedError(f"{path} has a header but no data rows.")
     except CatEmbedError:
