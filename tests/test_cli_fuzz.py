@@ -279,8 +279,13 @@ def _folder(rng, d):
     meta = {"name": "set", "target": rng.choice(["label", "label", "nope"]),
             "id_columns": [c for c, k in kinds.items() if k == "id"], "columns": kinds}
     text = json.dumps(meta)
-    if rng.random() < 0.1:
+    r = rng.random()
+    if r < 0.1:
         text = text[: len(text) // 2]  # broken JSON
+    elif r < 0.2:
+        text = json.dumps(rng.choice([[meta], {**meta, "columns": list(kinds)},
+                                      {**meta, "id_columns": "c0"}, {**meta, "target": 3},
+                                      {**meta, "columns": {"c0": None}}]))
     (f / "meta.json").write_text(text)
     return f / "data.csv"
 

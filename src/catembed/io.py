@@ -194,13 +194,14 @@ def _open_text(path: Path) -> Iterator[Any]:
 
 #: errors of the decompressors and decoders, turned into one-line refusals
 def _read_errors() -> tuple[type[BaseException], ...]:
-    import bz2  # noqa: F401 - imported for its error class below
     import gzip
     import lzma
     import zipfile
+    import zlib
 
+    # zip: NotImplementedError (unknown compression), RuntimeError (encrypted member)
     return (UnicodeDecodeError, csv.Error, gzip.BadGzipFile, zipfile.BadZipFile, lzma.LZMAError,
-            EOFError, OSError)
+            zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 
 
 def _describe_read_error(path: Path, exc: BaseException) -> str:

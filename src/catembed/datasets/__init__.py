@@ -203,14 +203,34 @@ def dataset_path(name_or_path: str | os.PathLike, data_dir: str | os.PathLike | 
 
 
 def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
-    """The parsed ``meta.json`` of a data set folder ({} when it has none)."""
+    """The parsed ``meta.json`` of a data set folder ({} when it has none).
+
+    The keys catembed reads are checked: ``target`` a column name or null, ``id_columns`` a
+    list of names, ``columns`` an object of name -> kind.
+    """
     f = Path(folder) / "meta.json"
     if not f.exists():
         return {}
     try:
-        return json.loads(f.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CatEmbedError(f"{f} is not valid JSON: {exc}") from None
+        meta = json.loads(f.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CatEmbedError(f"{f} is not valid JSON ({exc}); fix it (or move it away to "
+                            "read data.csv as a plain table).") from None
+    problem = None
+    if not isinstance(meta, dict):
+        problem = "it must hold a JSON object"
+    elif not isinstance(meta.get("target"), str | None):
+        problem = '"target" must be a column name or null'
+    elif not (isinstance(meta.get("id_columns") or [], list)
+              and all(isinstance(c, str) for c in meta.get("id_columns") or [])):
+        problem = '"id_columns" must be a list of column names'
+    elif not (isinstance(meta.get("columns") or {}, dict)
+              and all(isinstance(k, str) for k in (meta.get("columns") or {}).values())):
+        problem = '"columns" must map column names to kinds'
+    if problem:
+        raise CatEmbedError(f"{f}: {problem}; fix it (or move it away to read data.csv as a "
+                            "plain table).")
+    return meta
 
 
 def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
