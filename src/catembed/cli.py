@@ -28,10 +28,11 @@ from ._version import __version__
 
 __all__ = ["main", "build_parser"]
 
-#: modules that add subcommands: each defines ``register(subparsers)``. A plugin module must
-#: not import NumPy, pandas, scikit-learn or PyTorch at its top (import them inside the
-#: command's function), so that building the parser stays fast.
+#: modules that add subcommands: each defines ``register(subparsers)``
 PLUGINS = ("catembed.evaluation.cli",)
+
+# A plugin module must not import NumPy, pandas, scikit-learn or PyTorch at its top (import
+# them inside the command's function), so that building the parser stays fast.
 
 #: subcommands defined here: running one of them does not import the plugin modules
 BUILTIN_COMMANDS = ("embed",)
