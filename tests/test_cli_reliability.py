@@ -339,3 +339,17 @@ def test_help_has_examples_and_documents_handle_unknown(capsys):
     assert "--handle-unknown" in out and "--strict" in out
     code, out, _ = run(["--help"], capsys)
     assert code == 0 and "examples:" in out and "exit status" in out
+
+
+def test_console_entry_point_catches_ctrl_c_while_importing(monkeypatch, capsys):
+    import catembed.__main__ as entry
+
+    class Interrupted:
+        def __getattr__(self, name):
+            raise KeyboardInterrupt
+
+    assert entry.main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("catembed ")
+    monkeypatch.setitem(sys.modules, "catembed.cli", Interrupted())
+    assert entry.main(["--version"]) == 130
+    assert capsys.readouterr().err == "catembed: interrupted\n"

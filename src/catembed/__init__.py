@@ -11,7 +11,6 @@ scikit-learn or PyTorch; ``from catembed import CDE`` works as usual.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from ._version import __version__
 
@@ -73,9 +72,9 @@ def _register_builtins() -> None:
         _register(__getattr__(name))
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:  # typing is not imported: start-up stays short
     if name == "METHODS":
-        value: Any = {key: __getattr__(cls) for key, cls in METHOD_CLASSES.items()}
+        value: object = {key: __getattr__(cls) for key, cls in METHOD_CLASSES.items()}
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     else:
