@@ -177,6 +177,9 @@ def load(path: str | os.PathLike) -> Any:
             f"version {version}; this catembed ({__version__}) reads format versions up to "
             f"{FORMAT_VERSION}. Upgrade catembed to load it."
         )
+    from . import _register_builtins  # the package imports its classes lazily
+
+    _register_builtins()
     cls = _REGISTRY.get(meta["class"])
     if cls is None:
         raise CatEmbedError(f"{path} holds an unknown model class {meta['class']!r}.")
