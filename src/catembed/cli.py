@@ -379,25 +379,27 @@ def _add_embed(sub: Any) -> None:
                    "folder (data.csv + meta.json), or bundled data-set name")
     p.add_argument("--method", default="cde", choices=sorted(METHOD_NAMES),
                    help="embedding method (default: cde)")
-    p.add_argument("--target", help="class column: kept out of the fit, copied to the output "
-                   "(default: a data-set folder's target)")
-    p.add_argument("--drop", help="comma-separated columns to leave out")
-    p.add_argument("--id", help="comma-separated identifier columns: kept out of the fit, "
-                   "copied to the output (a data-set folder's id columns are added)")
-    p.add_argument("--output", "-o", help="output .csv, .tsv or .parquet, never the input "
-                   "(default: CSV on stdout)")
+    p.add_argument("--target", metavar="COL",
+                   help="class column: kept out of the fit, copied to the output (default: a "
+                   "data-set folder's target)")
+    p.add_argument("--drop", metavar="COLS", help="comma-separated columns to leave out")
+    p.add_argument("--id", metavar="COLS",
+                   help="comma-separated identifier columns: kept out of the fit, copied to the "
+                   "output (a data-set folder's id columns are added)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="output .csv, .tsv or .parquet, never the input (default: CSV on stdout)")
     p.add_argument("--save-model", metavar="FILE.npz",
                    help="save the fitted model to this .npz file (no pickle)")
-    p.add_argument("--seed", type=_int_in(0, MAX_SEED, "seed"), default=0,
+    p.add_argument("--seed", type=_int_in(0, MAX_SEED, "seed"), default=0, metavar="N",
                    help=f"random_state, 0 to {MAX_SEED} (default: 0)")
-    p.add_argument("--chunksize", type=_int_in(1, None, "chunksize"),
+    p.add_argument("--chunksize", type=_int_in(1, None, "chunksize"), metavar="N",
                    help="stream the input in chunks of N rows (N >= 1)")
     p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
                    help="numeric columns (a data-set folder's meta.json, or with another "
                    "policy than drop a plain file's all-number columns): leave out (default; "
                    "a plain file's columns are then all categories), cut into quantile bins "
                    "embedded as values, or standardise and append")
-    p.add_argument("--n-bins", type=_int_in(2, None, "n_bins"), default=5,
+    p.add_argument("--n-bins", type=_int_in(2, None, "n_bins"), default=5, metavar="N",
                    help="quantile bins per numeric column for --numeric discretize (default 5)")
     p.add_argument("--handle-unknown", default="error", choices=["error", "ignore", "warn"],
                    help="stored in the model (--save-model): what its transform does with a "

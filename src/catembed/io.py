@@ -295,7 +295,7 @@ def unnamed_columns(path: str | os.PathLike) -> list[str]:
 @dataclass
 class CsvScan:
     """What one pass over a CSV file found: data rows, and rows whose field count differs
-    from the header's (their line numbers, the first ``limit`` of them)."""
+    from the header's (the line each starts on, 1 for the header; the first ``limit``)."""
 
     n_rows: int
     n_fields: int
@@ -309,13 +309,58 @@ class CsvScan:
         return f"{self.n_ragged} row(s) (line{'s' if self.n_ragged > 1 else ''} {lines}{more})"
 
 
+def _arrow_count(path: Path, n_raw: int, n: int) -> int | None:
+    """The data-row count by pyarrow's streaming CSV reader (multithreaded C++, converting
+    one column only), or None when a row has another field count than the header (or pyarrow
+    cannot read the file: the caller then scans with the :mod:`csv` module)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    if _compression(path) not in (None, ".gz", ".bz2"):
+        return None
+    ragged = 0
+    trailing = 0
+
+    def on_invalid(row: Any) -> str:
+        nonlocal ragged, trailing
+        text = row.text or ""
+        if row.actual_columns == n + 1 and text.rstrip("\r\n").endswith(_sep(path)):
+            trailing += 1  # a trailing delimiter: a complete row
+        else:
+            ragged += 1
+        return "skip"
+
+    names = [f"f{i}" for i in range(n_raw)]
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1,
+                                          block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(delimiter=_sep(path), newlines_in_values=True,
+                                            invalid_row_handler=on_invalid),
+            convert_options=pcsv.ConvertOptions(include_columns=names[:1],
+                                                column_types={names[0]: pa.string()}),
+        )
+        rows = sum(batch.num_rows for batch in reader)
+    except Exception:  # noqa: BLE001 - any doubt: the exact scan decides
+        return None
+    return None if ragged else rows + trailing
+
+
 def scan_csv(path: str | os.PathLike, limit: int = 10) -> CsvScan:
     """Count the data rows of a CSV file and find rows with more or fewer fields than the
     header (a trailing empty field, i.e. a trailing delimiter, is not counted as one; blank
-    lines are skipped as pandas does). One pass with the :mod:`csv` module."""
+    lines are skipped as pandas does).
+
+    A first pass with pyarrow's CSV reader counts the rows; only when it finds a ragged row
+    (or cannot read the file) does a pass with the :mod:`csv` module name the lines."""
     path = Path(path)
     _check_file(path)
-    n = len(_header_names(_csv_header(path)))
+    raw = _csv_header(path)
+    n = len(_header_names(raw))
+    rows = _arrow_count(path, len(raw), n)
+    if rows is not None:
+        return CsvScan(rows, n)
     try:
         with _open_text(path) as fh:
             reader = _csv_reader(fh, path)
@@ -329,12 +374,14 @@ def scan_csv(path: str | os.PathLike, limit: int = 10) -> CsvScan:
         with _open_text(path) as fh:
             reader = _csv_reader(fh, path)
             next(reader, None)
+            end = reader.line_num
             for row in reader:
+                start, end = end + 1, reader.line_num  # a quoted field may span lines
                 k = len(row)
                 if k and k != n and not (k == n + 1 and row[-1] == ""):
                     count += 1
                     if len(lines) < limit:
-                        lines.append(reader.line_num)
+                        lines.append(start)
     except _read_errors() as exc:
         raise CatEmbedError(_describe_read_error(path, exc)) from None
     return CsvScan(n_rows, n, lines, count)
