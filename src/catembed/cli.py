@@ -25,7 +25,7 @@ from ._version import __version__
 __all__ = ["main", "build_parser"]
 
 #: modules that add subcommands: each defines ``register(subparsers)``
-PLUGINS = ("catembed.evaluation.cli",)
+PLUGINS = ("catembed.evaluation.cli", "catembed.report")
 
 
 @dataclass

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["data_roots", "load_input", "register"]
+__all__ = ["data_roots", "load_features", "load_input", "register"]
 
 DEFAULT_METHODS = "cde,onehot,onehot-pca,idf"
 TABLES_DIR = Path(__file__).with_name("tables")
@@ -91,9 +91,27 @@ def _find(text: str, data_dir: str | None) -> str:
     )
 
 
+_NO_TARGET = "__catembed_no_target__"
+
+
+def load_features(text: str, target: str | None, preset: str | None,
+                  drop: list[str] | None = None, data_dir: str | None = None,
+                  numeric: str | None = None, use_meta_target: bool = True
+                  ) -> tuple[str, Any, Any]:
+    """``(name, features, labels)`` of a table, as :func:`load_input` prepares it; the
+    labels are None when no target is given (nor, with ``use_meta_target``, named by a
+    folder's ``meta.json``)."""
+    data = load_input(text, target, preset, drop, data_dir, numeric=numeric,
+                      require_target=False, use_meta_target=use_meta_target)
+    if data.target == _NO_TARGET:
+        return data.name, data.features, None
+    return data.name, data.features, data.labels.to_numpy()
+
+
 def load_input(text: str, target: str | None, preset: str | None,
                drop: list[str] | None = None, data_dir: str | None = None,
-               numeric: str | None = None, n_bins: int = 5) -> Any:
+               numeric: str | None = None, n_bins: int = 5, *,
+               require_target: bool = True, use_meta_target: bool = True) -> Any:
     """The table to evaluate (a :class:`~catembed.datasets.Dataset`), prepared by ``preset``.
 
     ``text`` is a CSV/Parquet file, a data-set folder or a data-set name (searched in
@@ -110,6 +128,9 @@ def load_input(text: str, target: str | None, preset: str | None,
     spec = resolve_input(_find(text, data_dir))
     if spec.meta:
         data = load_dataset(spec.path.parent)
+        if not use_meta_target and data.target and not target:
+            data.meta = {**data.meta, "target": None, "columns": {
+                **data.column_kinds, data.target: "id"}}
         if numeric == "discretize":
             data.frame = _discretize(data.frame, data.feature_columns, data.column_kinds,
                                      n_bins)
@@ -117,7 +138,7 @@ def load_input(text: str, target: str | None, preset: str | None,
                 c: "categorical" if k == "numeric" else k for c, k in data.column_kinds.items()
             }}
     else:
-        if not target:
+        if not target and require_target:
             raise _error(f"{spec.path.name} has no meta.json: name the class column "
                          "with --target COL.")
         columns = io.read_columns(spec.path)
@@ -144,7 +165,11 @@ def load_input(text: str, target: str | None, preset: str | None,
         kinds[target] = "target"
         data.meta = {**data.meta, "target": target, "columns": kinds}
     if not data.target:
-        raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
+        if require_target:
+            raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
+        data.frame = data.frame.assign(**{_NO_TARGET: "all"})
+        data.meta = {**data.meta, "target": _NO_TARGET,
+                     "columns": {**data.column_kinds, _NO_TARGET: "target"}}
     if drop:
         missing = [c for c in drop if c not in data.frame.columns]
         if missing:
