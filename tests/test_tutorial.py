@@ -72,3 +72,23 @@ def test_tutorial_runs(tmp_path, monkeypatch, capsys):
 
         warnings.warn(f"tutorial blocks skipped (requirement missing): {skipped}",
                       stacklevel=1)
+
+
+def test_readme_usage_names_every_method():
+    import catembed
+
+    readme = (TUTORIAL.parents[1] / "README.md").read_text(encoding="utf-8")
+    usage = readme[readme.index("`NAME` is one of"):][:300]
+    assert all(f"`{m}`" in usage for m in catembed.METHODS), usage
+
+
+def test_documented_registry_targets_exist():
+    """The ``module:attribute`` targets the docs show in ``register_method`` examples."""
+    from catembed.evaluation import methods
+
+    docs = [TUTORIAL.parents[1] / "src" / "catembed" / "evaluation" / "tables" / "README.md"]
+    text = "".join(p.read_text(encoding="utf-8") for p in docs) + (methods.__doc__ or "")
+    targets = re.findall(r"=\"(catembed\.[\w.]+):(\w+)\"", text)
+    assert len(targets) >= 3
+    for module, attr in targets:
+        assert hasattr(importlib.import_module(module), attr), f"{module}:{attr}"
