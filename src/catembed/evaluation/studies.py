@@ -171,7 +171,7 @@ def _cde_sensitivity(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
     return _sensitivity(
         ctx, "cde", {"alpha": [2, 5, 10, 20, 40, 80], "beta": [1e-20, 1e-15, 1e-10, 1e-5, 1e-2]},
         {}, ["soybean_small", "zoo", "breast_cancer_wisconsin", "hepatitis"],
-        ctx.runs or 10, "auto", "CDE Figs. 2-3")
+        ctx.runs or 5, "auto", "CDE Figs. 2-3")
 
 
 def _cdepp_sensitivity(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
