@@ -93,8 +93,21 @@ def project_2d(data: np.ndarray, method: str = "pca", *, random_state: int = 0,
     return xy, rows
 
 
+def _weighted_pca(data: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """2-D principal coordinates with each row weighted (values by their frequency, so that
+    a handful of rare values does not set the axes)."""
+    w = weights / weights.sum()
+    centred = data - w @ data
+    _, _, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
+    axes = vt[:2].T
+    big = np.argmax(np.abs(axes), axis=0)
+    axes = axes * np.sign(axes[big, np.arange(axes.shape[1])])  # deterministic signs
+    xy = centred @ axes
+    return xy if xy.shape[1] == 2 else np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])
+
+
 def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool = True,
-           max_labels: int = 80, title: str | None = None) -> Any:
+           max_labels: int = 40, title: str | None = None) -> Any:
     """The value map: every value of the fitted table as a point.
 
     Parameters
@@ -104,10 +117,12 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         an object's embedding) are projected to 2-D.
     ax : matplotlib Axes, optional
     method : {"pca", "tsne"}
+        ``"pca"``: principal axes of the values weighted by their frequency (as
+        correspondence analysis weights its columns by their mass); ``"tsne"``: t-SNE.
     neighbours : bool, default=True
         Draw a line from each value to its nearest value of *another* attribute in the
         embedding (Euclidean): the inter-attribute couplings the embedding carries.
-    max_labels : int, default=80
+    max_labels : int, default=40
         Label every point up to this many values; beyond it, only the most frequent ones.
     title : str, optional
 
@@ -120,7 +135,11 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     attrs = coords.index.get_level_values(0).astype(str)
     vals = coords.index.get_level_values(1).astype(str)
     data = coords.to_numpy()
-    xy, _ = project_2d(data, method)
+    counts = np.asarray(model.stats_.counts, dtype=np.float64)
+    if method == "pca":
+        xy = _weighted_pca(data, counts)
+    else:
+        xy, _ = project_2d(data, method)
     names = list(dict.fromkeys(attrs))
     colours = dict(zip(names, _palette(len(names)), strict=True))
     if neighbours and len(names) > 1:
@@ -137,7 +156,6 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         sel = attrs == name
         ax.scatter(xy[sel, 0], xy[sel, 1], s=30, color=colours[name], label=name, zorder=2,
                    edgecolors="white", linewidths=0.5)
-    counts = np.asarray(model.stats_.counts)
     show = np.argsort(-counts, kind="stable")[:max_labels]
     for i in show:
         ax.annotate(f"{attrs[i]}={vals[i]}", xy[i], fontsize=7, xytext=(3, 2),
