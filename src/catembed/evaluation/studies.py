@@ -268,11 +268,14 @@ def _scalability(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
                 if sec > 30:
                     over.add(name)
     table = pd.DataFrame(rows)
+    from ..plot import _palette
+
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    colours = dict(zip(peers, _palette(len(peers)), strict=True))
     for ax, axis in zip(axes, axes_spec, strict=True):
         part = table[(table["axis"] == axis) & (table["status"] == "ok")]
         for name, g in part.groupby("method", sort=False):
-            ax.plot(g["size"], g["seconds"], marker="o", label=name)
+            ax.plot(g["size"], g["seconds"], marker="o", label=name, color=colours[name])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"number of {axis}")
