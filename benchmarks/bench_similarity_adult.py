@@ -2,6 +2,10 @@
 
     python benchmarks/bench_similarity_adult.py [--data-dir ../shared/datasets] [--k 30]
 
+Without ``--data-dir`` the folder holding ``adult/`` is searched as ``catembed evaluate``
+does: ``$CATEMBED_DATA``, then ``$CATEMBED_SHARED/datasets``; a one-line message names the
+folders searched when it is in none.
+
 For each measure, in a fresh process: the value statistics and distance tables from the
 table (target: under 5 s), then spectral clustering on a sparse kNN similarity graph built
 in chunks from the tables (never the 30k x 30k matrix), with the peak resident memory of
@@ -40,7 +44,7 @@ def one(metric: str, data_dir: str | None, k: int) -> dict:
     cd = CategoricalDistance(metric=metric).fit(X)
     t_tables = time.perf_counter() - t
     t = time.perf_counter()
-    cd.kneighbors_graph(X, n_neighbors=k)
+    cd.kneighbors_graph(n_neighbors=k)  # the fitted rows' graph, self excluded
     t_knn_all = time.perf_counter() - t
     t = time.perf_counter()
     with warnings.catch_warnings():
@@ -56,6 +60,18 @@ def one(metric: str, data_dir: str | None, k: int) -> dict:
     }
 
 
+def _adult_dir(data_dir: str | None) -> str:
+    """The folder holding ``adult/``; exits with the folders searched when none has it."""
+    from catembed.evaluation.cli import data_roots
+
+    roots = data_roots(data_dir)
+    for root in roots:
+        if (root / "adult" / "data.csv").exists():
+            return str(root)
+    sys.exit(f"bench_similarity_adult: no adult/data.csv in {', '.join(map(str, roots))}; "
+             "give --data-dir DIR (the folder holding adult/) or set CATEMBED_DATA=DIR.")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=None)
@@ -65,14 +81,17 @@ def main() -> None:
     if args.metric:
         print(json.dumps(one(args.metric, args.data_dir, args.k)))
         return
+    data_dir = _adult_dir(args.data_dir)
     print(f"load: {os.getloadavg()[0]:.2f} (1-min average, {os.cpu_count()} CPUs)")
     paper = {"cos": "NA (out of memory)", "dilca": "NA (out of memory)",
              "ahmad": "NA (out of memory)"}
     for metric in ("cos", "dilca", "ahmad"):
-        cmd = [sys.executable, __file__, "--metric", metric, "--k", str(args.k)]
-        if args.data_dir:
-            cmd += ["--data-dir", args.data_dir]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        cmd = [sys.executable, __file__, "--metric", metric, "--k", str(args.k),
+               "--data-dir", data_dir]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"{metric}: failed: {done.stderr.strip().splitlines()[-1:]}")
+        out = done.stdout
         r = json.loads(out.strip().splitlines()[-1])
         print(
             f"{metric:6s} rows {r['rows']} |V| {r['values']}: tables {r['tables_s']:.2f} s; "

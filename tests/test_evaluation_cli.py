@@ -3,6 +3,8 @@
 import json
 import shutil
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from catembed.cli import main
@@ -109,4 +111,53 @@ def test_evaluate_data_dir(tmp_path, capsys):
                  "--methods", "idf", "--json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["n_rows"] == 24
     assert main(["evaluate", "zoo", "--data-dir", str(tmp_path), "--runs", "1"]) == 2
-    assert f"no data set 'zoo' in {tmp_path}" in capsys.readouterr().err
+    assert f"no file or data set 'zoo': searched {tmp_path}." in capsys.readouterr().err
+
+
+def _integer_coded_csv(path):
+    """Categories coded 1, 2, 3 (as many UCI tables): a plain CSV, no meta.json."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(1, 4, 60)
+    frame = pd.DataFrame({f"a{j}": np.where(rng.random(60) < 0.8, y, rng.integers(1, 4, 60))
+                          for j in range(4)})
+    frame["class"] = y
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_evaluate_integer_coded_csv_is_categorical(tmp_path, capsys):
+    csv = _integer_coded_csv(tmp_path / "coded.csv")
+    code = main(["evaluate", str(csv), "--target", "class", "--runs", "1", "--methods",
+                 "onehot", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["n_features"] == 4 and out["n_values"] == 12
+    # --numeric drop leaves out the number columns: the refusal names the flags that fix it
+    assert main(["evaluate", str(csv), "--target", "class", "--runs", "1",
+                 "--numeric", "drop"]) == 2
+    err = capsys.readouterr().err
+    assert "leaves no attribute" in err and "leave out --numeric" in err
+    # --numeric discretize: quantile bins as categories
+    assert main(["evaluate", str(csv), "--target", "class", "--runs", "1", "--methods",
+                 "onehot", "--numeric", "discretize", "--n-bins", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_features"] == 4
+
+
+def test_missing_data_set_names_the_folders_searched(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CATEMBED_DATA", str(tmp_path))
+    assert main(["evaluate", "no_such_set", "--runs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path) in err and "CATEMBED_DATA" in err
+    monkeypatch.delenv("CATEMBED_DATA")
+    shutil.copytree(BUNDLED_DIR / "zoo", tmp_path / "datasets" / "zoo")
+    monkeypatch.setenv("CATEMBED_SHARED", str(tmp_path))
+    assert main(["bench", "--table", "cde-1", "--runs", "1", "--columns", "onehot",
+                 "--datasets", "zoo,hepatitis", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "missing data set(s)" in captured.err and str(tmp_path / "datasets") in captured.err
+
+
+@pytest.mark.parametrize("cmd", ["evaluate", "bench"])
+def test_help_has_examples(cmd, capsys):
+    assert main([cmd, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and f"catembed {cmd} " in out.split("examples:")[1]

@@ -161,12 +161,18 @@ def test_chunked_pairwise_matches_direct_sum(metric):
     np.testing.assert_allclose(cd.pairwise(df), direct, atol=1e-12)
     np.testing.assert_allclose(pairwise_from_codes(codes, None, vt, chunk_size=40), direct,
                                atol=1e-12)
-    dist, ind = cd.kneighbors(df, n_neighbors=3)
+    # a query row searched among the fitted rows finds itself (scikit-learn semantics)
+    dist_x, _ = cd.kneighbors(df.iloc[:5], n_neighbors=3)
+    np.testing.assert_allclose(dist_x, np.sort(direct[:5], axis=1)[:, :3], atol=1e-12)
+    assert (dist_x[:, 0] == 0).all()
+    # no X: the fitted rows' neighbours, a row not its own
+    dist, ind = cd.kneighbors(n_neighbors=3)
     np.fill_diagonal(direct, np.inf)
     np.testing.assert_allclose(dist, np.sort(direct, axis=1)[:, :3], atol=1e-12)
     assert (ind != np.arange(40)[:, None]).all()
-    g = cd.kneighbors_graph(df, n_neighbors=3)
+    g = cd.kneighbors_graph(n_neighbors=3)
     assert g.shape == (40, 40) and g.nnz == 120
+    assert cd.kneighbors_graph(df.iloc[:4], n_neighbors=2).shape == (4, 40)
 
 
 def test_hamming_object_distance_counts_mismatches():
@@ -201,7 +207,9 @@ def test_bad_options():
         CategoricalDistance(metric="jaccard").fit(WATERMELON)
     cd = CategoricalDistance().fit(WATERMELON)
     with pytest.raises(CatEmbedError, match="n_neighbors"):
-        cd.kneighbors(WATERMELON, n_neighbors=6)
+        cd.kneighbors(n_neighbors=6)
+    with pytest.raises(CatEmbedError, match="n_neighbors"):
+        cd.kneighbors(WATERMELON, n_neighbors=0)
 
 
 def test_save_load_roundtrip(tmp_path):
@@ -209,6 +217,26 @@ def test_save_load_roundtrip(tmp_path):
     cd.save(tmp_path / "d.npz")
     back = CategoricalDistance.load(tmp_path / "d.npz")
     np.testing.assert_allclose(back.pairwise(WATERMELON), cd.pairwise(WATERMELON))
+    np.testing.assert_array_equal(back.kneighbors(n_neighbors=2)[1],
+                                  cd.kneighbors(n_neighbors=2)[1])
+
+
+def test_kneighbors_like_sklearn_nearest_neighbors():
+    """Hamming distance = Manhattan distance between one-hot rows (halved): the same
+    neighbour distances as scikit-learn's NearestNeighbors on the one-hot table."""
+    from sklearn.neighbors import NearestNeighbors
+
+    rng = np.random.default_rng(1)
+    train = pd.DataFrame(rng.choice(list("abc"), size=(30, 3)), columns=list("xyz"))
+    query = pd.DataFrame(rng.choice(list("abc"), size=(6, 3)), columns=list("xyz"))
+    onehot = pd.get_dummies(pd.concat([train, query])).to_numpy(float)
+    nn = NearestNeighbors(n_neighbors=4, metric="manhattan").fit(onehot[:30])
+    cd = CategoricalDistance(metric="hamming", n_neighbors=4).fit(train)
+    np.testing.assert_allclose(cd.kneighbors(query)[0], nn.kneighbors(onehot[30:])[0] / 2)
+    np.testing.assert_allclose(cd.kneighbors()[0], nn.kneighbors()[0] / 2)
+    fitted_from_stats = CategoricalDistance().fit_statistics(cd.stats_)
+    with pytest.raises(CatEmbedError, match="call fit"):
+        fitted_from_stats.kneighbors()
 
 
 # ---------------------------------------------------------------------- Gower

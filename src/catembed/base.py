@@ -416,6 +416,29 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
             columns=[f"{self._feature_prefix}{k}" for k in range(width)],
         )
 
+    @property
+    def value_coordinates_(self) -> pd.DataFrame:
+        """Each value as a point of the object space (prince's column coordinates).
+
+        One row per ``(column, value)``, one column per embedding dimension (named as
+        :meth:`get_feature_names_out`): the vector the value adds to an object's embedding,
+        i.e. its attribute's block with zeros elsewhere when vectors are concatenated, its
+        row of the value table when they are summed. For every method whose ``transform`` is
+        a lookup (all but UNTIE's and the one-hot encoder's own paths), an object's
+        embedding is the sum of its values' rows. Used by :func:`catembed.plot.values`.
+        """
+        check_is_fitted(self, "_tables")
+        names = self._embedding_names()
+        if self._combine == "sum":
+            data = np.vstack(self._tables)
+        else:
+            data = np.zeros((sum(t.shape[0] for t in self._tables), len(names)))
+            r = c = 0
+            for t in self._tables:
+                data[r : r + t.shape[0], c : c + t.shape[1]] = t
+                r, c = r + t.shape[0], c + t.shape[1]
+        return pd.DataFrame(data, index=self.stats_.value_index(), columns=names)
+
     # ------------------------------------------------------------------ persistence
     def save(self, path: Any) -> None:
         """Save the fitted model to ``path`` (a ``.npz`` file that cannot execute code).

@@ -29,7 +29,7 @@ from ._version import __version__
 __all__ = ["main", "build_parser"]
 
 #: modules that add subcommands: each defines ``register(subparsers)``
-PLUGINS = ("catembed.evaluation.cli",)
+PLUGINS = ("catembed.evaluation.cli", "catembed.report")
 
 # A plugin module must not import NumPy, pandas, scikit-learn or PyTorch at its top (import
 # them inside the command's function), so that building the parser stays fast.

@@ -133,6 +133,10 @@ class OneHotPCA(ValueEmbedder):
     components_ : ndarray of shape (l, r)
         Principal axes in value space.
     explained_variance_ : ndarray of shape (r,)
+    eigenvalues_ : ndarray of shape (r,)
+        The kept components' variances (as prince's ``eigenvalues_``).
+    explained_inertia_ : ndarray of shape (r,)
+        Their share of the one-hot table's total variance ``sum_v p_v (1 - p_v)``.
     n_components_ : int
     """
 
@@ -186,6 +190,19 @@ class OneHotPCA(ValueEmbedder):
             block = evecs[offs[j] : offs[j + 1]]
             tables.append(block - p[offs[j] : offs[j + 1]] @ block)
         return tables
+
+    @property
+    def eigenvalues_(self) -> np.ndarray:
+        """The kept components' variances (``explained_variance_``)."""
+        return self.explained_variance_
+
+    @property
+    def explained_inertia_(self) -> np.ndarray:
+        """Share of the total variance of the one-hot table carried by each component."""
+        n = self.stats_.n_rows
+        p = self.stats_.probabilities()
+        total = float((p * (1 - p)).sum()) * n / max(n - 1, 1)
+        return self.explained_variance_ / total
 
     def _extra_state(self):
         return {"components": self.components_, "explained_variance": self.explained_variance_}, {}

@@ -254,6 +254,8 @@ def run_table(
     log : callable, optional
         Receives one progress line per data set (e.g. ``print`` to stderr).
     """
+    from . import classify, retrieval  # noqa: F401  (register the classify/retrieve tasks)
+
     spec = load_table(table) if not isinstance(table, dict) else table
     proto = dict(spec.get("protocol") or {})
     runs = int(runs if runs is not None else proto.pop("runs", 50))

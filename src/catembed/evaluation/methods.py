@@ -16,7 +16,7 @@ is random); ``random=False`` fits once and reuses the result in every run (one-h
 Adding a method is one line at the end of this file, naming the target as a
 ``"module:attribute"`` string so that nothing is imported until the method runs::
 
-    register_method("cdepp", embedding="catembed.embed.cdepp:CDEPP", random=True)
+    register_method("cdepp", embedding="catembed.embed.cdepp:CDEPlusPlus", random=True)
 
 A registered method whose module does not exist yet reports "not yet available".
 """

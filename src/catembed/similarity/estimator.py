@@ -51,6 +51,11 @@ class CategoricalDistance(ValueEmbedder):
         uses the value tables alone. Neighbour searches always use the tables.
     chunk_size : int, optional
         Rows per block for object distances; default keeps a block near 64 MiB.
+    n_neighbors : int, default=5
+        Neighbours returned by :meth:`kneighbors` and :meth:`kneighbors_graph` by default.
+    verbose : bool, optional
+        Progress bar on stderr for neighbour searches; ``None`` (default): only for searches
+        of more than ``10**8`` pairs when stderr is a terminal.
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         An unseen value: raise, or treat it as matching nothing (the table's largest
         distance to every value).
@@ -63,6 +68,9 @@ class CategoricalDistance(ValueEmbedder):
         The fitted tables (``tables_.tables[j]`` is attribute ``j``'s table).
     stats_ : ValueStatistics
     categories_ : list of ndarray
+    fit_codes_ : ndarray of shape (n_samples, n_features)
+        Value codes of the rows given to :meth:`fit`: the rows :meth:`kneighbors` searches
+        (absent after :meth:`fit_statistics`).
 
     Examples
     --------
@@ -85,11 +93,15 @@ class CategoricalDistance(ValueEmbedder):
         sigma: float = 1.0,
         dm_full: bool = True,
         chunk_size: int | None = None,
+        n_neighbors: int = 5,
+        verbose: bool | None = None,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
     ) -> None:
         self.metric = metric
+        self.n_neighbors = n_neighbors
+        self.verbose = verbose
         self.sigma = sigma
         self.dm_full = dm_full
         self.chunk_size = chunk_size
@@ -100,6 +112,32 @@ class CategoricalDistance(ValueEmbedder):
     def _check_params(self) -> None:
         super()._check_params()
         check_option("metric", self.metric, tuple(METRICS))
+
+    def fit(self, X: Any, y: Any = None) -> CategoricalDistance:
+        """Count the statistics, derive the tables, and keep the rows' value codes (``n x m``
+        integers) for :meth:`kneighbors`.
+
+        Parameters
+        ----------
+        X : table of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        super().fit(X, y)
+        self.fit_codes_ = self._encode(self._validate_input(X, reset=False)).astype(np.int32)
+        return self
+
+    def _extra_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        codes = getattr(self, "fit_codes_", None)
+        return ({"fit_codes": codes} if codes is not None else {}), {}
+
+    def _restore_extra_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        if "fit_codes" in arrays:
+            self.fit_codes_ = np.asarray(arrays["fit_codes"], dtype=np.int32)
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return value_tables(stats, self.metric, sigma=self.sigma).tables
@@ -136,27 +174,65 @@ class CategoricalDistance(ValueEmbedder):
             out[s : s + len(block)] = block
         return out
 
-    def kneighbors(self, X: Any, Y: Any = None, *, n_neighbors: int = 5,
-                   return_distance: bool = True) -> Any:
-        """The ``n_neighbors`` nearest rows of ``Y`` for each row of ``X``, in chunks.
+    def _search_codes(self) -> np.ndarray:
+        check_is_fitted(self, "_tables")
+        codes = getattr(self, "fit_codes_", None)
+        if codes is None:
+            raise CatEmbedError(
+                "kneighbors searches the rows given to fit, and this model has none (it was "
+                "fitted with fit_statistics); call fit(X) on the rows to search."
+            )
+        return codes
 
-        With ``Y=None`` the rows of ``X`` are searched among themselves, a row not being
-        its own neighbour.
+    def _n_neighbors(self, n_neighbors: int | None) -> int:
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise CatEmbedError(f"n_neighbors must be a positive integer; got {k!r}.")
+        return int(k)
+
+    def kneighbors(self, X: Any = None, n_neighbors: int | None = None,
+                   return_distance: bool = True) -> Any:
+        """The ``n_neighbors`` nearest *fitted* rows, as scikit-learn's ``NearestNeighbors``.
+
+        Parameters
+        ----------
+        X : table, optional
+            Query rows, searched among the rows given to :meth:`fit` (a query row that is
+            also a fitted row finds itself at distance 0). ``None``: the fitted rows' own
+            neighbours, a row not being its own neighbour.
+        n_neighbors : int, optional
+            Default: the ``n_neighbors`` parameter.
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, n_neighbors)
+            Only with ``return_distance=True``; nearest first.
+        ind : ndarray of shape (n_queries, n_neighbors)
+            Row positions in the fitted table.
+
+        The search runs in blocks of rows (memory ``O(chunk x n_fit)``) and shows a progress
+        bar on stderr for long searches (``verbose``).
         """
-        a = self.encode(X)
-        b = None if Y is None else self.encode(Y)
-        dist, ind = kneighbors_from_codes(a, b, self.tables_, n_neighbors,
-                                          chunk_size=self.chunk_size)
+        fitted = self._search_codes()
+        k = self._n_neighbors(n_neighbors)
+        a = fitted if X is None else self.encode(X)
+        dist, ind = kneighbors_from_codes(a, None if X is None else fitted, self.tables_, k,
+                                          chunk_size=self.chunk_size, progress=self.verbose)
         return (dist, ind) if return_distance else ind
 
-    def kneighbors_graph(self, X: Any, *, n_neighbors: int = 10,
-                         mode: str = "distance") -> sp.csr_array:
-        """Sparse ``n x n`` kNN graph of the rows of ``X`` (self excluded).
+    def kneighbors_graph(self, X: Any = None, n_neighbors: int | None = None,
+                         mode: str = "connectivity") -> sp.csr_array:
+        """Sparse kNN graph towards the fitted rows, as scikit-learn's ``NearestNeighbors``.
 
-        ``mode="distance"`` stores distances, ``"connectivity"`` ones.
+        ``X=None``: ``n_fit x n_fit`` graph of the fitted rows (self excluded); else
+        ``n_X x n_fit``. ``mode="connectivity"`` stores ones, ``"distance"`` distances.
         """
         check_option("mode", mode, ("distance", "connectivity"))
-        if n_neighbors < 1:
-            raise CatEmbedError(f"n_neighbors must be positive; got {n_neighbors}.")
-        return kneighbors_graph_from_codes(self.encode(X), self.tables_, n_neighbors,
-                                           mode=mode, chunk_size=self.chunk_size)
+        fitted = self._search_codes()
+        k = self._n_neighbors(n_neighbors)
+        a = fitted if X is None else self.encode(X)
+        return kneighbors_graph_from_codes(a, self.tables_, k, mode=mode,
+                                           chunk_size=self.chunk_size,
+                                           codes_b=None if X is None else fitted,
+                                           progress=self.verbose)

@@ -15,6 +15,7 @@ entries are the table's largest distance (1 for Hamming).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -144,6 +145,7 @@ def kneighbors_from_codes(
     n_neighbors: int,
     *,
     chunk_size: int | None = None,
+    progress: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest rows of ``b`` for every row of ``a``, in chunks.
 
@@ -151,6 +153,9 @@ def kneighbors_from_codes(
     own neighbour (as scikit-learn's ``kneighbors()`` without ``X``). Among rows tied at the
     k-th distance the choice is deterministic but arbitrary. Returns
     ``(distances, indices)``, each ``n_a x n_neighbors``, nearest first.
+
+    ``progress``: show a progress bar (rows of ``a``) on stderr; ``None`` (default) shows one
+    for searches of more than ``10**8`` pairs when stderr is a terminal.
     """
     self_search = codes_b is None
     b = codes_a if self_search else codes_b
@@ -161,7 +166,9 @@ def kneighbors_from_codes(
         )
     dist = np.empty((len(codes_a), n_neighbors))
     ind = np.empty((len(codes_a), n_neighbors), dtype=np.int64)
+    bar = _progress_bar(len(codes_a), len(codes_a) * len(b), progress)
     for start, block in pairwise_chunks_from_codes(codes_a, b, vt, chunk_size=chunk_size):
+        bar.update(len(block))
         rows = np.arange(len(block))
         if self_search:
             block[rows, start + rows] = np.inf
@@ -170,7 +177,20 @@ def kneighbors_from_codes(
         part = np.take_along_axis(part, order, axis=1)
         ind[start : start + len(block)] = part
         dist[start : start + len(block)] = np.take_along_axis(block, part, axis=1)
+    bar.close()
     return dist, ind
+
+
+def _progress_bar(total: int, pairs: int, progress: bool | None) -> Any:
+    """A tqdm bar over query rows; ``None`` = only for long searches on a terminal."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    disable: bool | None = not progress if progress is not None else (
+        None if pairs > 10**8 else True)
+    return tqdm(total=total, desc="neighbours", unit="rows", unit_scale=True,
+                file=sys.stderr, disable=disable, leave=False)
 
 
 def kneighbors_graph_from_codes(
@@ -180,13 +200,18 @@ def kneighbors_graph_from_codes(
     *,
     mode: str = "distance",
     chunk_size: int | None = None,
+    codes_b: np.ndarray | None = None,
+    progress: bool | None = None,
 ) -> sp.csr_array:
-    """Sparse ``n x n`` kNN graph of the rows (self excluded), distances or connectivity."""
-    dist, ind = kneighbors_from_codes(codes, None, vt, n_neighbors, chunk_size=chunk_size)
+    """Sparse kNN graph, distances or connectivity: ``n x n`` of the rows of ``codes`` (self
+    excluded), or ``n x n_b`` towards the rows of ``codes_b``."""
+    dist, ind = kneighbors_from_codes(codes, codes_b, vt, n_neighbors, chunk_size=chunk_size,
+                                      progress=progress)
     n = len(codes)
+    n_b = n if codes_b is None else len(codes_b)
     data = dist.ravel() if mode == "distance" else np.ones(dist.size)
     indptr = np.arange(0, n * n_neighbors + 1, n_neighbors)
-    return sp.csr_array((data, ind.ravel(), indptr), shape=(n, n))
+    return sp.csr_array((data, ind.ravel(), indptr), shape=(n, n_b))
 
 
 # ---------------------------------------------------------------------- DM (object level)

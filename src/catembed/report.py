@@ -1,0 +1,451 @@
+"""``catembed report``: one self-contained HTML page that shows what an embedding found.
+
+``catembed report DATA [--target COL] [--method cde] [--methods cde,onehot-pca,idf]
+-o report.html`` writes a page (no network needed to open it: CSS inline, figures as base64
+PNG) with
+
+* the table's summary: rows, attributes, values, missing cells, and the CDE paper's data
+  factors FCI (Eq. 7) and, with a target, VCI (Eq. 8);
+* the value map (:func:`catembed.plot.values`): each value a point, coloured by attribute,
+  a line to its nearest value of another attribute;
+* the object map (:func:`catembed.plot.objects`, PCA or t-SNE as UNTIE's Fig. 9) coloured by
+  k-means cluster and, with a target, by class;
+* cluster profiles (:func:`cluster_profiles`): each cluster's over-represented values with
+  their lift, as a table;
+* with a target, the methods side by side (F-score / NMI / ACC, mean +- std over ``--runs``
+  runs of the papers' clustering protocol) beside the paper's figure for the same data set
+  where one of the paper tables (``catembed bench --list``) has it.
+
+The number of clusters is the number of classes when a target is given (the papers'
+protocol), else the ``k`` in 2..8 with the best silhouette on a sample of at most 2,000 rows
+(a rule that needs no labels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io as _io
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ReportData", "build_report", "cluster_profiles", "register", "write_report"]
+
+DEFAULT_METHODS = "cde,onehot-pca,idf"
+
+
+def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
+                     min_support: float = 0.05) -> Any:
+    """Each cluster's most over-represented values, with their lift.
+
+    ``lift(v, c) = P(v | c) / P(v)``: how many times more often the value ``v`` occurs in
+    cluster ``c`` than in the whole table (1 = as often). Values held by less than
+    ``min_support`` of the cluster are left out (a rare value can have a large lift by
+    chance). Missing values count as the value ``"(missing)"``.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The categorical table.
+    clusters : array-like of shape (n,)
+    top : int, default=5
+        Values kept per cluster, largest lift first.
+    min_support : float, default=0.05
+
+    Returns
+    -------
+    DataFrame
+        Columns ``cluster``, ``size`` (rows in the cluster), ``attribute``, ``value``,
+        ``in_cluster`` (``P(v | c)``), ``overall`` (``P(v)``), ``lift``; clusters in order.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from ._validation import CatEmbedError, as_frame
+
+    df = as_frame(X)
+    labels = np.asarray(clusters)
+    if labels.shape != (len(df),):
+        raise CatEmbedError(f"clusters must have one label per row ({len(df)}); got shape "
+                            f"{labels.shape}.")
+    rows = []
+    sizes = pd.Series(labels).value_counts()
+    for col in df.columns:
+        values = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
+        table = pd.crosstab(values.to_numpy(), labels)  # value x cluster counts
+        overall = table.sum(axis=1) / len(df)
+        share = table / sizes.reindex(table.columns).to_numpy()[None, :]
+        lift = share.div(overall, axis=0)
+        for c in table.columns:
+            for v in table.index:
+                rows.append((c, int(sizes[c]), str(col), v, float(share.at[v, c]),
+                             float(overall[v]), float(lift.at[v, c])))
+    out = pd.DataFrame(rows, columns=["cluster", "size", "attribute", "value", "in_cluster",
+                                      "overall", "lift"])
+    out = out[out["in_cluster"] >= min_support]
+    out = out.sort_values(["cluster", "lift", "in_cluster"], ascending=[True, False, False],
+                          kind="stable")
+    return out.groupby("cluster", sort=True).head(top).reset_index(drop=True)
+
+
+@dataclass
+class ReportData:
+    """Everything the page shows (also useful on its own, e.g. in a notebook)."""
+
+    name: str
+    summary: dict[str, Any]
+    figures: dict[str, str] = field(default_factory=dict)  # title -> base64 PNG
+    profiles: Any = None
+    comparison: list[dict[str, Any]] = field(default_factory=list)
+    paper: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _png(fig: Any) -> str:
+    buf = _io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _choose_k(z: Any, seed: int) -> int:
+    """The k in 2..8 with the best silhouette on a sample of at most 2,000 rows."""
+    import numpy as np
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+
+    rng = np.random.default_rng(seed)
+    sample = z if len(z) <= 2000 else z[rng.choice(len(z), 2000, replace=False)]
+    best, best_score = 2, -np.inf
+    for k in range(2, min(8, len(np.unique(sample, axis=0)) - 1) + 1):
+        lab = KMeans(n_clusters=k, n_init=3, random_state=seed).fit_predict(sample)
+        if len(set(lab)) < 2:
+            continue
+        score = silhouette_score(sample, lab)
+        if score > best_score + 1e-12:
+            best, best_score = k, score
+    return best
+
+
+def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
+    """The paper tables' figures for this data set and these methods."""
+    tables = Path(__file__).with_name("evaluation") / "tables"
+    out = []
+    for path in sorted(tables.glob("*.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        for entry in spec.get("datasets") or []:
+            if name not in [entry.get("name"), *(entry.get("aliases") or [])]:
+                continue
+            scores = entry.get("scores") or {}
+            cells = {c["method"]: scores.get(c["label"]) for c in spec.get("columns") or []
+                     if c.get("method") in methods and scores.get(c["label"]) is not None}
+            if cells:
+                out.append({"table": spec["id"], "source": f"{spec.get('paper', '')}, "
+                            f"{spec.get('source', '')}", "metric": spec.get("metric", ""),
+                            "scores": cells})
+    return out
+
+
+def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "cde",
+                 methods: list[str] | None = None, runs: int = 3, n_clusters: int | None = None,
+                 object_map: str = "pca", seed: int = 0, quiet: bool = False) -> ReportData:
+    """Fit, cluster, project and compare; returns what :func:`write_report` renders.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The categorical table (features only).
+    y : array-like, optional
+        Classes: colours the object map, sets ``k``, and enables the methods comparison.
+    name : str
+    method : str, default="cde"
+        The embedder shown in the maps (a name of ``catembed.METHODS``).
+    methods : list of str, optional
+        Methods compared with a target (registered evaluation methods); default
+        ``cde, onehot-pca, idf``. Empty: no comparison.
+    runs : int, default=3
+        k-means runs per method (distinct seeds) on one fit of each method (the protocol's
+        ``refit="once"``; ``catembed evaluate`` refits random methods in every run).
+    n_clusters : int, optional
+        Default: the number of classes, else the silhouette rule (module docstring).
+    object_map : {"pca", "tsne"}
+    seed : int, default=0
+    quiet : bool
+        No progress bar.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from tqdm.auto import tqdm
+
+    from . import METHODS, plot
+    from ._validation import CatEmbedError, as_frame
+    from .evaluation.clustering import kmeans_labels
+    from .metrics import fci, vci
+    from .stats import compute_statistics
+
+    if method not in METHODS:
+        raise CatEmbedError(f"unknown method {method!r}; choose from "
+                            f"{', '.join(sorted(METHODS))} (--method).")
+    X = as_frame(X)
+    methods = list(DEFAULT_METHODS.split(",") if methods is None else methods)
+    if y is None:
+        methods = []
+    steps = ["statistics", "embedding", "clustering", "value map", "object map", "profiles"]
+    steps += ["comparison"] if methods else []
+    bar = tqdm(total=len(steps), desc="report", unit="step", file=sys.stderr,
+               disable=True if quiet else None, leave=False)
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+
+    def done(step: str) -> None:
+        nonlocal t
+        now = time.perf_counter()
+        timings[step] = now - t
+        t = now
+        bar.set_postfix_str(step)
+        bar.update(1)
+
+    stats = compute_statistics(X)
+    summary: dict[str, Any] = {
+        "rows": int(len(X)), "attributes": int(X.shape[1]), "values": int(stats.n_values),
+        "missing cells": int(X.isna().sum().sum()),
+        "FCI (CDE Eq. 7)": round(float(fci(stats)), 4),
+    }
+    if y is not None:
+        y = np.asarray(y, dtype=object)
+        summary["classes"] = int(len(set(y.tolist())))
+        summary["VCI (CDE Eq. 8)"] = round(float(vci(X, y)), 4)
+    done("statistics")
+    est = METHODS[method]()
+    params = est.get_params()
+    est.set_params(**{k: v for k, v in {"random_state": seed,
+                                         "categorical_features": "all"}.items()
+                      if k in params})
+    z = est.fit(X).transform(X)
+    summary["method"] = method
+    summary["embedding width"] = int(z.shape[1])
+    done("embedding")
+    k = n_clusters or (summary["classes"] if y is not None else _choose_k(z, seed))
+    if k > len(X):
+        raise CatEmbedError(f"--clusters {k} is more than the {len(X)} rows.")
+    clusters = kmeans_labels(z, int(k), seed, init="sklearn")
+    summary["clusters (k-means)"] = int(k)
+    done("clustering")
+    data = ReportData(name, summary, timings=timings)
+    fig, ax = plt.subplots(figsize=(8, 6.5))
+    plot.values(est, ax=ax)
+    data.figures["Value map"] = _png(fig)
+    done("value map")
+    ncols = 2 if y is not None else 1
+    fig, axes = plt.subplots(1, ncols, figsize=(6.5 * ncols, 5.5), squeeze=False)
+    plot.objects(est, X, clusters, ax=axes[0, 0], method=object_map, embedding=z,
+                 max_rows=2000 if object_map == "tsne" else 5000, random_state=seed,
+                 title=f"Objects by k-means cluster ({object_map.upper()})")
+    if y is not None:
+        plot.objects(est, X, y, ax=axes[0, 1], method=object_map, embedding=z,
+                     max_rows=2000 if object_map == "tsne" else 5000, random_state=seed,
+                     title=f"Objects by class ({object_map.upper()})")
+    data.figures["Object map"] = _png(fig)
+    done("object map")
+    data.profiles = cluster_profiles(X, clusters, top=5)
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.28 * min(len(data.profiles), 3 * k) + 1)))
+    plot.profiles(X, clusters, top=3, ax=ax)
+    data.figures["Cluster profiles"] = _png(fig)
+    done("profiles")
+    if methods:
+        from .evaluation.protocol import run_clustering
+
+        results = run_clustering(X, y, methods, runs=runs, seed=seed, refit="once")
+        for r in results:
+            row = {"method": r.label, "status": r.status}
+            if r.status == "ok":
+                for m in ("f_score", "nmi", "acc"):
+                    row[m] = (float(r.mean(m)), float(r.std(m)))
+            else:
+                row["message"] = r.message
+            data.comparison.append(row)
+        data.paper = _paper_rows(name, methods)
+        if any(r["status"] == "ok" for r in data.comparison):
+            fig, ax = plt.subplots(figsize=(7, 3.2))
+            ok = [r for r in data.comparison if r["status"] == "ok"]
+            xs = np.arange(len(ok))
+            for i, m in enumerate(("f_score", "nmi", "acc")):
+                ax.bar(xs + (i - 1) * 0.27, [r[m][0] for r in ok], 0.27,
+                       yerr=[r[m][1] for r in ok], label=m.replace("_", "-").upper(),
+                       capsize=2)
+            ax.set_xticks(xs, [r["method"] for r in ok])
+            ax.set_ylim(0, 1)
+            ax.legend(fontsize=8, ncols=3)
+            ax.set_title(f"k-means on each embedding (fitted once), {runs} runs (mean +- std)",
+                         fontsize=9)
+            data.figures["Methods side by side"] = _png(fig)
+        done("comparison")
+    bar.close()
+    return data
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;
+color:#222;padding:0 1em}
+h1{font-size:1.6em} h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
+img{max-width:100%;height:auto;border:1px solid #eee} .note{color:#666;font-size:.85em}
+"""
+
+
+def _table(header: list[str], rows: list[list[Any]], cls: str = "") -> str:
+    def cell(v: Any) -> str:
+        num = isinstance(v, (int, float)) and not isinstance(v, bool)
+        text = f"{v:.4g}" if isinstance(v, float) else str(v)
+        return f"<td class=\"num\">{html.escape(text)}</td>" if num else \
+            f"<td>{html.escape(text)}</td>"
+
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(cell(v) for v in r) + "</tr>" for r in rows)
+    return f"<table class=\"{cls}\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(data: ReportData) -> str:
+    """The page as one HTML string (no external resource)."""
+    from ._version import __version__
+
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>catembed "
+             f"report: {html.escape(data.name)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>catembed report: {html.escape(data.name)}</h1>",
+             "<h2>Table summary</h2>",
+             _table(["figure", "value"], [[k, v] for k, v in data.summary.items()], "summary")]
+    for title, png in data.figures.items():
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(f"<img class=\"figure\" alt=\"{html.escape(title)}\" "
+                     f"src=\"data:image/png;base64,{png}\">")
+        if title == "Cluster profiles" and data.profiles is not None:
+            rows = [[r.cluster, r.size, r.attribute, r.value, f"{r.in_cluster:.1%}",
+                     f"{r.overall:.1%}", round(r.lift, 2)]
+                    for r in data.profiles.itertuples()]
+            parts.append("<p class=\"note\">Lift = share of the cluster holding the value / "
+                         "share of the whole table (values held by at least 5% of the "
+                         "cluster).</p>")
+            parts.append(_table(["cluster", "rows", "attribute", "value", "in cluster",
+                                 "overall", "lift"], rows, "profiles"))
+        if title == "Methods side by side":
+            rows = []
+            for r in data.comparison:
+                if r["status"] != "ok":
+                    rows.append([r["method"], r["status"], "", ""])
+                    continue
+                rows.append([r["method"]] + [f"{r[m][0]:.3f} ± {r[m][1]:.3f}"
+                                             for m in ("f_score", "nmi", "acc")])
+            parts.append(_table(["method", "F-score", "NMI", "ACC"], rows, "comparison"))
+            for p in data.paper:
+                parts.append(f"<p class=\"note\">Paper figure ({html.escape(p['table'])}: "
+                             f"{html.escape(p['source'])}, {html.escape(p['metric'])}): " +
+                             ", ".join(f"{html.escape(m)} {v}" for m, v in p["scores"].items())
+                             + " (the paper's preset and 50 runs; ours above).</p>")
+    parts.append("<h2>Run</h2>")
+    parts.append(_table(["step", "seconds"], [[k, round(v, 2)] for k, v in
+                                              data.timings.items()], "timings"))
+    for n in data.notes:
+        parts.append(f"<p class=\"note\">{html.escape(n)}</p>")
+    parts.append(f"<p class=\"note\">catembed {__version__}</p></body></html>")
+    return "\n".join(parts)
+
+
+def write_report(data: ReportData, path: str | os.PathLike) -> Path:
+    """Write the page to ``path`` through a temporary file renamed on success."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(render_html(data), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ._validation import CatEmbedError
+    from .evaluation.cli import load_features
+
+    if args.runs < 1:
+        raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
+    out = Path(args.output)
+    if not out.parent.exists():
+        raise CatEmbedError(f"cannot write {out}: the folder {out.parent} does not exist.")
+    if out.exists() and out.is_dir():
+        raise CatEmbedError(f"-o {out} is a folder; give a file name such as report.html.")
+    t0 = time.perf_counter()
+    name, X, y = load_features(args.data, args.target, args.preset,
+                               [c.strip() for c in (args.drop or "").split(",") if c.strip()],
+                               args.data_dir, numeric=args.numeric,
+                               use_meta_target=not args.no_target)
+    t_read = time.perf_counter() - t0
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    data = build_report(X, y, name=name, method=args.method, methods=methods, runs=args.runs,
+                        n_clusters=args.clusters, object_map=args.map, seed=args.seed,
+                        quiet=args.quiet)
+    data.timings = {"read": t_read, **data.timings}
+    write_report(data, out)
+    if not args.quiet:
+        print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote {out} "
+              f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+REPORT_EXAMPLES = """\
+examples:
+  catembed report zoo -o zoo.html
+  catembed report adult --data-dir ../shared/datasets -o adult.html
+  catembed report survey.csv --target answer --methods cde,onehot --map tsne -o survey.html
+
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``report`` to the ``catembed`` command line."""
+    p = subparsers.add_parser(
+        "report", help="write a self-contained HTML report of a table's embedding",
+        description="Embed a table and write one HTML page (no network needed to open it): "
+        "the table's summary and data factors, the value map, the object map by cluster and "
+        "class, cluster profiles and, with a target, the methods side by side. Every column "
+        "of a plain CSV is categorical unless --numeric says otherwise.",
+        epilog=REPORT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", help="CSV or Parquet file, data-set folder, or data-set name")
+    p.add_argument("--output", "-o", default="report.html",
+                   help="the HTML file to write (default report.html)")
+    p.add_argument("--target", help="class column (a folder's meta.json names one); "
+                   "without one, no class colours and no methods comparison")
+    p.add_argument("--no-target", action="store_true",
+                   help="ignore the target that a folder's meta.json names")
+    p.add_argument("--method", default="cde", help="embedder of the maps (default cde)")
+    p.add_argument("--methods", default=DEFAULT_METHODS,
+                   help=f"methods compared when there is a target (default {DEFAULT_METHODS};"
+                   " empty: none)")
+    p.add_argument("--runs", type=int, default=3,
+                   help="k-means runs per compared method, each fitted once (default 3)")
+    p.add_argument("--clusters", type=int,
+                   help="k-means clusters (default: the classes, else best silhouette 2..8)")
+    p.add_argument("--map", choices=["pca", "tsne"], default="pca",
+                   help="object map projection (default pca; tsne on <= 2,000 rows)")
+    p.add_argument("--preset", default="categorical",
+                   help="pre-processing preset (default categorical: categorical columns, "
+                   "every row, missing as a value)")
+    p.add_argument("--drop", help="comma-separated columns to leave out")
+    p.add_argument("--numeric", choices=["drop", "discretize"], default=None,
+                   help="columns holding numbers in a plain CSV (default: categories); "
+                   "discretize also bins a folder's numeric columns")
+    p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
+                   "$CATEMBED_DATA, then $CATEMBED_SHARED/datasets, then the bundled sets)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    p.set_defaults(func=_cmd_report)
