@@ -14,6 +14,7 @@ from .embed import (
     CDEPlusPlus,
     Couplings,
     IDFEmbedder,
+    MCA,
     OneHotAutoencoder,
     OneHotEmbedder,
     OneHotPCA,
@@ -24,7 +25,7 @@ from .stats import ValueStatistics, compute_statistics
 
 for _cls in (
     CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA, CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder,
-    UNTIE, Couplings,
+    UNTIE, Couplings, MCA,
 ):
     register(_cls)
 register(CategoricalDistance)
@@ -40,6 +41,7 @@ METHODS = {
     "onehot-ae": OneHotAutoencoder,
     "untie": UNTIE,
     "couplings": Couplings,
+    "mca": MCA,
 }
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "CatEmbedError",
     "CatEmbedWarning",
     "IDFEmbedder",
+    "MCA",
     "OneHotAutoencoder",
     "OneHotEmbedder",
     "OneHotPCA",
