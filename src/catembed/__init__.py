@@ -9,12 +9,12 @@ from ._version import __version__
 from .base import ValueEmbedder
 from .embed import (
     CDE,
+    MCA,
     UNTIE,
     CDEAutoencoder,
     CDEPlusPlus,
     Couplings,
     IDFEmbedder,
-    MCA,
     OneHotAutoencoder,
     OneHotEmbedder,
     OneHotPCA,

@@ -128,9 +128,10 @@ class LCA(ClusterMixin, BaseEstimator):
         prev = -np.inf
         ll = -np.inf
         converged = False
-        it = 0
+        n_iter = 0
         sizes = np.diff(self._offsets)
         for it in range(1, int(self.max_iter) + 1):
+            n_iter = it
             counts = np.zeros_like(log_theta)
             ll = 0.0
             for (a, b), O in zip(chunks, ind, strict=True):
@@ -148,7 +149,7 @@ class LCA(ClusterMixin, BaseEstimator):
                 converged = True
                 break
             prev = mean_ll
-        return log_theta, log_pi, ll, it, converged
+        return log_theta, log_pi, ll, n_iter, converged
 
     def _init(self, codes: np.ndarray, weights: np.ndarray, rs: np.random.RandomState
               ) -> tuple[np.ndarray, np.ndarray]:
