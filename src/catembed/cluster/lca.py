@@ -257,14 +257,15 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
                **params: Any) -> np.ndarray:
     """Labels of one :class:`LCA` fit (the evaluation protocol's ``labels`` hook).
 
-    One start seeded by ``random_state``. Categorical columns as they are; numeric
-    (float) columns of a mixed table cut into ``n_bins`` quantile bins first, as the
-    embedders' ``numeric="discretize"`` does.
+    One start seeded by ``random_state``. Categorical (text) columns as they are; numeric
+    columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
+    ``numeric="discretize"`` does.
     """
     from ..base import bin_labels
 
     df = as_frame(X)
-    num = [c for c in df.columns if pd.api.types.is_float_dtype(df[c].dtype)]
+    num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)
+           and not pd.api.types.is_bool_dtype(df[c].dtype)]
     if num:
         df = df.copy()
         qs = np.linspace(0, 1, n_bins + 1)[1:-1]
