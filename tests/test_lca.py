@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import CatEmbedError
 from catembed.cluster import LCA
@@ -81,3 +82,13 @@ def test_lca_labels_bins_numeric_columns():
     df = pd.DataFrame({"c": rng.choice(list("ab"), 100), "x": rng.normal(size=100)})
     labels = lca_labels(df, 2, random_state=0)
     assert labels.shape == (100,)
+
+
+def _lca_expected_failures(estimator):
+    return {"check_clustering": "LCA models categorical values: the check's continuous blobs "
+            "give every row its own values, which no latent class model can group"}
+
+
+@parametrize_with_checks([LCA(2, random_state=0)], expected_failed_checks=_lca_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

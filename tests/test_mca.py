@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import CatEmbedError, CatEmbedWarning, compute_statistics
 from catembed.embed.mca import FAMD, MCA
@@ -102,3 +103,10 @@ def test_famd_unknown_values(table):
         warnings.simplefilter("error")
         out = FAMD(n_components=2, handle_unknown="ignore").fit(table).transform(new)
     assert np.isfinite(out).all()
+
+
+@parametrize_with_checks([MCA(n_components=2), FAMD(n_components=2)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CatEmbedWarning)
+        check(estimator)

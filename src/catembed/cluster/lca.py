@@ -35,6 +35,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import CatEmbedError, as_frame, check_option, select_categorical
+from ..embed.mca import _check_table
 from ..stats import encode, factorize
 
 __all__ = ["LCA", "lca_labels"]
@@ -177,8 +178,7 @@ class LCA(ClusterMixin, BaseEstimator):
         """Fit the latent class model to the rows of ``X``."""
         self._check()
         df = as_frame(X)
-        if len(df) < 2:
-            raise CatEmbedError(f"LCA needs at least 2 samples; got {len(df)}.")
+        _check_table(self, df, reset=True)
         cat, other = select_categorical(df, self.categorical_features)
         if other:
             raise CatEmbedError(
@@ -231,6 +231,7 @@ class LCA(ClusterMixin, BaseEstimator):
         out of the product)."""
         check_is_fitted(self, "weights_")
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
+        _check_table(self, df, reset=False)
         codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
         unknown = codes < 0
         J = int(self._offsets[-1])

@@ -64,6 +64,21 @@ def _top_eigen(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return evals, evecs
 
 
+def _check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
+    """scikit-learn's shape errors for a table (empty, one sample, wrong width)."""
+    name = type(est).__name__
+    if df.shape[1] == 0:
+        raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum "
+                            "of 1 is required.")
+    if reset:
+        if len(df) < 2:
+            raise CatEmbedError(f"{name} needs at least 2 samples to fit; got n_samples = "
+                                f"{len(df)}.")
+    elif df.shape[1] != est.n_features_in_:
+        raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
+                            f"{est.n_features_in_} features as input.")
+
+
 def _check_n_components(n_components: Any) -> int:
     if (not isinstance(n_components, (int, np.integer)) or isinstance(n_components, bool)
             or n_components < 1):
@@ -239,8 +254,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         """Count the statistics of ``X`` and find the principal axes."""
         k = _check_n_components(self.n_components)
         df = as_frame(X)
-        if len(df) < 2:
-            raise CatEmbedError(f"FAMD needs at least 2 samples; got {len(df)}.")
+        _check_table(self, df, reset=True)
         cat, num = select_categorical(df, self.categorical_features)
         if self.categorical_features == "auto" and set(cat) == set(df.columns):
             num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
@@ -304,6 +318,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         """Row principal coordinates ``Z V`` of ``X``."""
         check_is_fitted(self, "components_")
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
+        _check_table(self, df, reset=False)
         z = self._numeric(df)
         out = z @ self.components_[: len(self.numeric_features_)]
         if self.categorical_features_:
