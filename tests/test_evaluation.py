@@ -279,6 +279,19 @@ def test_nystrom_with_every_row_a_landmark_is_the_exact_embedding():
     np.testing.assert_allclose(approx @ approx.T, exact @ exact.T, atol=1e-6)
 
 
+def test_nystrom_lanczos_path_with_every_row_a_landmark_is_exact():
+    from catembed.evaluation.clustering import _gaussian_from_squared, nystrom_spectral_embedding
+
+    X, _ = make_blobs(1100, centers=3, random_state=3)  # above 1000 rows: Lanczos
+    sigma = 3.0
+    W = _gaussian_from_squared(((X[:, None] - X[None]) ** 2).sum(-1), sigma)
+    d = W.sum(axis=1)
+    S = W / np.sqrt(d)[:, None] / np.sqrt(d)[None, :]
+    exact = np.linalg.eigh(S)[1][:, -3:]
+    approx = nystrom_spectral_embedding(X, sigma, 3, n_landmarks=1100, random_state=0)
+    np.testing.assert_allclose(approx @ approx.T, exact @ exact.T, atol=1e-5)
+
+
 def test_gaussian_spectral_nystrom_separates_blobs():
     X, y = make_blobs(300, centers=3, cluster_std=0.5, random_state=0)
     labels = gaussian_spectral_labels(X, 3, 0, dense_limit=50, n_landmarks=40)
