@@ -57,13 +57,14 @@ def test_kmodes_explicit_init_modes():
         KModes(n_clusters=2, init=np.array([["q", "z", "r"], ["a", "y", "p"]])).fit(TOY)
 
 
-@pytest.mark.parametrize("metric", ["hamming", "ahmad", "dilca", "cos", "dm", "rough"])
+@pytest.mark.parametrize("metric", ["hamming", "ahmad", "dilca", "cos", "dm", "rough",
+                                    "rough-cluster"])
 def test_cost_is_sum_of_distances_to_modes(metric):
     rng = np.random.default_rng(1)
     df = pd.DataFrame(rng.choice(list("abc"), size=(60, 5)), columns=list("vwxyz"))
     km = KModes(n_clusters=3, metric=metric, init="huang", n_init=2, random_state=0).fit(df)
     assert sorted(np.unique(km.labels_)) == [0, 1, 2]
-    if metric != "rough":
+    if metric != "rough-cluster":
         cd = km.distance_
         vt = cd.tables_
         codes = cd.encode(df)

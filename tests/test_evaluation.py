@@ -77,7 +77,7 @@ def test_spectral_with_counts_equals_expanded_graph():
 def test_gaussian_spectral_separates_blobs_dense_and_knn():
     X, y = make_blobs(120, centers=3, cluster_std=0.3, random_state=0)
     for limit in (6000, 50):  # the full affinity, then the sparse kNN graph
-        labels = gaussian_spectral_labels(X, 3, 0, dense_limit=limit)
+        labels = gaussian_spectral_labels(X, 3, 0, dense_limit=limit, large="knn")
         assert adjusted_rand_score(y, labels) == pytest.approx(1.0)
 
 
@@ -261,3 +261,61 @@ def test_bench_friedman_significance():
     assert sig["n_datasets"] == 3 and set(sig["average_ranks"]) == {"0-1", "IDF"}
     assert sum(sig["average_ranks"].values()) == pytest.approx(3.0)  # ranks 1 + 2 per set
     assert "Friedman: chi2" in format_markdown(res)
+
+
+def test_nystrom_with_every_row_a_landmark_is_the_exact_embedding():
+    from catembed.evaluation.clustering import _gaussian_from_squared, nystrom_spectral_embedding
+
+    X, _ = make_blobs(60, centers=3, random_state=2)
+    counts = np.arange(1, 61) % 4 + 1.0
+    sigma = 2.0
+    W = _gaussian_from_squared(((X[:, None] - X[None]) ** 2).sum(-1), sigma)
+    d = W @ counts
+    S = W * (np.sqrt(counts) / np.sqrt(d))[:, None] * (np.sqrt(counts) / np.sqrt(d))[None, :]
+    _, vecs = np.linalg.eigh(S)
+    exact = vecs[:, -3:]
+    approx = nystrom_spectral_embedding(X, sigma, 3, counts=counts, n_landmarks=60)
+    # the same 3-dimensional eigenspace: projections agree
+    np.testing.assert_allclose(approx @ approx.T, exact @ exact.T, atol=1e-6)
+
+
+def test_nystrom_lanczos_path_with_every_row_a_landmark_is_exact():
+    from catembed.evaluation.clustering import _gaussian_from_squared, nystrom_spectral_embedding
+
+    X, _ = make_blobs(1100, centers=3, random_state=3)  # above 1000 rows: Lanczos
+    sigma = 3.0
+    W = _gaussian_from_squared(((X[:, None] - X[None]) ** 2).sum(-1), sigma)
+    d = W.sum(axis=1)
+    S = W / np.sqrt(d)[:, None] / np.sqrt(d)[None, :]
+    exact = np.linalg.eigh(S)[1][:, -3:]
+    approx = nystrom_spectral_embedding(X, sigma, 3, n_landmarks=1100, random_state=0)
+    np.testing.assert_allclose(approx @ approx.T, exact @ exact.T, atol=1e-5)
+
+
+def test_gaussian_spectral_nystrom_separates_blobs():
+    X, y = make_blobs(300, centers=3, cluster_std=0.5, random_state=0)
+    labels = gaussian_spectral_labels(X, 3, 0, dense_limit=50, n_landmarks=40)
+    assert adjusted_rand_score(y, labels) == pytest.approx(1.0)
+
+
+def test_average_ranks_by_hand():
+    from catembed.evaluation.bench import BenchResult, DatasetRun
+    from catembed.evaluation.protocol import MethodResult
+
+    def res(label, score):
+        r = MethodResult(label, label, "kmeans")
+        r.runs = [{"f_score": score}]
+        return r
+
+    table = {"id": "toy", "metric": "f_score", "columns": [{"label": c, "method": c}
+                                                           for c in ("A", "B", "C")],
+             "datasets": [{"name": n, "scores": {}} for n in ("s1", "s2", "s3")]}
+    rows = [DatasetRun("s1", "s1", "ok", results={"A": res("A", .9), "B": res("B", .8),
+                                                    "C": res("C", .8)}),
+            DatasetRun("s2", "s2", "ok", results={"A": res("A", .5), "B": res("B", .7),
+                                                    "C": res("C", .6)}),
+            DatasetRun("s3", "s3", "missing")]
+    out = BenchResult(table, rows, 1, 0, "matlab", None).average_ranks()
+    # s1: A 1, B 2.5, C 2.5; s2: B 1, C 2, A 3
+    assert out["datasets"] == ["s1", "s2"]
+    assert out["ranks"] == pytest.approx({"A": 2.0, "B": 1.75, "C": 2.25})

@@ -45,8 +45,16 @@ def _table(stats, metric, j):
 
 
 def test_hamming_and_rough(stats):
-    for metric in ("hamming", "rough"):
+    for metric in ("hamming", "rough-cluster"):
         np.testing.assert_array_equal(_table(stats, metric, 1), 1 - np.eye(4))
+
+
+def test_rough_is_one_minus_rough_membership_of_one_object(stats):
+    # Cao et al. (2012) between two objects: a match on v costs 1 - 1/cnt(v), a mismatch 1
+    cnt = stats.counts[stats.offsets[1]:stats.offsets[2]].astype(float)
+    expected = np.ones((4, 4))
+    np.fill_diagonal(expected, 1 - 1 / cnt)
+    np.testing.assert_allclose(_table(stats, "rough", 1), expected)
 
 
 def test_ahmad_root_by_hand(stats):

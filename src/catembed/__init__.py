@@ -27,6 +27,7 @@ METHOD_CLASSES: dict[str, str] = {
     "onehot-ae": "OneHotAutoencoder",
     "untie": "UNTIE",
     "couplings": "Couplings",
+    "mca": "MCA",
 }
 #: the command line's method names, known without importing any estimator
 METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
@@ -45,6 +46,7 @@ _LAZY: dict[str, str] = {
     "OneHotEmbedder": ".embed",
     "OneHotPCA": ".embed",
     "UNTIE": ".embed",
+    "MCA": ".embed",
     "CategoricalDistance": ".similarity",
     "ValueStatistics": ".stats",
     "compute_statistics": ".stats",
@@ -55,7 +57,7 @@ _LAZY: dict[str, str] = {
 # the classes whose saved models :func:`load` restores
 _MODEL_CLASSES = (
     "CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA", "CDEPlusPlus", "CDEAutoencoder",
-    "OneHotAutoencoder", "UNTIE", "Couplings", "CategoricalDistance",
+    "OneHotAutoencoder", "UNTIE", "Couplings", "MCA", "CategoricalDistance",
 )
 _registered = False
 
@@ -100,6 +102,7 @@ __all__ = [
     "CatEmbedError",
     "CatEmbedWarning",
     "IDFEmbedder",
+    "MCA",
     "OneHotAutoencoder",
     "OneHotEmbedder",
     "OneHotPCA",

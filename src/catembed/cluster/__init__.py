@@ -4,9 +4,11 @@
 * :class:`SimilaritySpectral`: spectral clustering on a similarity measure (full or kNN).
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
+* :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
 """
 
 from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_labels, kmodes_lloyd
+from .lca import LCA
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
 from .spectral import (
     SimilaritySpectral,
@@ -19,6 +21,7 @@ __all__ = [
     "GowerAgglomerative",
     "KModes",
     "KPrototypes",
+    "LCA",
     "NaiveKMeans",
     "OneHotKMeans",
     "SimilaritySpectral",

@@ -306,7 +306,7 @@ class _Base(ClusterMixin, BaseEstimator):
         return init_random(codes, self.n_clusters, seed, numeric=numeric)
 
     def _rough_counts(self) -> list[np.ndarray] | None:
-        if self.metric != "rough":
+        if self.metric != "rough-cluster":
             return None
         st = self.distance_.stats_
         offs = st.offsets
@@ -349,10 +349,13 @@ class KModes(_Base):
     Parameters
     ----------
     n_clusters : int, default=8
-    metric : {"hamming", "ahmad", "algo", "dilca", "cos", "dm", "rough"}, default="hamming"
+    metric : {"hamming", "ahmad", "algo", "dilca", "cos", "dm", "rough", "rough-cluster"}, \
+default="hamming"
         Value distance tables (:func:`catembed.similarity.value_tables`). ``"rough"`` is
-        Cao et al.'s (2012) cluster-dependent dissimilarity; ``"dilca"`` combines the
-        attributes as a squared Euclidean sum.
+        Cao et al.'s (2012) rough-membership dissimilarity between two objects (a match on
+        value ``v`` costs ``1 - 1/cnt(v)``); ``"rough-cluster"`` its cluster-dependent form
+        (a match costs ``1 - |[x]_a cap C_l| / |[x]_a|`` for the current cluster ``C_l``);
+        ``"dilca"`` combines the attributes as a squared Euclidean sum.
     init : {"cao", "huang", "random"} or array of shape (n_clusters, n_features), \
 default="cao"
         See the module docstring. An array gives the initial modes as values.

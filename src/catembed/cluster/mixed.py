@@ -220,10 +220,13 @@ def onehot_kmeans_labels(X: Any, n_clusters: int, *, random_state: Any = None) -
 
 
 def kprototypes_labels(X: Any, n_clusters: int, *, random_state: Any = None,
-                       init: str = "cao", **params: Any) -> np.ndarray:
+                       init: str = "huang", **params: Any) -> np.ndarray:
     """k-prototypes on standardised numeric columns (k-modes when there is none).
 
-    Evaluation protocol ``labels`` hook for the thesis' "k-prototypes" column.
+    Evaluation protocol ``labels`` hook for the thesis' "k-prototypes" column. Huang's
+    (1998) random initialisation by default, so that each run's seed gives its own start,
+    as the ``kmodes`` package the thesis used does (``init="cao"`` is deterministic: every
+    seed would give the same labels).
     """
     from .kmodes import KModes, KPrototypes
 

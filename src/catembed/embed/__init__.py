@@ -3,6 +3,7 @@
 from .baselines import IDFEmbedder, OneHotEmbedder, OneHotPCA
 from .cde import CDE
 from .cdepp import CDEAutoencoder, CDEPlusPlus, OneHotAutoencoder
+from .mca import FAMD, MCA
 from .untie import UNTIE, Couplings
 
 __all__ = [
@@ -10,7 +11,9 @@ __all__ = [
     "CDEAutoencoder",
     "CDEPlusPlus",
     "Couplings",
+    "FAMD",
     "IDFEmbedder",
+    "MCA",
     "OneHotAutoencoder",
     "OneHotEmbedder",
     "OneHotPCA",

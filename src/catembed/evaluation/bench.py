@@ -117,6 +117,7 @@ class BenchResult:
                 "metric": metric, "runs": self.runs, "seed": self.seed, "init": self.init,
                 "data_dir": self.data_dir, "seconds": round(self.seconds, 3),
                 "rows": out_rows, "average": self.averages(),
+                "average_ranks": self.average_ranks(),
                 "significance": self.significance()}
 
     def _paper_row(self, name: str) -> dict[str, Any]:
@@ -143,6 +144,30 @@ class BenchResult:
         return {"datasets": names, "ours": ours, "paper_same_sets": paper_same,
                 "paper": (self.table.get("average") or {}).get("scores", {})}
 
+    def average_ranks(self) -> dict[str, Any]:
+        """Each column's rank on each data set run (1 = best score, ties share the mean
+        rank), averaged over the sets on which every column has a score (Demsar 2006).
+
+        Returns ``{"datasets": [...], "ranks": {label: mean rank}}``; the columns with no
+        score on any set (not available) are left out of the ranking.
+        """
+        from scipy.stats import rankdata
+
+        labels = [lab for lab in self.labels
+                  if any(np.isfinite(self.ours(r.name, lab)) for r in self.rows
+                         if r.status == "ok")]
+        names, table = [], []
+        for r in self.rows:
+            if r.status != "ok":
+                continue
+            scores = [self.ours(r.name, lab) for lab in labels]
+            if labels and all(np.isfinite(scores)):
+                names.append(r.name)
+                table.append(rankdata(-np.asarray(scores)))
+        ranks = (dict(zip(labels, np.mean(table, axis=0).tolist(), strict=True))
+                 if table else {})
+        return {"datasets": names, "ranks": ranks}
+
     def significance(self) -> dict[str, Any]:
         """Our p-values (the table's test over the data sets run) and the paper's."""
         sig = self.table.get("significance") or {"test": "paired_t"}
@@ -163,8 +188,11 @@ class BenchResult:
         elif out["test"] == "friedman":
             import pandas as pd
 
+            # the paper's columns only: columns marked "extra" (not in the paper) would
+            # change the ranks the paper's test is compared with
+            paper_cols = [c["label"] for c in self.table["columns"] if not c.get("extra")]
             frame = pd.DataFrame({lab: [self.ours(n, lab) for n in names]
-                                  for lab in self.labels}, index=names)
+                                  for lab in paper_cols}, index=names)
             frame = frame.dropna(axis=1, how="all")
             try:
                 out["ours"] = friedman_test(frame, sig.get("alpha", 0.05)).to_dict()
@@ -430,6 +458,11 @@ def format_markdown(result: BenchResult) -> str:
             else:
                 o, p = sig["ours"].get(lab), sig["paper"].get(lab)
                 row.append(f"{_fmt(o)} / {_fmt(p)}")
+        lines.append("| " + " | ".join(row + [""]) + " |")
+    ar = result.average_ranks()
+    if ar["ranks"]:
+        row = [f"Average rank (1 = best), {len(ar['datasets'])} sets"] + pad
+        row += [_fmt(ar["ranks"].get(lab), 2) if lab in ar["ranks"] else "-" for lab in labels]
         lines.append("| " + " | ".join(row + [""]) + " |")
     lines.append("")
     missing = [r.label for r in result.rows if r.status == "missing"]

@@ -168,7 +168,7 @@ for _name, _fn in (("naive-kmeans", "naive_kmeans_labels"),
                    ("gower-agglomerative", "gower_agglomerative_labels")):
     register_method(_name, labels=f"catembed.cluster.mixed:{_fn}", random=True,
                     description=f"thesis baseline: {_name}")
-for _name in ("cde", "cdepp", "untie"):
+for _name in ("cde", "cdepp", "untie", "mca"):
     register_method(f"{_name}-mixed", embedding="catembed.cluster.mixed:mixed_embedder",
                     random=True, params={"method": _name},
                     description=f"{_name} on mixed data (numeric columns discretised)")
@@ -194,3 +194,15 @@ register_method("untie-vectors", embedding="catembed.embed.untie:UNTIE",
                 "unless the task passes labels to fit")
 register_method("couplings", embedding="catembed.embed.untie:Couplings",
                 description="Couplings: UNTIE's concatenated coupling spaces, no kernels")
+
+# what users pick instead (issue 12): MCA and FAMD fitted from the shared statistics, latent
+# class analysis as a clusterer; deterministic embedders are fitted once per table
+register_method("mca", embedding="catembed.embed.mca:MCA", params={"n_components": 10},
+                description="MCA: 10 axes of the Burt matrix (prince's coordinates)")
+register_method("famd", embedding="catembed.embed.mca:famd_embedder",
+                params={"n_components": 10},
+                description="FAMD: 10 axes; numeric columns standardised (MCA on categorical "
+                "tables, up to scale)")
+register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True,
+                description="latent class analysis (EM, one start per seed; numeric columns "
+                "in 5 quantile bins)")

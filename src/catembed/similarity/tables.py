@@ -32,6 +32,7 @@ __all__ = [
     "dilca_tables",
     "dm_tables",
     "hamming_tables",
+    "rough_cluster_tables",
     "rough_tables",
     "value_tables",
 ]
@@ -45,6 +46,7 @@ METRICS = {
     "cos": "sum",
     "dm": "sum",
     "rough": "sum",
+    "rough-cluster": "sum",
 }
 
 
@@ -89,15 +91,44 @@ def hamming_tables(stats: ValueStatistics) -> list[np.ndarray]:
 
 
 def rough_tables(stats: ValueStatistics) -> list[np.ndarray]:
-    """The static part of Cao et al.'s (2012) k-modes dissimilarity: the Hamming tables.
+    """Cao et al.'s (2012) rough-membership dissimilarity between two objects' values.
 
     Cao, Liang, Li, Bai, Dang, *A dissimilarity measure for the k-Modes clustering
-    algorithm*, Knowledge-Based Systems 26 (2012). The measure compares an object with a
-    cluster mode: a mismatch costs 1, a match costs ``1 - |[x]_a cap C_l| / |[x]_a|`` (one
-    minus the rough membership of the object's value class ``[x]_a`` in cluster ``C_l``).
-    With no clusters (the whole table as one cluster) every match costs 0, which leaves the
-    Hamming tables returned here. The cluster-dependent form lives in
-    :class:`catembed.cluster.KModes` (``metric="rough"``).
+    algorithm*, Knowledge-Based Systems 26 (2012) 120-127. Their measure compares an object
+    ``x`` with a set of objects ``C`` attribute by attribute: a mismatch costs 1, a match
+    costs ``1 - |[x]_a cap C| / |[x]_a|``, one minus the rough membership of ``x`` in ``C``
+    through the equivalence class ``[x]_a`` of the objects sharing ``x``'s value on ``a``
+    (rough membership function of Pawlak; ``|[x]_a| = cnt(x_a)``, so the measure takes the
+    distribution of the value on the whole universe into account). Between two objects
+    (``C = {y}``) a match costs ``1 - 1/cnt(v)``: the value table returned here is
+
+    ``d_j(u, v) = 1`` for ``u != v`` and ``d_j(v, v) = 1 - 1 / cnt(v)``.
+
+    This is the value-pair form of the measure used by the "Rough" baseline of the CDE and
+    UNTIE papers (k-modes with these tables; a public MATLAB implementation of that baseline,
+    ``roughDistance.m``, computes the same tables). A rare value matched costs little, a
+    frequent one almost as much as a mismatch. The mode of a cluster is then the value with
+    the largest share ``h_v / cnt(v)`` of its occurrences inside the cluster (the value that
+    minimises the summed distances). The cluster-dependent form (``C`` the whole cluster,
+    recomputed every iteration) is ``metric="rough-cluster"`` of
+    :class:`catembed.cluster.KModes`; it lets a large cluster absorb the table (a match
+    there costs almost 0) and is kept for comparison only.
+    """
+    out = []
+    for blk in _blocks(stats):
+        cnt = stats.counts[blk].astype(np.float64)
+        t = np.ones((len(cnt), len(cnt)))
+        np.fill_diagonal(t, 1.0 - 1.0 / np.maximum(cnt, 1.0))
+        out.append(t)
+    return out
+
+
+def rough_cluster_tables(stats: ValueStatistics) -> list[np.ndarray]:
+    """The first-assignment tables of the cluster-dependent Cao et al. (2012) measure.
+
+    Before any cluster exists the measure has no membership to use, so the first assignment
+    is by Hamming; :class:`catembed.cluster.KModes` (``metric="rough-cluster"``) then costs a
+    match ``1 - |[x]_a cap C_l| / |[x]_a|`` from the current clusters.
     """
     return hamming_tables(stats)
 
@@ -226,7 +257,8 @@ def value_tables(stats: ValueStatistics, metric: str = "hamming", *,
     Parameters
     ----------
     stats : ValueStatistics
-    metric : {"hamming", "ahmad" (alias "algo"), "dilca", "cos", "dm", "rough"}
+    metric : {"hamming", "ahmad" (alias "algo"), "dilca", "cos", "dm", "rough", \
+"rough-cluster"}
     sigma : float, default=1.0
         DILCA context threshold (``SU >= sigma * mean SU``).
 
@@ -244,6 +276,7 @@ def value_tables(stats: ValueStatistics, metric: str = "hamming", *,
         "cos": cos_tables,
         "dm": dm_tables,
         "rough": rough_tables,
+        "rough-cluster": rough_cluster_tables,
     }
     if metric == "dilca":
         tabs = dilca_tables(stats, sigma)

@@ -1,0 +1,278 @@
+"""Latent class analysis (LCA): a mixture of independent categorical distributions, by EM.
+
+The latent class model (Lazarsfeld & Henry 1968; Goodman 1974; the model ``stepmix`` and
+``poLCA`` fit) says each object belongs to one of ``K`` hidden classes with probability
+``pi_c``, and within a class the attributes are independent:
+
+    ``P(x) = sum_c pi_c prod_j theta_{c j}(x_j)``.
+
+EM (Dempster, Laird, Rubin 1977) alternates
+
+* E-step: ``r_ic = pi_c prod_j theta_{cj}(x_ij) / P(x_i)`` (in logs, ``logsumexp``);
+* M-step: ``pi_c = sum_i r_ic / n`` and ``theta_{cj}(v) = sum_i r_ic [x_ij = v] / sum_i r_ic``.
+
+Both steps only see the value-indicator matrix ``O`` (``n x J``): the M-step's counts are
+``R^T O``. Identical rows have identical responsibilities, so the rows are first reduced to
+the distinct rows with their multiplicities (weights), and the E/M passes run over chunks
+of ``chunk_size`` distinct rows, accumulating ``R^T O`` and the log-likelihood chunk by
+chunk: memory is ``O(chunk_size K + K J)`` beyond the distinct rows themselves.
+
+Missing values are a value of their own (``handle_missing="category"``), as everywhere in
+catembed; ``stepmix`` (the test oracle) and ``poLCA`` can instead skip them (full-information
+ML), which is not implemented here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import CatEmbedError, as_frame, check_option, select_categorical
+from ..embed.mca import _check_table
+from ..stats import encode, factorize
+
+__all__ = ["LCA", "lca_labels"]
+
+_FLOOR = 1e-12
+
+
+class LCA(ClusterMixin, BaseEstimator):
+    """Latent class analysis of a categorical table, by EM over chunks of distinct rows.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of latent classes ``K``.
+    max_iter : int, default=1000
+        EM iterations per start.
+    tol : float, default=1e-8
+        Stop when the mean log-likelihood per row improves by less than this.
+    n_init : int, default=1
+        Starts; the one with the highest log-likelihood is kept.
+    chunk_size : int, default=65536
+        Distinct rows per E/M pass.
+    random_state : int, RandomState or None
+        Decides the starts: each start takes ``K`` distinct rows drawn with probability
+        proportional to their multiplicity and sets ``theta_{cj} = (p_j + [v = x_j]) / 2``
+        (the value frequencies pulled towards the drawn row), ``pi`` uniform.
+    handle_missing : {"category", "error"}, default="category"
+    categorical_features : "auto", "all", list or mask, default="all"
+        The columns modelled (every column by default, numbers read as categories).
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The most probable class of each row (modal assignment).
+    weights_ : ndarray of shape (K,)
+        Class probabilities ``pi``.
+    probabilities_ : list of ndarray of shape (K, l_j)
+        ``theta_{cj}(v)`` per attribute.
+    log_likelihood_ : float
+        Of the fitted model on the training table.
+    n_iter_ : int
+    converged_ : bool
+    categories_ : list of ndarray
+    feature_names_ : list of str
+    """
+
+    def __init__(self, n_clusters: int = 2, *, max_iter: int = 1000, tol: float = 1e-8,
+                 n_init: int = 1, chunk_size: int = 65536, random_state: Any = None,
+                 handle_missing: str = "category", categorical_features: Any = "all") -> None:
+        self.n_clusters = n_clusters
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.chunk_size = chunk_size
+        self.random_state = random_state
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+
+    # ------------------------------------------------------------------ helpers
+    def _check(self) -> None:
+        check_option("handle_missing", self.handle_missing, ("category", "error"))
+        for name in ("n_clusters", "max_iter", "n_init", "chunk_size"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+                raise CatEmbedError(f"{name} must be a positive integer; got {v!r}.")
+        if not (isinstance(self.tol, (int, float)) and self.tol >= 0):
+            raise CatEmbedError(f"tol must be a non-negative number; got {self.tol!r}.")
+
+    def _indicator(self, codes: np.ndarray) -> sp.csr_array:
+        u, m = codes.shape
+        cols = (codes + self._offsets[:-1][None, :]).ravel()
+        rows = np.repeat(np.arange(u), m)
+        return sp.csr_array((np.ones(u * m), (rows, cols)), shape=(u, int(self._offsets[-1])))
+
+    def _log_joint(self, codes: np.ndarray, log_theta: np.ndarray, log_pi: np.ndarray
+                   ) -> np.ndarray:
+        """``log pi_c + sum_j log theta_{cj}(x_ij)`` for a chunk: shape (rows, K)."""
+        g = codes + self._offsets[:-1][None, :]
+        out = np.tile(log_pi, (len(codes), 1))
+        for j in range(codes.shape[1]):
+            out += log_theta[:, g[:, j]].T
+        return out
+
+    def _em(self, codes: np.ndarray, weights: np.ndarray, log_theta: np.ndarray,
+            log_pi: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
+        n = float(weights.sum())
+        u = len(codes)
+        step = int(self.chunk_size)
+        chunks = [(s, min(s + step, u)) for s in range(0, u, step)]
+        ind = [self._indicator(codes[a:b]) for a, b in chunks]
+        prev = -np.inf
+        ll = -np.inf
+        converged = False
+        n_iter = 0
+        sizes = np.diff(self._offsets)
+        for it in range(1, int(self.max_iter) + 1):
+            n_iter = it
+            counts = np.zeros_like(log_theta)
+            ll = 0.0
+            for (a, b), O in zip(chunks, ind, strict=True):
+                lj = self._log_joint(codes[a:b], log_theta, log_pi)
+                lse = logsumexp(lj, axis=1)
+                ll += float(weights[a:b] @ lse)
+                R = np.exp(lj - lse[:, None]) * weights[a:b, None]
+                counts += np.asarray(O.T @ R).T
+            nk = counts[:, : sizes[0]].sum(axis=1)
+            log_pi = np.log(np.maximum(nk / n, _FLOOR))
+            theta = counts / np.maximum(nk, _FLOOR)[:, None]
+            log_theta = np.log(np.maximum(theta, _FLOOR))
+            mean_ll = ll / n
+            if mean_ll - prev < self.tol:
+                converged = True
+                break
+            prev = mean_ll
+        return log_theta, log_pi, ll, n_iter, converged
+
+    def _init(self, codes: np.ndarray, weights: np.ndarray, rs: np.random.RandomState
+              ) -> tuple[np.ndarray, np.ndarray]:
+        K = int(self.n_clusters)
+        if len(codes) < K:
+            raise CatEmbedError(
+                f"the table has only {len(codes)} distinct row(s), fewer than "
+                f"n_clusters={K}; use fewer classes."
+            )
+        rows = rs.choice(len(codes), size=K, replace=False, p=weights / weights.sum())
+        J = int(self._offsets[-1])
+        p = np.zeros(J)
+        g = codes + self._offsets[:-1][None, :]
+        for j in range(codes.shape[1]):
+            p += np.bincount(g[:, j], weights=weights, minlength=J)
+        p /= weights.sum()
+        theta = np.tile(p, (K, 1))
+        for c, r in enumerate(rows):
+            theta[c, g[r]] += 1.0
+        theta /= 2.0
+        return np.log(np.maximum(theta, _FLOOR)), np.full(K, -np.log(K))
+
+    # ------------------------------------------------------------------ API
+    def fit(self, X: Any, y: Any = None) -> LCA:
+        """Fit the latent class model to the rows of ``X``."""
+        self._check()
+        df = as_frame(X)
+        _check_table(self, df, reset=True)
+        cat, other = select_categorical(df, self.categorical_features)
+        if other:
+            raise CatEmbedError(
+                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
+                "are not; discretise them or pass categorical_features='all'."
+            )
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        self.feature_names_ = [str(c) for c in cat]
+        codes = np.empty((len(df), len(cat)), dtype=np.int64)
+        self.categories_ = []
+        for j, c in enumerate(cat):
+            codes[:, j], cats = factorize(df[c], self.handle_missing)
+            self.categories_.append(cats)
+        self._offsets = np.concatenate([[0], np.cumsum([len(c) for c in self.categories_])]
+                                       ).astype(np.int64)
+        uniq, inverse, counts = np.unique(codes, axis=0, return_inverse=True,
+                                          return_counts=True)
+        weights = counts.astype(np.float64)
+        rs = check_random_state(self.random_state)
+        best = None
+        for _ in range(int(self.n_init)):
+            lt, lp = self._init(uniq, weights, rs)
+            res = self._em(uniq, weights, lt, lp)
+            if best is None or res[2] > best[2]:
+                best = res
+        log_theta, log_pi, ll, n_iter, converged = best
+        self._log_theta, self._log_pi = log_theta, log_pi
+        self.weights_ = np.exp(log_pi)
+        self.probabilities_ = [np.exp(log_theta[:, self._offsets[j]:self._offsets[j + 1]])
+                               for j in range(len(cat))]
+        self.log_likelihood_ = ll
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        resp_u = self._posterior(uniq)
+        self.labels_ = np.argmax(resp_u, axis=1)[inverse.ravel()]
+        return self
+
+    def _posterior(self, codes: np.ndarray) -> np.ndarray:
+        out = np.empty((len(codes), int(self.n_clusters)))
+        step = int(self.chunk_size)
+        for a in range(0, len(codes), step):
+            lj = self._log_joint(codes[a:a + step], self._log_theta, self._log_pi)
+            out[a:a + step] = np.exp(lj - logsumexp(lj, axis=1)[:, None])
+        return out
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior class probabilities of each row (an unseen value leaves its attribute
+        out of the product)."""
+        check_is_fitted(self, "weights_")
+        df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
+        _check_table(self, df, reset=False)
+        codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
+        unknown = codes < 0
+        J = int(self._offsets[-1])
+        log_theta = np.hstack([self._log_theta, np.zeros((len(self._log_pi), 1))])
+        g = np.where(unknown, J, codes + self._offsets[:-1][None, :])
+        lj = np.tile(self._log_pi, (len(codes), 1))
+        for j in range(codes.shape[1]):
+            lj += log_theta[:, g[:, j]].T
+        return np.exp(lj - logsumexp(lj, axis=1)[:, None])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row."""
+        return np.argmax(self.predict_proba(X), axis=1)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int = 5,
+               **params: Any) -> np.ndarray:
+    """Labels of one :class:`LCA` fit (the evaluation protocol's ``labels`` hook).
+
+    One start seeded by ``random_state``. Categorical (text) columns as they are; numeric
+    columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
+    ``numeric="discretize"`` does.
+    """
+    from ..base import bin_labels
+
+    df = as_frame(X)
+    num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)
+           and not pd.api.types.is_bool_dtype(df[c].dtype)]
+    if num:
+        df = df.copy()
+        qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+        for c in num:
+            x = df[c].to_numpy(dtype=np.float64)
+            finite = x[np.isfinite(x)]
+            edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
+            df[c] = bin_labels(x, edges)
+    return LCA(n_clusters=n_clusters, random_state=random_state, **params).fit(df).labels_

@@ -1,0 +1,360 @@
+"""What users pick instead: multiple correspondence analysis (MCA) and FAMD, from statistics.
+
+MCA (Greenacre, *Correspondence Analysis in Practice*, 3rd ed. 2017, ch. 18-19; Le Roux &
+Rouanet 2010) is correspondence analysis of the ``n x J`` indicator matrix ``Z`` of a table of
+``Q`` categorical attributes and ``J`` values. With ``P = Z / (n Q)``, row masses
+``r = 1/n`` and column (value) masses ``c_v = cnt(v) / (n Q)``, the standardised residuals are
+``S = D_r^-1/2 (P - r c^T) D_c^-1/2`` and MCA is the SVD ``S = U Sigma V^T``. Everything after
+``Z`` needs only the ``J x J`` matrix
+
+    ``S^T S = D_c^-1/2 (B / (n Q^2) - c c^T) D_c^-1/2``,
+
+where ``B = Z^T Z`` is the Burt matrix, which is exactly the co-occurrence table
+:class:`~catembed.stats.ValueStatistics` counts (``B[u, v] = cnt(u, v)``, ``B[v, v] = cnt(v)``).
+So MCA is fitted after one counting pass, at any ``n``, chunk by chunk or on Dask, from
+``fit_statistics``; its eigenvalues are ``Sigma^2`` (the principal inertias).
+
+Row (object) principal coordinates ``F = D_r^-1/2 U Sigma = (Z / Q - 1 c^T) D_c^-1/2 V``; the
+``1 c^T`` term vanishes on every non-trivial axis (``sqrt(c)`` is the trivial eigenvector,
+orthogonal to the others), so an object's coordinates are the sum over its ``Q`` values of
+
+    ``t_v = V[v] / (Q sqrt(c_v))``         (the transition formula, Greenacre Eq. 18.4),
+
+a value-level lookup: :class:`MCA` is a :class:`~catembed.base.ValueEmbedder` with
+``_combine = "sum"``. The value (column) principal coordinates are
+``G = D_c^-1/2 V Sigma`` (``value_coordinates_``). Both equal ``prince.MCA``'s
+``row_coordinates`` and ``column_coordinates`` up to the sign of each axis (the tests use
+prince as the oracle at 1e-6). Missing values are a value of their own
+(``handle_missing="category"``), so every row has exactly ``Q`` values; ``prince`` instead
+drops them from the indicator matrix.
+
+FAMD (Pagès 2004, *Analyse factorielle de données mixtes*, Revue de statistique appliquée
+52(4); prince.FAMD) is the PCA of ``[standardised numeric columns, (Z - p) / sqrt(p)]``
+(``p_v = cnt(v) / n``): its covariance is assembled from the same co-occurrence counts plus
+per-value sums of the standardised numeric columns, so :class:`FAMD` too needs one pass.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.linalg import eigh
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import CatEmbedError, CatEmbedWarning, as_frame, select_categorical
+from ..base import ValueEmbedder
+from ..stats import ValueStatistics, encode
+
+__all__ = ["FAMD", "MCA", "famd_embedder"]
+
+
+def _top_eigen(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest eigenpairs of the symmetric ``M``, largest first, signs fixed so that
+    each axis' largest-magnitude entry is positive (as scikit-learn's ``svd_flip``)."""
+    size = M.shape[0]
+    k = max(1, min(k, size))
+    evals, evecs = eigh(M, subset_by_index=(size - k, size - 1))
+    evals, evecs = evals[::-1], evecs[:, ::-1]
+    big = np.argmax(np.abs(evecs), axis=0)
+    evecs = evecs * np.where(evecs[big, np.arange(evecs.shape[1])] < 0, -1.0, 1.0)
+    return evals, evecs
+
+
+def _check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
+    """scikit-learn's shape errors for a table (empty, one sample, wrong width)."""
+    name = type(est).__name__
+    if df.shape[1] == 0:
+        raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum "
+                            "of 1 is required.")
+    if reset:
+        if len(df) < 2:
+            raise CatEmbedError(f"{name} needs at least 2 samples to fit; got n_samples = "
+                                f"{len(df)}.")
+    elif df.shape[1] != est.n_features_in_:
+        raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
+                            f"{est.n_features_in_} features as input.")
+
+
+def _check_n_components(n_components: Any) -> int:
+    if (not isinstance(n_components, (int, np.integer)) or isinstance(n_components, bool)
+            or n_components < 1):
+        raise CatEmbedError(
+            f"n_components must be a positive integer; got {n_components!r}."
+        )
+    return int(n_components)
+
+
+class MCA(ValueEmbedder):
+    """Multiple correspondence analysis, fitted from the Burt matrix (value co-occurrences).
+
+    The eigen-decomposition of ``D_c^-1/2 (B / (n Q^2) - c c^T) D_c^-1/2`` (module docstring;
+    Greenacre 2017, ch. 18-19), ``B`` the co-occurrence counts of
+    :class:`~catembed.stats.ValueStatistics`; an object's coordinates are the sum of its
+    values' rows ``V[v] / (Q sqrt(c_v))``, equal to ``prince.MCA().row_coordinates`` up to
+    the sign of each axis.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of axes; at most ``J - Q`` (the non-trivial principal inertias).
+    handle_unknown : {"error", "ignore", "warn"}, default="error"
+        A value not seen in fit: raise, or let it add nothing (the zero vector).
+    handle_missing : {"category", "error"}, default="category"
+    categorical_features : "auto", "all", list or mask, default="auto"
+    numeric : {"drop", "discretize", "passthrough"}, default="drop"
+    n_bins : int, default=5
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Principal inertias ``sigma_k^2`` (prince's ``eigenvalues_``).
+    total_inertia_ : float
+        ``(J - Q) / Q``, the sum of all principal inertias.
+    explained_inertia_ : ndarray of shape (n_components_,)
+        ``eigenvalues_ / total_inertia_`` (prince's ``percentage_of_variance_ / 100``).
+    value_coordinates_ : DataFrame of shape (J, n_components_)
+        Value (column) principal coordinates ``G = D_c^-1/2 V Sigma``, indexed by
+        ``(column, value)`` (prince's ``column_coordinates``).
+    components_ : ndarray of shape (J, n_components_)
+        The right singular vectors ``V``.
+    n_components_ : int
+    """
+
+    _combine = "sum"
+    _feature_prefix = "mca"
+
+    def __init__(
+        self,
+        n_components: int = 10,
+        *,
+        handle_unknown: str = "error",
+        handle_missing: str = "category",
+        categorical_features: Any = "auto",
+        numeric: str = "drop",
+        n_bins: int = 5,
+    ) -> None:
+        self.n_components = n_components
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+        self.categorical_features = categorical_features
+        self.numeric = numeric
+        self.n_bins = n_bins
+
+    def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
+        k = _check_n_components(self.n_components)
+        n, q, J = stats.n_rows, stats.n_features, stats.n_values
+        c = stats.counts.astype(np.float64) / (n * q)
+        sc = np.sqrt(c)
+        M = stats.cooc_dense().astype(np.float64) / (n * q * q)
+        M -= np.outer(c, c)
+        M /= sc[:, None]
+        M /= sc[None, :]
+        rank = J - q
+        if k > rank:
+            warnings.warn(
+                f"n_components={k} is more than the {rank} non-trivial MCA axes of this table "
+                f"(J - Q = {J} values - {q} attributes); keeping {rank}.",
+                CatEmbedWarning, stacklevel=5,
+            )
+            k = rank
+        evals, V = _top_eigen(M, k)
+        evals = np.maximum(evals, 0.0)
+        self.components_ = V
+        self.eigenvalues_ = evals
+        self.total_inertia_ = (J - q) / q
+        self.explained_inertia_ = evals / self.total_inertia_
+        self.n_components_ = V.shape[1]
+        return V / (q * sc[:, None])
+
+    @property
+    def value_coordinates_(self) -> pd.DataFrame:
+        """Value principal coordinates ``G = D_c^-1/2 V Sigma`` (prince's
+        ``column_coordinates``), one row per ``(column, value)``."""
+        check_is_fitted(self, "components_")
+        st = self.stats_
+        c = st.counts.astype(np.float64) / (st.n_rows * st.n_features)
+        G = self.components_ / np.sqrt(c)[:, None] * np.sqrt(self.eigenvalues_)[None, :]
+        return pd.DataFrame(G, index=st.value_index(),
+                            columns=[f"mca{k}" for k in range(G.shape[1])])
+
+    def _extra_state(self):
+        return ({"components": self.components_, "eigenvalues": self.eigenvalues_},
+                {"total_inertia": float(self.total_inertia_)})
+
+    def _restore_extra_state(self, arrays, meta):
+        self.components_ = arrays["components"]
+        self.eigenvalues_ = arrays["eigenvalues"]
+        self.total_inertia_ = float(meta["total_inertia"])
+        self.explained_inertia_ = self.eigenvalues_ / self.total_inertia_
+        self.n_components_ = self.components_.shape[1]
+
+
+class FAMD(TransformerMixin, BaseEstimator):
+    """Factor analysis of mixed data (Pagès 2004), from one pass of statistics.
+
+    The PCA of ``Z = [x_std, (o - p) / sqrt(p)]``: numeric columns standardised (population
+    standard deviation), each categorical value's indicator ``o_v`` centred and divided by
+    ``sqrt(p_v)``, ``p_v = cnt(v) / n``, as ``prince.FAMD`` does. Its covariance
+    ``Z^T Z / n`` has three blocks, all sums over rows: the numeric correlation matrix, the
+    per-value sums of the standardised numeric columns (``E[x_k o_v] / sqrt(p_v)``) and the
+    co-occurrence counts (``(C_uv / n - p_u p_v) / sqrt(p_u p_v)``). Row coordinates
+    ``Z V`` = the numeric part times its loadings plus a value-level lookup, equal to
+    ``prince.FAMD().row_coordinates`` on the training table up to the sign of each axis.
+    A table with no numeric column gives the MCA axes (eigenvalues ``Q`` times MCA's).
+
+    Parameters
+    ----------
+    n_components : int, default=10
+    categorical_features : "auto", "all", list or mask, default="auto"
+        The categorical columns; every other column must be numeric.
+    handle_unknown : {"error", "ignore"}, default="error"
+        A value not seen in fit: raise, or let it add nothing.
+    handle_missing : {"category", "error"}, default="category"
+        Missing categorical values are a value of their own; missing numbers become the
+        mean (0 after standardising).
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components_,)
+    explained_inertia_ : ndarray of shape (n_components_,)
+    components_ : ndarray of shape (p + J, n_components_)
+    numeric_features_, categorical_features_ : list of str
+    mean_, scale_ : ndarray
+        Of the numeric columns.
+    stats_ : ValueStatistics
+        Of the categorical columns.
+    """
+
+    def __init__(self, n_components: int = 10, *, categorical_features: Any = "auto",
+                 handle_unknown: str = "error", handle_missing: str = "category") -> None:
+        self.n_components = n_components
+        self.categorical_features = categorical_features
+        self.handle_unknown = handle_unknown
+        self.handle_missing = handle_missing
+
+    def _numeric(self, df: pd.DataFrame) -> np.ndarray:
+        cols = self.numeric_features_
+        if not cols:
+            return np.zeros((len(df), 0))
+        try:
+            x = df[cols].apply(pd.to_numeric).to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise CatEmbedError(
+                f"FAMD: the numeric columns {cols} must hold numbers; list text columns in "
+                "categorical_features."
+            ) from exc
+        z = (x - self.mean_) / self.scale_
+        return np.where(np.isnan(z), 0.0, z)
+
+    def fit(self, X: Any, y: Any = None) -> FAMD:
+        """Count the statistics of ``X`` and find the principal axes."""
+        k = _check_n_components(self.n_components)
+        df = as_frame(X)
+        _check_table(self, df, reset=True)
+        cat, num = select_categorical(df, self.categorical_features)
+        if self.categorical_features == "auto" and set(cat) == set(df.columns):
+            num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
+                   and not pd.api.types.is_bool_dtype(df[c])]
+            cat = [c for c in df.columns if c not in set(num)]
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        self.numeric_features_ = [str(c) for c in num]
+        self.categorical_features_ = [str(c) for c in cat]
+        if num:
+            x = df[num].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+            self.mean_ = np.nanmean(x, axis=0)
+            sd = np.nanstd(x, axis=0)
+            self.scale_ = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+        else:
+            self.mean_ = self.scale_ = np.zeros(0)
+        z = self._numeric(df)
+        n = len(df)
+        blocks_num = z.T @ z / n
+        if cat:
+            self.stats_ = ValueStatistics.from_frame(df, columns=cat,
+                                                     handle_missing=self.handle_missing)
+            st = self.stats_
+            codes = encode(df, cat, list(st.categories), self.handle_missing)
+            offs = st.offsets
+            p = st.counts.astype(np.float64) / n
+            sp_ = np.sqrt(p)
+            cc = st.cooc_dense() / n - np.outer(p, p)
+            cc /= sp_[:, None] * sp_[None, :]
+            nc = np.zeros((len(num), st.n_values))
+            for j in range(st.n_features):
+                for a in range(len(num)):
+                    nc[a, offs[j]:offs[j + 1]] = np.bincount(
+                        codes[:, j], weights=z[:, a], minlength=int(st.sizes[j])) / n
+            nc /= sp_[None, :]
+            cov = np.block([[blocks_num, nc], [nc.T, cc]])
+            self._p = p
+        else:
+            self.stats_ = None
+            cov = blocks_num
+            self._p = np.zeros(0)
+        rank = len(num) + (self.stats_.n_values - self.stats_.n_features if cat else 0)
+        k = min(k, max(rank, 1))
+        evals, V = _top_eigen(cov, k)
+        self.components_ = V
+        self.eigenvalues_ = np.maximum(evals, 0.0)
+        self.total_inertia_ = float(np.trace(cov))
+        self.explained_inertia_ = self.eigenvalues_ / self.total_inertia_
+        self.n_components_ = V.shape[1]
+        # value-level lookup of the categorical part: t_v = (1 - p_v)/sqrt(p_v) V_v minus the
+        # other values' centring; an object's categorical part is
+        # sum_v (o_v - p_v)/sqrt(p_v) V_v = sum_{v in row} V_v / sqrt(p_v) - sum_v sqrt(p_v) V_v
+        if cat:
+            Vc = V[len(num):]
+            self._value_table = Vc / np.sqrt(self._p)[:, None]
+            self._offset = -(np.sqrt(self._p) @ Vc)
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Row principal coordinates ``Z V`` of ``X``."""
+        check_is_fitted(self, "components_")
+        df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
+        _check_table(self, df, reset=False)
+        z = self._numeric(df)
+        out = z @ self.components_[: len(self.numeric_features_)]
+        if self.categorical_features_:
+            st = self.stats_
+            codes = encode(df, self.categorical_features_, list(st.categories),
+                           self.handle_missing)
+            if (codes < 0).any() and self.handle_unknown == "error":
+                bad = [self.categorical_features_[j]
+                       for j in np.flatnonzero((codes < 0).any(axis=0))]
+                raise CatEmbedError(
+                    f"values not seen during fit in column(s) {', '.join(bad)}; use "
+                    "handle_unknown='ignore' to let them add nothing."
+                )
+            offs = st.offsets
+            out = out + self._offset
+            table = np.vstack([self._value_table, np.zeros((1, self.n_components_))])
+            for j in range(st.n_features):
+                c = codes[:, j].astype(np.int64)
+                out = out + table[np.where(c < 0, len(table) - 1, offs[j] + c)]
+        return out
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """``famd0, famd1, ...``."""
+        check_is_fitted(self, "components_")
+        return np.asarray([f"famd{k}" for k in range(self.n_components_)], dtype=object)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def famd_embedder(random_state: Any = None, **params: Any) -> FAMD:
+    """A :class:`FAMD` for the evaluation protocol: categorical columns found by dtype, so a
+    mixed table keeps its numeric columns numeric (``random_state`` unused: FAMD is
+    deterministic)."""
+    return FAMD(**params)

@@ -1,0 +1,112 @@
+"""MCA and FAMD from the shared statistics, with prince as the oracle."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from catembed import CatEmbedError, CatEmbedWarning, compute_statistics
+from catembed.embed.mca import FAMD, MCA
+
+
+@pytest.fixture(scope="module")
+def table():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.choice(list("abcd"), size=(200, 5)), columns=list("vwxyz"))
+    df["v"] = np.where(df.w == "a", "a", df.v)  # a coupling between v and w
+    return df
+
+
+def _same_up_to_sign(a, b, atol=1e-6):
+    s = np.sign((a * b).sum(axis=0))
+    np.testing.assert_allclose(a * s, b, atol=atol)
+
+
+def test_mca_equals_prince(table):
+    prince = pytest.importorskip("prince")
+    ours = MCA(n_components=4).fit(table)
+    ref = prince.MCA(n_components=4, engine="scipy").fit(table)
+    _same_up_to_sign(ours.transform(table), ref.row_coordinates(table).to_numpy())
+    _same_up_to_sign(ours.value_coordinates_.to_numpy(),
+                     ref.column_coordinates(table).to_numpy())
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, atol=1e-10)
+    np.testing.assert_allclose(ours.explained_inertia_ * 100, ref.percentage_of_variance_,
+                               atol=1e-8)
+
+
+def test_mca_by_hand_two_binary_attributes():
+    # two binary attributes that always agree: one non-trivial axis with inertia 1,
+    # objects at +-1 (principal coordinates), total inertia (J - Q)/Q = 1
+    df = pd.DataFrame({"a": list("xxyy"), "b": list("uuvv")})
+    m = MCA(n_components=1).fit(df)
+    np.testing.assert_allclose(m.eigenvalues_, [1.0])
+    assert m.total_inertia_ == 1.0
+    np.testing.assert_allclose(np.abs(m.transform(df)).ravel(), [1, 1, 1, 1])
+    assert m.transform(df)[0, 0] == pytest.approx(-m.transform(df)[2, 0])
+
+
+def test_mca_from_merged_chunks_equals_whole(table):
+    whole = MCA(n_components=3).fit(table)
+    stats = compute_statistics(iter([table.iloc[:70], table.iloc[70:]]))
+    parts = MCA(n_components=3).fit_statistics(stats)
+    np.testing.assert_allclose(parts.transform(table), whole.transform(table), atol=1e-12)
+
+
+def test_mca_caps_components_and_validates(table):
+    df = pd.DataFrame({"a": list("xxyy"), "b": list("uvuv")})
+    with pytest.warns(CatEmbedWarning, match="non-trivial"):
+        m = MCA(n_components=5).fit(df)
+    assert m.n_components_ == 2
+    with pytest.raises(CatEmbedError, match="n_components"):
+        MCA(n_components=0).fit(df)
+
+
+def test_mca_save_load_roundtrip(table, tmp_path):
+    m = MCA(n_components=3).fit(table)
+    m.save(tmp_path / "m.npz")
+    back = MCA.load(tmp_path / "m.npz")
+    np.testing.assert_allclose(back.transform(table), m.transform(table))
+    np.testing.assert_allclose(back.explained_inertia_, m.explained_inertia_)
+
+
+def test_famd_equals_prince(table):
+    prince = pytest.importorskip("prince")
+    rng = np.random.default_rng(1)
+    df = table.copy()
+    df["n1"] = rng.normal(size=len(df))
+    df["n2"] = rng.normal(size=len(df)) + (df.v == "a")
+    ours = FAMD(n_components=4).fit(df)
+    ref = prince.FAMD(n_components=4, engine="scipy").fit(df)
+    _same_up_to_sign(ours.transform(df), ref.row_coordinates(df).to_numpy())
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, atol=1e-10)
+    assert list(ours.get_feature_names_out()) == ["famd0", "famd1", "famd2", "famd3"]
+
+
+def test_famd_on_categorical_table_is_scaled_mca(table):
+    f = FAMD(n_components=3).fit(table)
+    m = MCA(n_components=3).fit(table)
+    q = table.shape[1]
+    np.testing.assert_allclose(f.eigenvalues_, q * m.eigenvalues_, atol=1e-10)
+    ratio = f.transform(table) / m.transform(table)
+    np.testing.assert_allclose(np.abs(ratio), np.sqrt(q), rtol=1e-8)
+
+
+def test_famd_unknown_values(table):
+    f = FAMD(n_components=2).fit(table)
+    new = table.iloc[:2].copy()
+    new.iloc[0, 0] = "zzz"
+    with pytest.raises(CatEmbedError, match="not seen"):
+        f.transform(new)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = FAMD(n_components=2, handle_unknown="ignore").fit(table).transform(new)
+    assert np.isfinite(out).all()
+
+
+@parametrize_with_checks([MCA(n_components=2), FAMD(n_components=2)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CatEmbedWarning)
+        check(estimator)
