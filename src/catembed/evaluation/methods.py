@@ -194,3 +194,6 @@ register_method("untie-vectors", embedding="catembed.embed.untie:UNTIE",
                 "unless the task passes labels to fit")
 register_method("couplings", embedding="catembed.embed.untie:Couplings",
                 description="Couplings: UNTIE's concatenated coupling spaces, no kernels")
+
+# deep methods (issue 13): registered in their own module, which imports no torch
+importlib.import_module("catembed.deep._registry")
