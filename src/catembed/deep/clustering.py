@@ -77,6 +77,15 @@ def _check_positive(name: str, v: Any) -> float:
     return float(v)
 
 
+def _check_hidden(hs: Any) -> None:
+    if not isinstance(hs, (tuple, list)) or not hs or not all(
+        isinstance(h, (int, np.integer)) and h >= 1 for h in hs
+    ):
+        raise CatEmbedError(
+            f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
+        )
+
+
 def initial_value_vectors(enc: MixedEncoding, method: Any, dim: int,
                           random_state: Any = None) -> np.ndarray:
     """Value-embedding rows ``(enc.n_embeddings, dim)`` from CDE or UNTIE value vectors.
@@ -144,7 +153,6 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
-        verbose: int = 0,
     ) -> None:
         self.n_clusters = n_clusters
         self.n_components = n_components
@@ -164,7 +172,6 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
-        self.verbose = verbose
 
     # ------------------------------------------------------------------ set-up
     def _objective_name(self) -> str:
@@ -185,13 +192,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             raise CatEmbedError(f"corruption must lie in [0, 1); got {self.corruption!r}.")
         if isinstance(self.gamma, bool) or not self.gamma >= 0:
             raise CatEmbedError(f"gamma must be >= 0; got {self.gamma!r}.")
-        hs = self.hidden_sizes
-        if not isinstance(hs, (tuple, list)) or not hs or not all(
-            isinstance(h, (int, np.integer)) and h >= 1 for h in hs
-        ):
-            raise CatEmbedError(
-                f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
-            )
+        _check_hidden(self.hidden_sizes)
         if isinstance(self.value_init, str):
             check_option("value_init", self.value_init, VALUE_INITS)
         elif not hasattr(self.value_init, "fit_statistics"):
@@ -411,6 +412,10 @@ class AutoencoderKMeans(_DeepClusterer):
     value_init : {"random", "cde", "untie"} or ValueEmbedder, default="random"
         Start the value embeddings from CDE / UNTIE value vectors (PCA to
         ``embedding_dim``, unit variance) instead of ``N(0, 1)``.
+    corruption : float, default=0.2
+        Masking noise of the denoising training: every cell of a training batch is replaced
+        by its column's unseen-value token (categorical) or by 0, the mean (numeric), with
+        this probability (DEC pretrains a denoising autoencoder with 20% input dropout).
     pretrain_steps : int, default=1000
         Adam steps of the reconstruction training (epochs = steps * batch_size / n).
     cluster_steps, update_interval, tol, gamma, alpha
@@ -423,7 +428,6 @@ class AutoencoderKMeans(_DeepClusterer):
     random_state : int, RandomState or None
     n_threads : int or None, default=1
         Torch CPU threads while fitting; a fixed count keeps results identical.
-    verbose : int, default=0
 
     Attributes
     ----------
@@ -538,7 +542,6 @@ class AttentionClusterer(_DeepClusterer):
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
-        verbose: int = 0,
     ) -> None:
         super().__init__(
             n_clusters, n_components=n_components, embedding_dim=embedding_dim,
@@ -547,7 +550,7 @@ class AttentionClusterer(_DeepClusterer):
             cluster_steps=cluster_steps, update_interval=update_interval, tol=tol,
             gamma=gamma, alpha=alpha, batch_size=batch_size, learning_rate=learning_rate,
             categorical_features=categorical_features, device=device,
-            random_state=random_state, n_threads=n_threads, verbose=verbose,
+            random_state=random_state, n_threads=n_threads,
         )
         self.objective = objective
         self.n_heads = n_heads

@@ -36,10 +36,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._data import apply_encoding, fit_encoding, split_columns
-from .clustering import _Batches, _check_positive, _check_positive_int
+from .clustering import _Batches, _check_hidden, _check_positive, _check_positive_int
 
 __all__ = ["BiGANWD", "VAEWD"]
 
@@ -107,13 +106,7 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         _check_positive_int("batch_size", self.batch_size)
         if self.learning_rate is not None:
             _check_positive("learning_rate", self.learning_rate)
-        hs = self.hidden_sizes
-        if not isinstance(hs, (tuple, list)) or not hs or not all(
-            isinstance(h, (int, np.integer)) and h >= 1 for h in hs
-        ):
-            raise CatEmbedError(
-                f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
-            )
+        _check_hidden(self.hidden_sizes)
 
     def fit(self, X: Any, y: Any = None) -> _WideDeepEmbedder:
         """Train the model on the rows of ``X`` (a categorical or mixed table).
