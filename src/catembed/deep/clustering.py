@@ -37,7 +37,6 @@ RNG, a fixed thread count, deterministic algorithms); ``device="cuda"`` trains o
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -643,6 +642,3 @@ def attention_labels(X: Any, n_clusters: int, *, random_state: Any = None,
     """Labels of :class:`AttentionClusterer` (evaluation protocol ``labels`` hook)."""
     return _labels(AttentionClusterer, X, n_clusters, random_state, params)
 
-
-def _epochs(steps: int, n: int, batch_size: int) -> float:  # pragma: no cover - doc helper
-    return steps * min(batch_size, n) / max(n, 1) if n else math.nan
