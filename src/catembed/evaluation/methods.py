@@ -206,3 +206,6 @@ register_method("famd", embedding="catembed.embed.mca:famd_embedder",
 register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True,
                 description="latent class analysis (EM, one start per seed; numeric columns "
                 "in 5 quantile bins)")
+
+# deep methods (issue 13): registered in their own module, which imports no torch
+importlib.import_module("catembed.deep._registry")

@@ -1,0 +1,102 @@
+"""Fit time and memory of the deep mixed-type clusterers on Adult (issue 13 acceptance).
+
+1. Fit time of :class:`catembed.deep.AutoencoderKMeans`, :class:`~catembed.deep.IDEC` and
+   :class:`~catembed.deep.AttentionClusterer` (library defaults, ``n_clusters=2``) on the
+   Adult training file, mixed (6 numeric + 8 categorical columns, complete rows: 30,162),
+   with ``--threads`` torch threads (default 2: the target is "under 60 s on 2 cores").
+   Wall time and the process CPU time (all threads) are both printed: on a shared machine
+   the wall time measures the load as much as the fit.
+2. Memory flat in n: the same fit on 30,162 rows and on 301,620 rows resampled from them
+   (with replacement, seed 0). Each fit runs in a fresh child process; the figures are the
+   child's peak resident memory (``ru_maxrss``) and the growth of the peak during the fit
+   over the resident memory after the table is loaded. The training works on mini-batches,
+   so only the encoded input (value ids and numbers), the latent vectors and the ``n x k``
+   soft assignment grow with ``n``.
+
+The machine load (``os.getloadavg``) is printed beside every timing.
+
+Usage: ``python benchmarks/bench_deep.py [--methods ae,idec,attention] [--rows 30162,301620]
+[--threads 2]``; ``child`` runs one measurement and prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+PRESET = {"columns": "mixed", "rows": "complete", "split": "train", "drop_constant": True}
+METHODS = {"ae": "AutoencoderKMeans", "idec": "IDEC", "attention": "AttentionClusterer"}
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")  # pragma: no cover
+
+
+def child(method: str, rows: int, threads: int) -> dict:
+    """One fit in this process; returns its figures."""
+    import catembed.deep as deep
+    from catembed.datasets import load_dataset
+
+    data = load_dataset("adult", data_dir=SHARED / "datasets", preset=PRESET)
+    X = data.features
+    if rows != len(X):
+        idx = np.random.RandomState(0).randint(len(X), size=rows)
+        X = X.iloc[idx].reset_index(drop=True)
+    cls = getattr(deep, METHODS[method])
+    import torch  # noqa: F401  (imported before the baseline reading)
+
+    before = _rss_mib()
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    load0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    model = cls(2, random_state=0, n_threads=threads).fit(X)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"method": method, "rows": len(X), "columns": X.shape[1], "threads": threads,
+            "fit_s": round(seconds, 2), "cpu_s": round(cpu, 2), "rss_before_mib": round(before, 1),
+            "peak_mib": round(peak, 1), "fit_growth_mib": round(peak - max(before,
+                                                                              peak_before), 1),
+            "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
+            "n_iter": getattr(model, "n_iter_", 0)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", nargs="?", default="all", choices=["all", "child"])
+    ap.add_argument("--methods", default="ae,idec,attention")
+    ap.add_argument("--rows", default="30162,301620")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    if args.mode == "child":
+        (method,) = args.methods.split(",")
+        print(json.dumps(child(method, int(args.rows), args.threads)))
+        return
+    print(f"{'method':10} {'rows':>8} {'fit s':>7} {'CPU s':>7} {'before MiB':>10} {'peak MiB':>9} "
+          f"{'fit growth':>10} {'load':>11}")
+    for method in args.methods.split(","):
+        for rows in args.rows.split(","):
+            out = subprocess.run(
+                [sys.executable, __file__, "child", "--methods", method, "--rows", rows,
+                 "--threads", str(args.threads)], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{r['method']:10} {r['rows']:>8} {r['fit_s']:>7} {r['cpu_s']:>7} "
+                  f"{r['rss_before_mib']:>10} "
+                  f"{r['peak_mib']:>9} {r['fit_growth_mib']:>10} "
+                  f"{r['load_start']:>5}-{r['load_end']:<5}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

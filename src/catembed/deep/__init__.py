@@ -1,0 +1,41 @@
+"""Deep mixed-type clustering and UNTIE's deep baselines (issue 13; PyTorch, optional).
+
+* :class:`AutoencoderKMeans`: a mixed-type autoencoder (numeric columns standardised,
+  categorical columns as learned value embeddings; MSE + per-column cross-entropy) followed
+  by k-means in the latent space.
+* :class:`IDEC`: the same network trained jointly with the DEC/IDEC clustering loss
+  (Student-t soft assignment, KL to the sharpened target, reconstruction kept).
+* :class:`AttentionClusterer`: each column a token, a small transformer encoder across the
+  columns, attention pooling to the latent vector, the same objectives; the pooling
+  attention per cluster is the fitted ``cluster_attention_``.
+* :class:`VAEWD`, :class:`BiGANWD`: the VAE and BiGAN baselines of UNTIE (Zhu, Cao, Yin,
+  TPAMI) Table IV on a wide-and-deep encoder, as embedders.
+
+PyTorch is imported only when a model is fitted (``pip install "catembed[deep]"``); importing
+this package does not need it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["AttentionClusterer", "AutoencoderKMeans", "BiGANWD", "IDEC", "VAEWD"]
+
+_WHERE = {
+    "AttentionClusterer": "clustering",
+    "AutoencoderKMeans": "clustering",
+    "IDEC": "clustering",
+    "BiGANWD": "wide_deep",
+    "VAEWD": "wide_deep",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)
