@@ -166,21 +166,54 @@ def _sort_key(v: Any) -> tuple[int, Any]:
         return (0, int(v))
     if isinstance(v, (int, float, np.integer, np.floating)):
         return (1, float(v))
-    return (2, str(v))
+    return (2, type(v).__name__ if not isinstance(v, str) else "", str(v))
 
 
 def sort_values(values: np.ndarray) -> np.ndarray:
-    """Sort distinct non-missing values deterministically (numbers before strings)."""
+    """Sort distinct non-missing values deterministically (numbers before strings).
+
+    Values of one comparable kind (all strings, all numbers) sort naturally; a mix of kinds
+    (numbers and strings, tuples, bytes...) sorts by kind (booleans, numbers, strings, then
+    other types by type name) and within a kind by value or text. The result never depends
+    on the order the values came in.
+    """
     vals = np.asarray(values, dtype=object)
-    try:
-        order = np.argsort(vals, kind="stable")
-        sorted_vals = vals[order]
-        # argsort of mixed objects may "succeed" without a total order: verify.
-        if all(sorted_vals[i] <= sorted_vals[i + 1] for i in range(len(sorted_vals) - 1)):
-            return sorted_vals
-    except TypeError:
-        pass
+    if vals.ndim != 1:  # an array of tuples of equal length becomes 2-D: rebuild it
+        flat = np.empty(len(values), dtype=object)
+        flat[:] = list(values)
+        vals = flat
+    kinds = {_sort_key(v)[0] for v in vals.tolist()} if len(vals) < 50_000 else None
+    if kinds is None or len(kinds) == 1:
+        try:
+            order = np.argsort(vals, kind="stable")
+            sorted_vals = vals[order]
+            # argsort of mixed objects may "succeed" without a total order: verify.
+            with np.errstate(all="ignore"):
+                ok = bool(np.all(sorted_vals[:-1] <= sorted_vals[1:])) if len(vals) > 1 else True
+            if ok:
+                return sorted_vals
+        except (TypeError, ValueError):
+            pass
     return np.array(sorted(vals.tolist(), key=_sort_key), dtype=object)
+
+
+def unhashable_error(column: Any, values: Any) -> CatEmbedError:
+    """The error for a column holding lists, dicts or sets (values that cannot be counted)."""
+    kind = next(
+        (type(v).__name__ for v in values if not _hashable(v)), "unhashable"
+    )
+    return CatEmbedError(
+        f"column {str(column)!r} holds {kind} values, which cannot be categories; convert "
+        f"them to strings (df[{str(column)!r}].map(str)) or tuples, or drop the column."
+    )
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def warn(message: str) -> None:

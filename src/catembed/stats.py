@@ -39,6 +39,7 @@ from ._validation import (
     check_option,
     missing_mask,
     sort_values,
+    unhashable_error,
 )
 
 __all__ = [
@@ -76,7 +77,10 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
         remap[used] = np.arange(len(used))
         codes = remap[raw_codes]
     else:
-        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        try:
+            codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:
+            raise unhashable_error(col.name, col) from None
         uniques = np.asarray(uniques, dtype=object)
         codes = np.asarray(codes, dtype=np.int64)
         if miss.any():
@@ -123,7 +127,10 @@ def encode_column(
         codes = np.where(raw >= 0, cat_codes[np.maximum(raw, 0)], -1)
     else:
         values = col.to_numpy(dtype=object, na_value=np.nan)
-        codes = index.get_indexer(values)
+        try:
+            codes = index.get_indexer(values)
+        except TypeError:
+            raise unhashable_error(col.name, values) from None
         if (codes < 0).any() and len(known) and not index.is_unique:
             raise AssertionError("fitted categories are not unique")  # pragma: no cover
         if (codes < 0).any():

@@ -435,25 +435,31 @@ default="cao"
             if not isinstance(self.init, str) or self.init == "cao":
                 break
         labels, modes, _, cost, n_iter = best
-        self.labels_ = labels
         self.modes_ = modes
         self.cluster_centroids_ = self._decode_modes(modes)
-        self.cost_ = cost
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
+        # a last assignment step with the final modes, exactly as predict computes it, so
+        # that labels_ == predict(X) always holds
+        dist = self._cat_dist(codes)
+        self.labels_ = np.argmin(dist, axis=1)
+        self.cost_ = float(dist[np.arange(len(codes)), self.labels_].sum())
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
-        check_is_fitted(self, "modes_")
-        codes = self.distance_.encode(X).astype(np.int64)
+    def _cat_dist(self, codes: np.ndarray) -> np.ndarray:
         ptabs = _padded_tables(self.distance_.tables_)
         sizes = np.array([t.shape[0] - 1 for t in ptabs])
         codes = np.where(codes < 0, sizes[None, :], codes)
         rough = self._rough_counts()
         r = None if rough is None else (self._final_hist, rough)
-        return np.argmin(_cat_distances(codes, self.modes_, ptabs, r), axis=1)
+        return _cat_distances(codes, self.modes_, ptabs, r)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
+        check_is_fitted(self, "modes_")
+        codes = self.distance_.encode(X).astype(np.int64)
+        return np.argmin(self._cat_dist(codes), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
@@ -589,17 +595,27 @@ class KPrototypes(_Base):
             if self.init == "cao":
                 break
         labels, modes, centers, cost, n_iter = best
-        self.labels_ = labels
         self.modes_ = modes
         self.centers_ = centers
         self.cluster_centroids_ = np.hstack(
             [centers.astype(object), self._decode_modes(modes)]
         )
-        self.cost_ = cost
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
+        dist = self._proto_dist(codes, numeric)  # as predict computes it: labels_ == predict(X)
+        self.labels_ = np.argmin(dist, axis=1)
+        self.cost_ = float(dist[np.arange(len(codes)), self.labels_].sum())
         return self
+
+    def _proto_dist(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        ptabs = _padded_tables(self.distance_.tables_)
+        sizes = np.array([t.shape[0] - 1 for t in ptabs])
+        codes = np.where(codes < 0, sizes[None, :], codes)
+        rough = self._rough_counts()
+        r = None if rough is None else (self._final_hist, rough)
+        return self.gamma_ * _cat_distances(codes, self.modes_, ptabs, r) + _sq_dist(
+            numeric, self.centers_)
 
     def predict(self, X: Any) -> np.ndarray:
         """The nearest prototype of each row of ``X``."""
@@ -607,13 +623,7 @@ class KPrototypes(_Base):
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
         numeric = self._numeric(df)
         codes = self.distance_.encode(df[self.categorical_features_]).astype(np.int64)
-        ptabs = _padded_tables(self.distance_.tables_)
-        sizes = np.array([t.shape[0] - 1 for t in ptabs])
-        codes = np.where(codes < 0, sizes[None, :], codes)
-        rough = self._rough_counts()
-        r = None if rough is None else (self._final_hist, rough)
-        dist = self.gamma_ * _cat_distances(codes, self.modes_, ptabs, r)
-        return np.argmin(dist + _sq_dist(numeric, self.centers_), axis=1)
+        return np.argmin(self._proto_dist(codes, numeric), axis=1)
 
 
 KPrototypes.__doc__ = KPrototypes.__doc__.replace("{shared}", _SHARED.strip("\n"))

@@ -1,8 +1,9 @@
 """The encoding baselines of CDE Table 1: one-hot (0-1), one-hot + PCA (0-1P) and IDF.
 
 All three are fitted from the shared value statistics, so they stream like every other
-method. One-hot uses scikit-learn's :class:`~sklearn.preprocessing.OneHotEncoder` with the
-categories the statistics found.
+method. One-hot gives the columns and names of
+scikit-learn's :class:`~sklearn.preprocessing.OneHotEncoder` for the categories the statistics
+found.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from sklearn.preprocessing import OneHotEncoder
 
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
@@ -39,16 +38,18 @@ _SHARED_DOC = """
 class OneHotEmbedder(ValueEmbedder):
     """One-hot (0-1) encoding, the "0-1" column of CDE Table 1.
 
-    A thin wrapper of scikit-learn's ``OneHotEncoder`` that shares catembed's vocabulary
-    (missing values, unseen values, column selection, streaming fit from statistics).
+    Each attribute's value table is the identity, so a row's vector is the concatenation of
+    its values' indicator vectors: what scikit-learn's ``OneHotEncoder`` gives (same columns,
+    same names ``{column}_{value}``), with catembed's vocabulary (missing values, unseen
+    values, column selection, streaming fit from statistics). The lookup is catembed's own,
+    so any column the statistics accept (mixed ints and strings, bytes, dates with NaT) is
+    encoded, where ``OneHotEncoder`` refuses mixed types.
 
     Parameters
     ----------
     {shared}
     Attributes
     ----------
-    encoder_ : OneHotEncoder
-        The fitted scikit-learn encoder doing the work.
     categories_ : list of ndarray
     feature_names_ : ndarray of str
     n_features_in_ : int
@@ -72,39 +73,12 @@ class OneHotEmbedder(ValueEmbedder):
         self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
-        self._build_encoder()
         return [np.eye(len(c)) for c in self.categories_]
 
-    def _build_encoder(self) -> None:
-        cats = [list(c) for c in self.categories_]
-        height = max(len(c) for c in cats)
-        frame = pd.DataFrame(
-            {f: np.resize(np.asarray(c, dtype=object), height)
-             for f, c in zip(self.feature_names_, cats, strict=True)}
-        )
-        self.encoder_ = OneHotEncoder(
-            categories=cats, handle_unknown="ignore", sparse_output=False, dtype=np.float64
-        ).fit(frame)
-
-    def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
-        # the codes carry the unknown and missing policies; scikit-learn encodes the values
-        values = {}
-        for j, f in enumerate(self.feature_names_):
-            cats = self.categories_[j]
-            # canonical values: what the encoder knows (missing -> nan), unseen -> marker
-            canon = np.append(cats, np.array([_UNSEEN], dtype=object))
-            values[f] = canon[np.where(codes[:, j] < 0, len(cats), codes[:, j])]
-        return self.encoder_.transform(pd.DataFrame(values, index=df.index))
-
     def _embedding_names(self) -> list[str]:
-        """scikit-learn's names: ``{column}_{value}``."""
-        return list(self.encoder_.get_feature_names_out())
-
-    def _restore_extra_state(self, arrays, meta):
-        self._build_encoder()
-
-
-_UNSEEN = "\x00catembed-unseen\x00"
+        """scikit-learn's ``OneHotEncoder`` names: ``{column}_{value}``."""
+        return [f"{f}_{v}" for f, cats in zip(self.feature_names_, self.categories_, strict=True)
+                for v in cats]
 
 
 class OneHotPCA(ValueEmbedder):
