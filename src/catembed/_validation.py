@@ -219,3 +219,42 @@ def _hashable(v: Any) -> bool:
 def warn(message: str) -> None:
     """Emit a :class:`CatEmbedWarning` attributed to the user's call site."""
     warnings.warn(message, CatEmbedWarning, stacklevel=3)
+
+
+_KINDS = {
+    "float": lambda v: isinstance(v, (int, float, np.integer, np.floating))
+    and not isinstance(v, (bool, np.bool_)) and not (isinstance(v, float) and v != v),
+    "int": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)),
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "None": lambda v: v is None,
+}
+
+
+def check_param_types(estimator: Any) -> None:
+    """Check every parameter against the type its ``__init__`` annotation names.
+
+    ``alpha: float`` must be a real number (not a string, a bool or NaN), ``max_iter: int``
+    an integer, ``int | None`` an integer or None... Parameters annotated ``Any`` are checked
+    by the estimator itself. Runs in ``fit`` and when a model file is loaded, so both refuse
+    ``alpha='x'`` with the same message.
+    """
+    import inspect
+
+    sig = inspect.signature(type(estimator).__init__)
+    for name, par in sig.parameters.items():
+        ann = par.annotation
+        if name == "self" or not isinstance(ann, str):
+            continue
+        kinds = [k.strip() for k in ann.split("|")]
+        if not all(k in _KINDS for k in kinds):
+            continue
+        value = getattr(estimator, name, par.default)
+        if not any(_KINDS[k](value) for k in kinds):
+            want = " or ".join(
+                {"float": "a number", "int": "an integer", "str": "a string",
+                 "bool": "True or False", "None": "None"}[k] for k in kinds
+            )
+            raise CatEmbedError(
+                f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
+            )

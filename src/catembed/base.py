@@ -26,6 +26,7 @@ from ._validation import (
     CatEmbedWarning,
     as_frame,
     check_option,
+    check_param_types,
     select_categorical,
 )
 from .stats import DENSE_LIMIT, ValueStatistics, compute_statistics, encode
@@ -101,6 +102,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         return self
 
     def _check_params(self) -> None:
+        check_param_types(self)
         check_option("handle_unknown", self.handle_unknown, HANDLE_UNKNOWN)
         check_option("handle_missing", self.handle_missing, HANDLE_MISSING)
         check_option("numeric", self._numeric_policy(), NUMERIC_POLICIES)

@@ -34,7 +34,13 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, CatEmbedWarning, as_frame, check_option
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    check_option,
+    check_param_types,
+)
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS, ValueTables
 
@@ -282,6 +288,7 @@ _SHARED = """
 
 class _Base(ClusterMixin, BaseEstimator):
     def _check(self) -> None:
+        check_param_types(self)
         check_option("metric", self.metric, tuple(METRICS))
         if isinstance(self.init, str):
             check_option("init", self.init, _INITS)
