@@ -258,3 +258,23 @@ def check_param_types(estimator: Any) -> None:
             raise CatEmbedError(
                 f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
             )
+
+
+def check_pooling(min_frequency: Any, max_categories: Any) -> None:
+    """Validate ``min_frequency`` / ``max_categories`` (scikit-learn's meaning)."""
+    if min_frequency is not None:
+        ok = (isinstance(min_frequency, (int, np.integer)) and not isinstance(min_frequency, bool)
+              and min_frequency >= 1) or (
+            isinstance(min_frequency, (float, np.floating)) and 0.0 < min_frequency < 1.0)
+        if not ok:
+            raise CatEmbedError(
+                "min_frequency must be None, an integer count >= 1, or a fraction of the rows "
+                f"strictly between 0 and 1; got {min_frequency!r}."
+            )
+    if max_categories is not None and (
+        not isinstance(max_categories, (int, np.integer)) or isinstance(max_categories, bool)
+        or max_categories < 1
+    ):
+        raise CatEmbedError(
+            f"max_categories must be None or an integer >= 1; got {max_categories!r}."
+        )

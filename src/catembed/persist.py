@@ -36,8 +36,12 @@ def register(cls: type) -> type:
 
 
 def _encode_value(v: Any) -> list:
+    from .stats import INFREQUENT
+
     if v is None:
         return ["none"]
+    if v is INFREQUENT:
+        return ["infrequent"]
     if isinstance(v, (bool, np.bool_)):
         return ["b", bool(v)]
     if isinstance(v, (int, np.integer)):
@@ -49,9 +53,13 @@ def _encode_value(v: Any) -> list:
 
 
 def _decode_value(t: list) -> Any:
+    from .stats import INFREQUENT
+
     kind = t[0]
     if kind == "none":
         return None
+    if kind == "infrequent":
+        return INFREQUENT
     if kind == "nan":
         return np.nan
     if kind == "b":
@@ -143,6 +151,11 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
         "categories": [[_encode_value(v) for v in c] for c in estimator.categories_],
         "extra": extra_meta,
         "numeric": _numeric_state(estimator),
+        "infrequent": [
+            None if inf is None else [_encode_value(v) for v in inf]
+            for inf in getattr(estimator, "infrequent_categories_", [None] * len(
+                estimator.categories_))
+        ],
     }
     for key, arr in arrays.items():
         if arr.dtype == object:
@@ -333,6 +346,7 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     if getattr(est, "_combine", "concat") == "sum" and len({t.shape[1] for t in tables}) > 1:
         raise _bad(path, "its value tables have different widths")
     est._tables = tables
+    est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
     _restore_numeric_state(est, meta.get("numeric") or {})
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
     for key, arr in extra.items():
@@ -340,6 +354,31 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
             raise _bad(path, f"array {key} holds NaN or inf")
     est._restore_extra_state(extra, meta.get("extra", {}))
     return est
+
+
+def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
+    from .stats import INFREQUENT
+
+    if raw is None:
+        return [None] * len(cats)
+    if not isinstance(raw, list) or len(raw) != len(cats):
+        raise _bad(path, "the pooled (infrequent) values do not match the columns")
+    out = []
+    for c, inf in zip(cats, raw, strict=True):
+        has_marker = any(v is INFREQUENT for v in c)
+        if inf is None:
+            if has_marker:
+                raise _bad(path, "a column has the infrequent value but no pooled values")
+            out.append(None)
+            continue
+        try:
+            vals = np.array([_decode_value(t) for t in inf], dtype=object)
+        except (TypeError, IndexError, KeyError, ValueError):
+            raise _bad(path, "the pooled (infrequent) values cannot be read") from None
+        if not has_marker or len(vals) < 2:
+            raise _bad(path, "pooled values are listed for a column without the infrequent value")
+        out.append(vals)
+    return out
 
 
 def _need(path: str, meta: dict, fields: dict[str, type]) -> None:

@@ -301,6 +301,7 @@ class _Base(ClusterMixin, BaseEstimator):
         return CategoricalDistance(
             metric=self.metric, sigma=self.sigma, handle_unknown=self.handle_unknown,
             handle_missing=self.handle_missing, categorical_features=categorical_features,
+            min_frequency=self.min_frequency, max_categories=self.max_categories,
         )
 
     def _init_rows(self, codes: np.ndarray, ptabs: list[np.ndarray], seed: int,
@@ -370,6 +371,17 @@ default="cao"
         DILCA context threshold.
     random_state : int, RandomState or None
         Alone decides the result.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         Columns to cluster (others dropped with a warning).
@@ -398,6 +410,8 @@ default="cao"
         max_iter: int = 100,
         sigma: float = 1.0,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -409,6 +423,8 @@ default="cao"
         self.max_iter = max_iter
         self.sigma = sigma
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -495,6 +511,17 @@ class KPrototypes(_Base):
     metric, init, n_init, max_iter, sigma, random_state : as in :class:`KModes`
         Initial prototypes are distinct rows of the table (numeric and categorical values);
         the initialisations use the k-prototypes distance (Cao's density stays categorical).
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         The categorical columns; every other column must be numeric.
@@ -521,6 +548,8 @@ class KPrototypes(_Base):
         max_iter: int = 100,
         sigma: float = 1.0,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -533,6 +562,8 @@ class KPrototypes(_Base):
         self.max_iter = max_iter
         self.sigma = sigma
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features

@@ -47,6 +47,15 @@ class OneHotEmbedder(ValueEmbedder):
 
     Parameters
     ----------
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=None
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default None (the cost is linear in the number of values).
     {shared}
     Attributes
     ----------
@@ -60,12 +69,16 @@ class OneHotEmbedder(ValueEmbedder):
     def __init__(
         self,
         *,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = None,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
     ) -> None:
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -101,6 +114,17 @@ class OneHotPCA(ValueEmbedder):
     beta : float, default=1e-10
     n_components : int or None, default=None
         Keep at most this many components (after the beta rule).
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     Attributes
     ----------
@@ -118,6 +142,8 @@ class OneHotPCA(ValueEmbedder):
         *,
         beta: float = 1e-10,
         n_components: int | None = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -126,6 +152,8 @@ class OneHotPCA(ValueEmbedder):
     ) -> None:
         self.beta = beta
         self.n_components = n_components
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -178,6 +206,15 @@ class IDFEmbedder(ValueEmbedder):
 
     Parameters
     ----------
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=None
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default None (the cost is linear in the number of values).
     {shared}
     """
 
@@ -186,12 +223,16 @@ class IDFEmbedder(ValueEmbedder):
     def __init__(
         self,
         *,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = None,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
     ) -> None:
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features

@@ -51,6 +51,17 @@ class CategoricalDistance(ValueEmbedder):
         uses the value tables alone. Neighbour searches always use the tables.
     chunk_size : int, optional
         Rows per block for object distances; default keeps a block near 64 MiB.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         An unseen value: raise, or treat it as matching nothing (the table's largest
         distance to every value).
@@ -85,6 +96,8 @@ class CategoricalDistance(ValueEmbedder):
         sigma: float = 1.0,
         dm_full: bool = True,
         chunk_size: int | None = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -93,6 +106,8 @@ class CategoricalDistance(ValueEmbedder):
         self.sigma = sigma
         self.dm_full = dm_full
         self.chunk_size = chunk_size
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
