@@ -44,7 +44,7 @@ from catembed.similarity import CategoricalDistance  # noqa: E402
 from catembed.stats import ValueStatistics, compute_statistics  # noqa: E402
 
 _LONG = os.environ.get("CATEMBED_PROPERTY_LONG") == "1"
-_N = int(os.environ.get("CATEMBED_PROPERTY_EXAMPLES", 10_000 if _LONG else 12))
+_N = int(os.environ.get("CATEMBED_PROPERTY_EXAMPLES", 10_000 if _LONG else 8))
 settings.register_profile(
     "catembed", max_examples=_N, deadline=None, derandomize=not _LONG, database=None,
     suppress_health_check=list(HealthCheck), print_blob=True,

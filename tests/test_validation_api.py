@@ -36,7 +36,7 @@ def test_tuples_mixed_with_numpy_scalars_are_categories():
     X = pd.DataFrame({"a": [(1, 2), np.int64(3), (1, 2), np.float64(2.5)], "b": list("xyxy")})
     est = OneHotEmbedder().fit(X)
     # numbers sort before other kinds; each row is the indicator of its value
-    assert [str(v) for v in est.categories_[0]] == ["2.5", "3", "(1, 2)"]
+    assert [str(v) for v in est.categories_[0]] == ["2.5", "3.0", "(1, 2)"]  # 3 -> float
     np.testing.assert_array_equal(est.transform(X)[:, :3],
                                   [[0, 0, 1], [0, 1, 0], [0, 0, 1], [1, 0, 0]])
 
@@ -110,3 +110,26 @@ def test_kprototypes_labels_equal_predict():
 def test_parameter_types_are_checked_in_fit(watermelon, param, value, message):
     with pytest.raises(CatEmbedError, match=message):
         catembed.CDE(**{param: value}).fit(watermelon)
+
+
+# ---------------------------------------------------------------------- defect 8
+@pytest.mark.parametrize("values, expected", [
+    ([0, 0.0, 1, 1.0, "x"], [(float, 0.0), (float, 1.0), (str, "x")]),
+    ([True, 1, 2, False], [(int, 0), (int, 1), (int, 2)]),
+    ([True, False, None], [(bool, False), (bool, True)]),
+    ([np.int64(3), 3, "3"], [(int, 3), (str, "3")]),
+])
+def test_categories_do_not_depend_on_chunk_or_row_order(values, expected):
+    from catembed.stats import compute_statistics
+
+    X = pd.DataFrame({"a": pd.Series(values * 3, dtype=object), "b": list("xy" * 10)[: 3 * len(
+        values)]})
+    rng = np.random.default_rng(0)
+    seen = []
+    for _ in range(6):
+        Y = X.iloc[rng.permutation(len(X))]
+        size = int(rng.integers(1, 5))
+        stats = compute_statistics(Y.iloc[i : i + size] for i in range(0, len(Y), size))
+        cats = [v for v in stats.categories[0] if not pd.isna(v)]
+        seen.append([(type(v), v) for v in cats])
+    assert all(s == expected for s in seen), seen
