@@ -258,15 +258,15 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
             return stats, none
         infrequent = [c[m] if m.any() else None
                       for c, m in zip(stats.categories, masks, strict=True)]
-        parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)}"
+        parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)} values, pools {int(m.sum())}"
                  for f, c, m in zip(stats.feature_names, stats.categories, masks, strict=True)
                  if m.any()]
         rule = ", ".join(f"{k}={v!r}" for k, v in
                          (("min_frequency", mf), ("max_categories", mc)) if v is not None)
         warnings.warn(
             f"{type(self).__name__} pooled rare values into one 'infrequent' value per column "
-            f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''} (counting "
-            "the pooled value). Set max_categories=None and min_frequency=None to keep every "
+            f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
+            "Set max_categories=None and min_frequency=None to keep every "
             "value (the cost grows with the square of the number of values), or drop "
             "identifier-like columns (CLI: --drop).",
             CatEmbedWarning,
@@ -312,11 +312,20 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """The embedding of encoded rows; the default looks up the value tables."""
         return self._lookup(codes)
 
-    def _encode(self, df: pd.DataFrame) -> np.ndarray:
+    def _encode_values(self, X: Any) -> np.ndarray:
+        """Codes of the fitted columns of ``X`` in ``categories_`` (``-1``: not seen in fit).
+
+        Pooled rare values get the code of the infrequent value; no ``handle_unknown``
+        policy is applied.
+        """
         cats, remap = self._encoding_categories()
-        codes = encode(df, list(self.feature_names_), cats, self.handle_missing)
+        codes = encode(X, list(self.feature_names_), cats, self.handle_missing)
         for j, r in remap.items():  # pooled values -> the infrequent value's code
             codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
+        return codes
+
+    def _encode(self, df: pd.DataFrame) -> np.ndarray:
+        codes = self._encode_values(df)
         unknown = codes < 0
         if unknown.any():
             bad = np.flatnonzero(unknown.any(axis=0))

@@ -343,9 +343,7 @@ class _Base(ClusterMixin, BaseEstimator):
                 f"init has {arr.shape[0]} rows; n_clusters is {self.n_clusters}."
             )
         arr = arr.set_axis(names, axis=1)
-        from ..stats import encode
-
-        codes = encode(arr, names, self.distance_.categories_, self.handle_missing)
+        codes = self.distance_._encode_values(arr)
         if (codes < 0).any():
             raise CatEmbedError("init holds values not seen in the data.")
         return codes.astype(np.int64)
