@@ -135,3 +135,16 @@ def test_discretize_works_on_an_all_numeric_table():
     est = catembed.OneHotEmbedder(numeric="discretize", n_bins=3).fit(X)
     assert est.transform(X).shape == (60, 6)
     assert list(est.numeric_features_) == ["u", "v"]
+
+
+def test_cost_guard_refuses_on_time_before_counting(monkeypatch):
+    monkeypatch.setenv("CATEMBED_MAX_SECONDS", "1")
+    X = pd.DataFrame({f"c{j}": [f"v{(i * (j + 1)) % 97}" for i in range(300)] for j in range(3)})
+
+    def no_counting(*args, **kwargs):
+        raise AssertionError("counted before the cost check")
+
+    monkeypatch.setattr("catembed.base.compute_statistics", no_counting)
+    with pytest.raises(CatEmbedError, match=r"CDE on 291 distinct values in 3 columns would "
+                                            r"take about .* hours .*CATEMBED_MAX_SECONDS"):
+        catembed.CDE().fit(X)

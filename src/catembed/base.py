@@ -52,13 +52,16 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
     _combine = "concat"
     _feature_prefix = "emb"
 
-    def _cost_cells(self, stats: ValueStatistics) -> float:
-        """Float64 cells the value-level fit holds at once (default: four ``l x l``)."""
-        return 4.0 * stats.n_values ** 2
+    #: ``l^3`` operations per second of the value-level fit (:meth:`_cost_seconds`)
+    _cost_rate = 2e8
 
-    def _cost_seconds(self, stats: ValueStatistics) -> float:
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        """Float64 cells the value-level fit holds at once (default: four ``l x l``)."""
+        return 4.0 * float(np.sum(sizes)) ** 2
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
         """A rough fit time: ``l x l`` decompositions and clusterings, ``~l^3`` operations."""
-        return stats.n_values ** 3 / 2e8
+        return float(np.sum(sizes)) ** 3 / self._cost_rate
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
@@ -79,6 +82,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
         df = self._fit_numeric(df)
+        self._check_cost_before_counting(df, cat_cols)
         stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
@@ -242,9 +246,23 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self.feature_names_ = np.asarray(stats.feature_names, dtype=object)
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
-        check_fit_cost(self, stats)
+        check_fit_cost(self, stats.sizes)
         tables = self._fit_values(stats)
         self._set_tables(tables)
+
+    def _check_cost_before_counting(self, df: pd.DataFrame, columns: list[str]) -> None:
+        """The cost check of :func:`check_fit_cost` from the distinct-value counts, before the
+        co-occurrence counting pass (which itself is quadratic in the number of columns)."""
+        sizes = []
+        for c in columns:
+            try:
+                sizes.append(int(df[c].nunique(dropna=False)))
+            except TypeError:  # unhashable values: the counting pass names the column
+                return
+        mc = getattr(self, "max_categories", None)
+        pooled = [min(s, mc + 1) if mc is not None else s for s in sizes]
+        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=len(df),
+                       counted_sizes=np.asarray(sizes, dtype=np.int64))
 
     def _pool(self, stats: ValueStatistics) -> tuple[ValueStatistics, list[np.ndarray | None]]:
         """Pool rare values (``min_frequency`` / ``max_categories``) in the statistics."""
@@ -593,32 +611,52 @@ def _memory_limit() -> float:
         return 8.0 * 2**30
 
 
-def check_fit_cost(est: Any, stats: ValueStatistics) -> None:
+def check_fit_cost(
+    est: Any, sizes: np.ndarray, *, n_rows: int | None = None,
+    counted_sizes: np.ndarray | None = None,
+) -> None:
     """Estimate a fit's memory and time from the value counts before allocating anything.
 
+    ``sizes`` are the numbers of values per column the method will see (after pooling).
     The estimator says how many float64 cells its value-level work holds at once
-    (``_cost_cells``, e.g. a few ``l x l`` matrices for CDE, ``sum_j l_j^2`` for Hamming
-    tables) and how long it may take (``_cost_seconds``, from ``l^3`` for the methods that
-    decompose ``l x l`` matrices). A fit whose estimate exceeds the memory limit
-    (``CATEMBED_MAX_MEMORY``, default half the machine's RAM) is refused with a one-line
-    hint, and a long one announced with a warning, instead of being killed by the system.
+    (``_cost_cells``: a few ``l x l`` matrices for CDE, ``sum_j l_j^2`` for one-hot tables)
+    and roughly how long it takes (``_cost_seconds``: ``l^3`` operations for the methods
+    that decompose or cluster ``l x l`` matrices). With ``n_rows`` and ``counted_sizes``
+    (the values before pooling) the counting pass is estimated too: a dense ``l x l``
+    co-occurrence matrix, or for ``l > 4096`` about ``n m^2 / 2`` stored pairs and one step
+    per pair of columns. A fit whose memory estimate exceeds the limit
+    (``CATEMBED_MAX_MEMORY``, default half the machine's RAM), or whose time estimate
+    exceeds ``CATEMBED_MAX_SECONDS`` (default 12 hours), is refused with a one-line hint; a
+    fit estimated above two minutes gets a warning. Estimates are within a factor of a few.
     """
-    cells = float(est._cost_cells(stats))
-    need = 8.0 * cells
+    sizes = np.asarray(sizes, dtype=np.float64)
+    need = 8.0 * float(est._cost_cells(sizes))
+    seconds = float(est._cost_seconds(sizes))
+    if n_rows is not None and counted_sizes is not None:
+        lc = float(np.sum(counted_sizes))
+        m = float(len(counted_sizes))
+        pairs = m * (m - 1) / 2
+        need = max(need, 8.0 * lc * lc if lc <= DENSE_LIMIT else 48.0 * n_rows * pairs)
+        seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
     limit = _memory_limit()
+    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    name = type(est).__name__
+    what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
     hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
             "columns (CLI: --drop), or read numeric columns as numbers (CLI: --numeric)")
     if need > limit:
         raise CatEmbedError(
-            f"{type(est).__name__} on {stats.n_values} distinct values would need about "
-            f"{need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); "
-            f"{hint}."
+            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
+            f"CATEMBED_MAX_MEMORY); {hint}."
         )
-    seconds = float(est._cost_seconds(stats))
+    if seconds > max_seconds:
+        raise CatEmbedError(
+            f"{what} would take about {seconds / 3600:.0f} hours (limit "
+            f"{max_seconds / 3600:.1f} hours, CATEMBED_MAX_SECONDS); {hint}."
+        )
     if seconds > 120:
         warnings.warn(
-            f"{type(est).__name__} on {stats.n_values} distinct values may take "
-            f"{seconds / 60:.0f} minutes or more; to be faster, {hint}.",
+            f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, {hint}.",
             CatEmbedWarning,
             stacklevel=5,
         )

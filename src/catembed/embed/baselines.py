@@ -88,6 +88,12 @@ class OneHotEmbedder(ValueEmbedder):
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return [np.eye(len(c)) for c in self.categories_]
 
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        return float(np.sum(np.square(sizes)))  # the identity tables
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return 0.0
+
     def _embedding_names(self) -> list[str]:
         """scikit-learn's ``OneHotEncoder`` names: ``{column}_{value}``."""
         return [f"{f}_{v}" for f, cats in zip(self.feature_names_, self.categories_, strict=True)
@@ -241,6 +247,12 @@ class IDFEmbedder(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]
+
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        return float(np.sum(sizes))
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return 0.0
 
     def _embedding_names(self) -> list[str]:
         """``{column}__idf`` for each embedded column."""

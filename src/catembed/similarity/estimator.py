@@ -119,6 +119,15 @@ class CategoricalDistance(ValueEmbedder):
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return value_tables(stats, self.metric, sigma=self.sigma).tables
 
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        per_column = 2.0 * float(np.sum(np.square(sizes)))  # the tables
+        if self.metric in ("hamming", "dm", "rough"):
+            return per_column
+        return per_column + 2.0 * float(np.sum(sizes)) ** 2  # conditional probabilities
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return float(np.sum(sizes)) ** 2 * len(sizes) / 1e8
+
     @property
     def tables_(self) -> ValueTables:
         """The fitted value distance tables."""
