@@ -26,6 +26,15 @@ def watermelon() -> pd.DataFrame:
     )
 
 
+@pytest.fixture
+def shared_datasets() -> Path:
+    """The shared data-set folder (``$CATEMBED_SHARED/datasets`` or ``../shared/datasets``),
+    skipping the test when it is absent."""
+    if not DATASETS.is_dir():
+        pytest.skip(f"shared data sets not available (looked in {DATASETS})")
+    return DATASETS
+
+
 def shared_dataset(name: str) -> Path:
     """Path of a data set in ../shared/datasets, skipping the test when it is absent."""
     path = DATASETS / name

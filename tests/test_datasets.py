@@ -1,8 +1,6 @@
 """Data-set loading, the papers' pre-processing presets and the one-line summary."""
 
 import json
-import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,8 +13,6 @@ from catembed.datasets import (
     preset_names,
     resolve_preset,
 )
-
-SHARED = Path(os.environ.get("CATEMBED_SHARED_DATA", "/work/shared/datasets"))
 
 
 def test_load_dataset_unchanged_without_preset():
@@ -56,12 +52,11 @@ CDE_SETS = {  # Table 1 |O|, |V| of the sets the shared folder has
 }
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared data sets not available")
 @pytest.mark.parametrize("name", sorted(CDE_SETS))
-def test_cde_preset_reproduces_table_1_sizes(name):
-    if not (SHARED / name).is_dir():
-        pytest.skip(f"{name} not in {SHARED}")
-    d = load_dataset(name, data_dir=SHARED, preset="cde")
+def test_cde_preset_reproduces_table_1_sizes(name, shared_datasets):
+    if not (shared_datasets / name).is_dir():
+        pytest.skip(f"{name} not in {shared_datasets}")
+    d = load_dataset(name, data_dir=shared_datasets, preset="cde")
     rows, values = CDE_SETS[name]
     got = d.describe()
     assert (got["n_rows"], got["n_values"]) == (rows, values)

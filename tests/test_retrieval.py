@@ -126,3 +126,15 @@ def test_ties_give_the_expected_precision_whatever_the_other_ks():
         assert curve[k] == pytest.approx(expected)
     arbitrary = retrieval_curve(X, y, [5], ties="arbitrary")
     assert 0 <= arbitrary[5] <= 1
+
+
+def test_exact_duplicates_tie_whatever_the_rounding():
+    # Regression (scikit-learn 1.9): brute-force Euclidean distances of exact duplicates come
+    # out as ~1e-6 instead of 0, and a radius search at distance 0 then found nothing.
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        a = rng.normal(size=40) * 10 ** rng.uniform(0, 4)
+        b = rng.normal(size=40) * 10 ** rng.uniform(0, 4)
+        X = np.vstack([np.tile(a, (20, 1)), np.tile(b, (20, 1))])
+        y = np.repeat([0, 1], 20)
+        assert retrieval_curve(X, y, [1, 5]).tolist() == [1.0, 1.0]

@@ -2,45 +2,92 @@
 
 The public API: the value statistics every method starts from, the embedding estimators
 (scikit-learn transformers), and saving/loading fitted models.
+
+Attributes are imported on first use (PEP 562 module ``__getattr__``), so ``import catembed``
+and the command line's start-up (``catembed --version``) do not import NumPy, pandas,
+scikit-learn or PyTorch; ``from catembed import CDE`` works as usual.
 """
 
-from ._validation import CatEmbedError, CatEmbedWarning
+from __future__ import annotations
+
+import importlib
+
 from ._version import __version__
-from .base import ValueEmbedder
-from .embed import (
-    CDE,
-    UNTIE,
-    CDEAutoencoder,
-    CDEPlusPlus,
-    Couplings,
-    IDFEmbedder,
-    OneHotAutoencoder,
-    OneHotEmbedder,
-    OneHotPCA,
-)
-from .persist import load, register, save
-from .similarity import CategoricalDistance
-from .stats import ValueStatistics, compute_statistics
 
-for _cls in (
-    CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA, CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder,
-    UNTIE, Couplings,
-):
-    register(_cls)
-register(CategoricalDistance)
-
-#: the methods the command line knows, by name
-METHODS = {
-    "cde": CDE,
-    "onehot": OneHotEmbedder,
-    "onehot-pca": OneHotPCA,
-    "idf": IDFEmbedder,
-    "cdepp": CDEPlusPlus,
-    "cde-ae": CDEAutoencoder,
-    "onehot-ae": OneHotAutoencoder,
-    "untie": UNTIE,
-    "couplings": Couplings,
+#: the methods the command line knows: name -> estimator class (by name, in this package).
+#: The one place for them: :data:`METHOD_NAMES` (no import) and ``METHODS`` (the classes,
+#: imported on first use) are derived from it.
+METHOD_CLASSES: dict[str, str] = {
+    "cde": "CDE",
+    "onehot": "OneHotEmbedder",
+    "onehot-pca": "OneHotPCA",
+    "idf": "IDFEmbedder",
+    "cdepp": "CDEPlusPlus",
+    "cde-ae": "CDEAutoencoder",
+    "onehot-ae": "OneHotAutoencoder",
+    "untie": "UNTIE",
+    "couplings": "Couplings",
 }
+#: the command line's method names, known without importing any estimator
+METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
+
+# public name -> the module that defines it
+_LAZY: dict[str, str] = {
+    "CatEmbedError": "._errors",
+    "CatEmbedWarning": "._errors",
+    "ValueEmbedder": ".base",
+    "CDE": ".embed",
+    "CDEAutoencoder": ".embed",
+    "CDEPlusPlus": ".embed",
+    "Couplings": ".embed",
+    "IDFEmbedder": ".embed",
+    "OneHotAutoencoder": ".embed",
+    "OneHotEmbedder": ".embed",
+    "OneHotPCA": ".embed",
+    "UNTIE": ".embed",
+    "CategoricalDistance": ".similarity",
+    "ValueStatistics": ".stats",
+    "compute_statistics": ".stats",
+    "load": ".persist",
+    "register": ".persist",
+    "save": ".persist",
+}
+# the classes whose saved models :func:`load` restores
+_MODEL_CLASSES = (
+    "CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA", "CDEPlusPlus", "CDEAutoencoder",
+    "OneHotAutoencoder", "UNTIE", "Couplings", "CategoricalDistance",
+)
+_registered = False
+
+
+def _register_builtins() -> None:
+    """Register catembed's own model classes with :mod:`catembed.persist` (once)."""
+    global _registered
+    if _registered:
+        return
+    from .persist import register as _register
+
+    _registered = True
+    for name in _MODEL_CLASSES:
+        _register(__getattr__(name))
+
+
+def __getattr__(name: str) -> object:  # typing is not imported: start-up stays short
+    if name == "METHODS":
+        value: object = {key: __getattr__(cls) for key, cls in METHOD_CLASSES.items()}
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module 'catembed' has no attribute {name!r}")
+    globals()[name] = value
+    if _LAZY.get(name) == ".persist":
+        _register_builtins()
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "CDE",
@@ -49,6 +96,7 @@ __all__ = [
     "CDEPlusPlus",
     "Couplings",
     "METHODS",
+    "METHOD_NAMES",
     "CatEmbedError",
     "CatEmbedWarning",
     "IDFEmbedder",

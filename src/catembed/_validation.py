@@ -28,12 +28,7 @@ HANDLE_MISSING = ("category", "error")
 NUMERIC_POLICIES = ("drop", "discretize", "passthrough")
 
 
-class CatEmbedError(ValueError):
-    """An error in the user's input, with a message meant to be read by a person."""
-
-
-class CatEmbedWarning(UserWarning):
-    """A problem in the input that catembed worked around (dropped column, unseen value...)."""
+from ._errors import CatEmbedError, CatEmbedWarning  # noqa: E402 - defined without imports
 
 
 def check_option(name: str, value: Any, allowed: Sequence[str]) -> None:

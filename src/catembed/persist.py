@@ -290,6 +290,9 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         if str(checksum) != _checksum(meta_text, data):
             raise _bad(path, "its checksum does not match its contents (the file was changed "
                              "or corrupted after it was saved)")
+    from . import _register_builtins  # the package imports its classes lazily
+
+    _register_builtins()
     cls = _REGISTRY.get(meta.get("class"))  # type: ignore[arg-type]
     if cls is None:
         raise CatEmbedError(f"{path} holds an unknown model class {meta.get('class')!r}.")

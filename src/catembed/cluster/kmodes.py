@@ -505,7 +505,9 @@ class KPrototypes(_Base):
     n_clusters : int, default=8
     gamma : float or None, default=None
         Weight of the categorical part; ``None``: half the mean standard deviation of the
-        numeric columns (Huang's suggestion, also the ``kmodes`` package's default).
+        numeric columns (Huang's suggestion, also the ``kmodes`` package's default), with a
+        ``CatEmbedWarning`` when a numeric column's standard deviation is outside [0.1, 10]
+        (not standardised: its squared distance then swamps the categorical part).
     metric, init, n_init, max_iter, sigma, random_state : as in :class:`KModes`
         Initial prototypes are distinct rows of the table (numeric and categorical values);
         the initialisations use the k-prototypes distance (Cao's density stays categorical).
@@ -613,6 +615,7 @@ class KPrototypes(_Base):
             )
         self.gamma_ = (0.5 * float(numeric.std(axis=0).mean()) if self.gamma is None
                        else float(self.gamma))
+        _warn_unscaled(numeric, num, self.gamma)
         ptabs = _padded_tables(self.distance_.tables_)
         rough = self._rough_counts()
         rs = check_random_state(self.random_state)
@@ -674,3 +677,21 @@ def kmodes_labels(X: Any, n_clusters: int, *, random_state: Any = None,
     """
     return KModes(n_clusters=n_clusters, metric=metric, init=init, random_state=random_state,
                   categorical_features="all", **params).fit(X).labels_
+
+
+def _warn_unscaled(numeric: np.ndarray, names: Any, gamma: float | None) -> None:
+    """Warn when the automatic ``gamma`` meets numeric columns that are not standardised: the
+    squared numeric distance (scale ``std**2``) then swamps the categorical term (scale
+    ``gamma``, about ``std / 2``), and the clusters follow the numeric columns alone."""
+    if gamma is not None or numeric.size == 0:
+        return
+    std = numeric.std(axis=0)
+    bad = [str(n) for n, s in zip(names, std, strict=False) if s > 0 and not 0.1 <= s <= 10]
+    if bad:
+        warnings.warn(
+            f"KPrototypes: numeric column(s) {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''}"
+            f" are not standardised (standard deviation {std.min():.3g} to {std.max():.3g}); "
+            "with the automatic gamma their squared distance outweighs the categorical "
+            "columns. Standardise them first (sklearn StandardScaler) or set gamma.",
+            CatEmbedWarning, stacklevel=3,
+        )

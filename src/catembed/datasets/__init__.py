@@ -21,11 +21,12 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from .._errors import CatEmbedError
 
-from .._validation import CatEmbedError, check_option
+if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
+    import pandas as pd
 
 __all__ = [
     "Dataset",
@@ -202,14 +203,34 @@ def dataset_path(name_or_path: str | os.PathLike, data_dir: str | os.PathLike | 
 
 
 def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
-    """The parsed ``meta.json`` of a data set folder ({} when it has none)."""
+    """The parsed ``meta.json`` of a data set folder ({} when it has none).
+
+    The keys catembed reads are checked: ``target`` a column name or null, ``id_columns`` a
+    list of names, ``columns`` an object of name -> kind.
+    """
     f = Path(folder) / "meta.json"
     if not f.exists():
         return {}
     try:
-        return json.loads(f.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CatEmbedError(f"{f} is not valid JSON: {exc}") from None
+        meta = json.loads(f.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CatEmbedError(f"{f} is not valid JSON ({exc}); fix it (or move it away to "
+                            "read data.csv as a plain table).") from None
+    problem = None
+    if not isinstance(meta, dict):
+        problem = "it must hold a JSON object"
+    elif not isinstance(meta.get("target"), str | None):
+        problem = '"target" must be a column name or null'
+    elif not (isinstance(meta.get("id_columns") or [], list)
+              and all(isinstance(c, str) for c in meta.get("id_columns") or [])):
+        problem = '"id_columns" must be a list of column names'
+    elif not (isinstance(meta.get("columns") or {}, dict)
+              and all(isinstance(k, str) for k in (meta.get("columns") or {}).values())):
+        problem = '"columns" must map column names to kinds'
+    if problem:
+        raise CatEmbedError(f"{f}: {problem}; fix it (or move it away to read data.csv as a "
+                            "plain table).")
+    return meta
 
 
 def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
@@ -220,6 +241,8 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     ``numeric`` is read as text. With ``preset`` (a name from :func:`preset_names`, e.g.
     ``"cde"``, or a dict) the table is prepared by :func:`apply_preset`.
     """
+    import pandas as pd
+
     folder = dataset_path(name_or_path, data_dir)
     meta = read_meta(folder)
     kinds = meta.get("columns") or {}
@@ -273,6 +296,8 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
+    from .._validation import check_option
+
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
     return spec
@@ -287,6 +312,8 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     missing target are always dropped. ``sample=n`` keeps a fixed random subset of ``n`` rows
     (seed 0) after the row filter. ``meta["preset"]`` records the resolved preset.
     """
+    import pandas as pd
+
     spec = resolve_preset(preset, dataset.name)
     frame = dataset.frame
     kinds = dataset.column_kinds

@@ -95,7 +95,9 @@ def retrieval_curve(
     figure is the expected precision under a uniformly random order among them
     (``ties="expected"``), so it does not depend on the neighbour-search order or on which
     other ``k`` are asked for. Distances within ``1e-8`` times the query's largest
-    retrieved distance count as equal. ``ties="arbitrary"`` keeps scikit-learn's order.
+    retrieved distance (and, for Euclidean distances, within ``1e-6`` times the query's
+    norm, the rounding of exact duplicates) count as equal. ``ties="arbitrary"`` keeps
+    scikit-learn's order.
     """
     check_option("ties", ties, ("expected", "arbitrary"))
     X = np.asarray(X, dtype=np.float64)
@@ -111,6 +113,9 @@ def retrieval_curve(
     extra = 1 if ties == "arbitrary" else 2
     nn = NearestNeighbors(n_neighbors=min(kmax + extra, n), metric=metric,
                           n_jobs=n_jobs).fit(X)
+    # Euclidean distances computed as |q|^2 + |x|^2 - 2 q.x carry a rounding error that
+    # grows with the norms (exact duplicates come out at ~1e-7 |q|, not 0)
+    norms = np.linalg.norm(X, axis=1) if metric in _NORM_METRICS else None
     total = np.zeros(len(ks))
     for start in range(0, n, batch_size):
         rows = np.arange(start, min(start + batch_size, n))
@@ -123,29 +128,49 @@ def retrieval_curve(
             continue
         # queries whose tie group at the kmax-th distance may run past the returned list:
         # fetch every object within that distance
-        tol = 1e-8 * np.nanmax(np.where(np.isfinite(dist), dist, np.nan), axis=1,
-                               initial=0.0)
+        tol = _tie_tolerance(dist, norms[rows] if norms is not None else None)
         open_end = np.zeros(len(rows), dtype=bool)
         if dist.shape[1] > kmax:
             open_end = dist[:, kmax] - dist[:, kmax - 1] <= tol
-        closed = ~open_end
-        if closed.any():
-            total += _expected_precision(dist[closed], rel[closed], tol[closed], ks)
         for i in np.flatnonzero(open_end):
             r = rows[i]
             radius = dist[i, kmax - 1] + 2 * tol[i]
             d_i, j_i = nn.radius_neighbors(X[r:r + 1], radius=radius, sort_results=True)
+            if len(j_i[0]) <= kmax:
+                # the radius search recomputed the distances with other rounding and
+                # found fewer objects than the k-nearest search: keep the latter's list
+                open_end[i] = False
+                continue
             d_i, j_i = _drop_self(d_i[0][None, :], j_i[0][None, :], rows[i:i + 1])
             rel_i = codes[j_i] == codes[r]
             total += _expected_precision(d_i, rel_i, tol[i:i + 1], ks)
+        closed = ~open_end
+        if closed.any():
+            total += _expected_precision(dist[closed], rel[closed], tol[closed], ks)
     return pd.Series({v: float(t / n) for v, t in zip(ks, total, strict=True)},
                      name="precision")
+
+
+_NORM_METRICS = ("euclidean", "l2", "minkowski")
+
+
+def _tie_tolerance(dist: np.ndarray, norms: np.ndarray | None) -> np.ndarray:
+    """Distances closer than this count as equal: ``1e-8`` times the query's largest
+    retrieved distance, and at least ``1e-6`` times the query's norm for Euclidean
+    distances (their rounding error), so exact duplicates tie whatever the rounding."""
+    finite = np.where(np.isfinite(dist), dist, np.nan)
+    tol = 1e-8 * np.nanmax(finite, axis=1, initial=0.0)
+    if norms is not None:
+        tol = np.maximum(tol, 1e-6 * norms)
+    return tol
 
 
 def _drop_self(dist: np.ndarray, idx: np.ndarray, rows: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     """Remove each query from its own neighbour list (or the last neighbour when the query
     was not returned, which happens only among exact duplicates)."""
+    if idx.shape[1] == 0:
+        return dist, idx
     is_self = idx == rows[:, None]
     drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), idx.shape[1] - 1)
     keep = np.ones_like(idx, dtype=bool)
