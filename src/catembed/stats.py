@@ -172,6 +172,8 @@ def promote_numbers(values: np.ndarray, kinds: set[int]) -> np.ndarray:
     conv = (bool, int, float)[max(kinds)]
     out = np.empty(len(values), dtype=object)
     out[:] = [conv(v) if _kind(type(v)) is not None else v for v in values.tolist()]
+    if conv is float and len(set(out.tolist())) < len(set(values.tolist())):
+        return values  # integers beyond 2**53 would collide as floats: keep them as they are
     return out
 
 
