@@ -148,3 +148,16 @@ def test_cost_guard_refuses_on_time_before_counting(monkeypatch):
     with pytest.raises(CatEmbedError, match=r"CDE on 291 distinct values in 3 columns would "
                                             r"take about .* hours .*CATEMBED_MAX_SECONDS"):
         catembed.CDE().fit(X)
+
+
+def test_cli_discretize_embeds_an_all_numeric_csv(tmp_path):
+    from catembed.cli import main
+
+    rng = np.random.default_rng(1)
+    path, out = tmp_path / "num.csv", tmp_path / "out.csv"
+    pd.DataFrame(rng.normal(size=(40, 2)), columns=["u", "v"]).to_csv(path, index=False)
+    assert main(["embed", str(path), "--method", "onehot", "--numeric", "discretize",
+                 "--n-bins", "2", "-q", "-o", str(out)]) == 0
+    res = pd.read_csv(out)
+    assert res.shape == (40, 4)
+    np.testing.assert_array_equal(res.sum(axis=1), np.full(40, 2.0))
