@@ -144,6 +144,7 @@ def test_every_byte_flip_of_the_file_is_a_catembed_error(tmp_path, watermelon):
 @pytest.mark.parametrize("damage, message", [
     (lambda d, m: d.pop("table__1"), "value table of column 'color' is missing"),
     (lambda d, m: d.__setitem__("table__0", d["table__0"][:-1]), "expected 2 rows"),
+    (lambda d, m: d.__setitem__("table__0", np.hstack([d["table__0"]] * 2)), "widths"),
     (lambda d, m: d.__setitem__("table__0", np.hstack([d["table__0"]] * 2)[:, :0]), None),
     (lambda d, m: d.__setitem__("table__0", d["table__0"] * np.nan), "NaN or inf"),
     (lambda d, m: d.__setitem__("table__0", d["table__0"].astype(np.int64)), "dtype int64"),
@@ -194,3 +195,17 @@ def test_load_never_unpickles(tmp_path):
     np.savez(tmp_path / "p.npz", __meta__=np.array([{"a": 1}], dtype=object))
     with pytest.raises(CatEmbedError):
         ValueEmbedder.load(tmp_path / "p.npz")
+
+
+def test_onehot_table_missing_a_column_is_refused(tmp_path, watermelon):
+    from catembed.persist import _checksum
+
+    OneHotEmbedder().fit(watermelon).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    data["table__1"] = data["table__1"][:, :-1]
+    arrays = {k: v for k, v in data.items() if k not in ("__meta__", "__checksum__")}
+    data["__checksum__"] = np.array(_checksum(str(data["__meta__"]), arrays))
+    np.savez(tmp_path / "bad.npz", **data)
+    with pytest.raises(CatEmbedError, match="not square"):
+        ValueEmbedder.load(tmp_path / "bad.npz")

@@ -51,6 +51,9 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
 
     _combine = "concat"
     _feature_prefix = "emb"
+    #: shape rule of the value tables, checked when a model file is loaded: ``"square"``
+    #: (``l_j x l_j``), ``"common"`` (one width for every column) or None (no rule)
+    _table_shape: str | None = None
 
     #: ``l^3`` operations per second of the value-level fit (:meth:`_cost_seconds`)
     _cost_rate = 2e8

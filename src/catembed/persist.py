@@ -346,8 +346,12 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         tables.append(t)
     if f"table__{len(cats)}" in data:
         raise _bad(path, "it holds more value tables than columns")
-    if getattr(est, "_combine", "concat") == "sum" and len({t.shape[1] for t in tables}) > 1:
+    rule = "common" if getattr(est, "_combine", "concat") == "sum" else getattr(
+        est, "_table_shape", None)
+    if rule == "common" and len({t.shape[1] for t in tables}) > 1:
         raise _bad(path, "its value tables have different widths")
+    if rule == "square" and any(t.shape[0] != t.shape[1] for t in tables):
+        raise _bad(path, "its value tables are not square (one column per value)")
     est._tables = tables
     est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
     _restore_numeric_state(est, meta.get("numeric") or {})

@@ -65,6 +65,7 @@ class OneHotEmbedder(ValueEmbedder):
     """
 
     _feature_prefix = "onehot"
+    _table_shape = "square"
 
     def __init__(
         self,
@@ -142,6 +143,7 @@ class OneHotPCA(ValueEmbedder):
 
     _combine = "sum"
     _feature_prefix = "onehotpca"
+    _table_shape = "common"
 
     def __init__(
         self,
@@ -225,6 +227,7 @@ class IDFEmbedder(ValueEmbedder):
     """
 
     _feature_prefix = "idf"
+    _table_shape = "common"
 
     def __init__(
         self,

@@ -349,6 +349,7 @@ class CDE(_ValueClusterState, ValueEmbedder):
     """
 
     _feature_prefix = "cde"
+    _table_shape = "common"
 
     def __init__(
         self,

@@ -87,6 +87,7 @@ class CategoricalDistance(ValueEmbedder):
     """
 
     _feature_prefix = "dist"
+    _table_shape = "square"
     _combine = "concat"
 
     def __init__(
