@@ -11,7 +11,8 @@ Each case runs in a fresh process and prints its fit time and peak resident memo
 * ``guard``: 2,000 columns x 20 rows; CDE must refuse at once (estimated memory) instead of
   running for minutes.
 
-Usage: ``python benchmarks/bench_pooling.py [case ...]`` (default: all).
+Usage: ``python benchmarks/bench_pooling.py [case ...] [--methods cde,untie,...]`` (default:
+every case, CDE only; ``--methods`` names keys of :data:`catembed.METHODS`).
 """
 
 from __future__ import annotations
@@ -51,34 +52,45 @@ def _table(case: str) -> pd.DataFrame:
     raise SystemExit(f"unknown case {case}")
 
 
-def run_case(case: str) -> None:
-    from catembed import CDE, CatEmbedError
+def run_case(case: str, method: str = "cde") -> None:
+    import catembed
+    from catembed import CatEmbedError
 
     X = _table(case)
+    cls = catembed.METHODS[method]
+    params = {"random_state": 0} if "random_state" in cls().get_params() else {}
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     t = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            est = CDE(random_state=0).fit(X)
+            est = cls(**params).fit(X)
             outcome = f"fitted, {est.stats_.n_values} values after pooling"
         except CatEmbedError as exc:
             outcome = f"refused: {exc}"
     dt = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     n_values = int(sum(X[c].nunique() for c in X.columns))
-    print(f"{case}: {X.shape[0]} rows x {X.shape[1]} columns, {n_values} distinct values; "
+    print(f"{case} [{method}]: {X.shape[0]} rows x {X.shape[1]} columns, {n_values} distinct "
+          "values; "
           f"fit {dt:.2f} s; peak RSS {peak:.2f} GiB (table alone {base:.2f} GiB); {outcome}")
     for w in caught[:2]:
         print(f"    warning: {str(w.message)[:160]}")
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--case":
-        run_case(sys.argv[2])
+    args = sys.argv[1:]
+    if len(args) > 2 and args[0] == "--case":
+        run_case(args[1], args[2])
         return
-    for case in sys.argv[1:] or CASES:
-        subprocess.run([sys.executable, __file__, "--case", case], check=False)
+    methods = ["cde"]
+    if "--methods" in args:
+        i = args.index("--methods")
+        methods = args[i + 1].split(",")
+        args = args[:i] + args[i + 2 :]
+    for case in args or CASES:
+        for method in methods:
+            subprocess.run([sys.executable, __file__, "--case", case, method], check=False)
 
 
 if __name__ == "__main__":
