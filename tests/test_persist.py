@@ -87,3 +87,125 @@ def test_not_a_model(tmp_path):
         ValueEmbedder.load(tmp_path / "y.npz")
     with pytest.raises(CatEmbedError, match="not found"):
         ValueEmbedder.load(tmp_path / "missing.npz")
+
+
+# ---------------------------------------------------------------------- issue 11, defect 7
+def _saved(tmp_path, watermelon):
+    est = IDFEmbedder().fit(watermelon)
+    est.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    return data
+
+
+def _rewrite(tmp_path, data, meta=None, *, keep_checksum=False):
+    """Write a changed model; the checksum is recomputed unless kept (as an attacker or a
+    buggy tool would), so that the content checks behind it are exercised too."""
+    from catembed.persist import _checksum
+
+    data = dict(data)
+    if meta is not None:
+        data["__meta__"] = np.array(json.dumps(meta))
+    if not keep_checksum:
+        arrays = {k: v for k, v in data.items() if k not in ("__meta__", "__checksum__")}
+        data["__checksum__"] = np.array(_checksum(str(data["__meta__"]), arrays))
+    np.savez(tmp_path / "bad.npz", **data)
+    return tmp_path / "bad.npz"
+
+
+def test_flipped_byte_in_an_array_is_refused_by_the_checksum(tmp_path, watermelon):
+    data = _saved(tmp_path, watermelon)
+    t = data["table__0"].copy()
+    t.reshape(-1).view(np.uint8)[3] ^= 1
+    data["table__0"] = t
+    path = _rewrite(tmp_path, data, keep_checksum=True)
+    with pytest.raises(CatEmbedError, match="checksum does not match"):
+        ValueEmbedder.load(path)
+
+
+def test_every_byte_flip_of_the_file_is_a_catembed_error(tmp_path, watermelon):
+    IDFEmbedder().fit(watermelon).save(tmp_path / "m.npz")
+    raw = (tmp_path / "m.npz").read_bytes()
+    rng = np.random.default_rng(0)
+    for pos in rng.choice(len(raw), size=40, replace=False):
+        bad = bytearray(raw)
+        bad[pos] ^= 0x10
+        (tmp_path / "f.npz").write_bytes(bytes(bad))
+        try:
+            ValueEmbedder.load(tmp_path / "f.npz")
+        except CatEmbedError as exc:
+            assert "\n" not in str(exc)
+    for cut in (0, 10, len(raw) // 2, len(raw) - 1):  # truncated files
+        (tmp_path / "t.npz").write_bytes(raw[:cut])
+        with pytest.raises(CatEmbedError):
+            ValueEmbedder.load(tmp_path / "t.npz")
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d, m: d.pop("table__1"), "value table of column 'color' is missing"),
+    (lambda d, m: d.__setitem__("table__0", d["table__0"][:-1]), "expected 2 rows"),
+    (lambda d, m: d.__setitem__("table__0", np.hstack([d["table__0"]] * 2)), "widths"),
+    (lambda d, m: d.__setitem__("table__0", np.hstack([d["table__0"]] * 2)[:, :0]), None),
+    (lambda d, m: d.__setitem__("table__0", d["table__0"] * np.nan), "NaN or inf"),
+    (lambda d, m: d.__setitem__("table__0", d["table__0"].astype(np.int64)), "dtype int64"),
+    (lambda d, m: m["params"].__setitem__("handle_unknown", "bogus"), "handle_unknown"),
+    (lambda d, m: m["params"].__setitem__("n_bins", "x"), "n_bins must be an integer"),
+    (lambda d, m: m["params"].__setitem__("no_such", 1), "parameters"),
+    (lambda d, m: m.pop("format_version"), "format_version"),
+    (lambda d, m: d.__setitem__("stats__counts", -d["stats__counts"]), "negative"),
+    (lambda d, m: m["categories"][0].__setitem__(1, m["categories"][0][0]), "duplicate"),
+    (lambda d, m: m.pop("categories"), "categories"),
+    (lambda d, m: d.__setitem__("stats__counts", d["stats__counts"][:-1]), "value counts"),
+])
+def test_damaged_contents_are_refused(tmp_path, watermelon, damage, message):
+    data = _saved(tmp_path, watermelon)
+    meta = json.loads(str(data["__meta__"]))
+    damage(data, meta)
+    path = _rewrite(tmp_path, data, meta)
+    with pytest.raises(CatEmbedError, match=message) as info:
+        ValueEmbedder.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_cde_alpha_that_is_not_a_number_is_refused_on_load_and_fit(tmp_path, watermelon):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CatEmbedWarning)
+        CDE(random_state=0).fit(watermelon).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data["__meta__"]))
+    meta["params"]["alpha"] = "x"
+    with pytest.raises(CatEmbedError, match="alpha must be a number; got 'x'"):
+        ValueEmbedder.load(_rewrite(tmp_path, data, meta))
+    with pytest.raises(CatEmbedError, match="alpha must be a number; got 'x'"):
+        CDE(alpha="x").fit(watermelon)
+
+
+def test_save_refuses_a_folder_and_leaves_no_temporary_file(tmp_path, watermelon):
+    est = IDFEmbedder().fit(watermelon)
+    with pytest.raises(CatEmbedError, match="is a folder"):
+        est.save(tmp_path)
+    with pytest.raises(CatEmbedError, match="does not exist"):
+        est.save(tmp_path / "nope" / "m.npz")
+    est.save(tmp_path / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
+
+
+def test_load_never_unpickles(tmp_path):
+    np.savez(tmp_path / "p.npz", __meta__=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(CatEmbedError):
+        ValueEmbedder.load(tmp_path / "p.npz")
+
+
+def test_onehot_table_missing_a_column_is_refused(tmp_path, watermelon):
+    from catembed.persist import _checksum
+
+    OneHotEmbedder().fit(watermelon).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    data["table__1"] = data["table__1"][:, :-1]
+    arrays = {k: v for k, v in data.items() if k not in ("__meta__", "__checksum__")}
+    data["__checksum__"] = np.array(_checksum(str(data["__meta__"]), arrays))
+    np.savez(tmp_path / "bad.npz", **data)
+    with pytest.raises(CatEmbedError, match="not square"):
+        ValueEmbedder.load(tmp_path / "bad.npz")

@@ -161,23 +161,115 @@ def _sort_key(v: Any) -> tuple[int, Any]:
         return (0, int(v))
     if isinstance(v, (int, float, np.integer, np.floating)):
         return (1, float(v))
-    return (2, str(v))
+    return (2, type(v).__name__ if not isinstance(v, str) else "", str(v))
 
 
 def sort_values(values: np.ndarray) -> np.ndarray:
-    """Sort distinct non-missing values deterministically (numbers before strings)."""
+    """Sort distinct non-missing values deterministically (numbers before strings).
+
+    Values of one comparable kind (all strings, all numbers) sort naturally; a mix of kinds
+    (numbers and strings, tuples, bytes...) sorts by kind (booleans, numbers, strings, then
+    other types by type name) and within a kind by value or text. The result never depends
+    on the order the values came in.
+    """
     vals = np.asarray(values, dtype=object)
-    try:
-        order = np.argsort(vals, kind="stable")
-        sorted_vals = vals[order]
-        # argsort of mixed objects may "succeed" without a total order: verify.
-        if all(sorted_vals[i] <= sorted_vals[i + 1] for i in range(len(sorted_vals) - 1)):
-            return sorted_vals
-    except TypeError:
-        pass
+    if vals.ndim != 1:  # an array of tuples of equal length becomes 2-D: rebuild it
+        flat = np.empty(len(values), dtype=object)
+        flat[:] = list(values)
+        vals = flat
+    kinds = {_sort_key(v)[0] for v in vals.tolist()} if len(vals) < 50_000 else None
+    if kinds is None or len(kinds) == 1:
+        try:
+            order = np.argsort(vals, kind="stable")
+            sorted_vals = vals[order]
+            # argsort of mixed objects may "succeed" without a total order: verify.
+            with np.errstate(all="ignore"):
+                ok = bool(np.all(sorted_vals[:-1] <= sorted_vals[1:])) if len(vals) > 1 else True
+            if ok:
+                return sorted_vals
+        except (TypeError, ValueError):
+            pass
     return np.array(sorted(vals.tolist(), key=_sort_key), dtype=object)
+
+
+def unhashable_error(column: Any, values: Any) -> CatEmbedError:
+    """The error for a column holding lists, dicts or sets (values that cannot be counted)."""
+    kind = next(
+        (type(v).__name__ for v in values if not _hashable(v)), "unhashable"
+    )
+    return CatEmbedError(
+        f"column {str(column)!r} holds {kind} values, which cannot be categories; convert "
+        f"them to strings (df[{str(column)!r}].map(str)) or tuples, or drop the column."
+    )
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def warn(message: str) -> None:
     """Emit a :class:`CatEmbedWarning` attributed to the user's call site."""
     warnings.warn(message, CatEmbedWarning, stacklevel=3)
+
+
+_KINDS = {
+    "float": lambda v: isinstance(v, (int, float, np.integer, np.floating))
+    and not isinstance(v, (bool, np.bool_)) and not (isinstance(v, float) and v != v),
+    "int": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)),
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "None": lambda v: v is None,
+}
+
+
+def check_param_types(estimator: Any) -> None:
+    """Check every parameter against the type its ``__init__`` annotation names.
+
+    ``alpha: float`` must be a real number (not a string, a bool or NaN), ``max_iter: int``
+    an integer, ``int | None`` an integer or None... Parameters annotated ``Any`` are checked
+    by the estimator itself. Runs in ``fit`` and when a model file is loaded, so both refuse
+    ``alpha='x'`` with the same message.
+    """
+    import inspect
+
+    sig = inspect.signature(type(estimator).__init__)
+    for name, par in sig.parameters.items():
+        ann = par.annotation
+        if name == "self" or not isinstance(ann, str):
+            continue
+        kinds = [k.strip() for k in ann.split("|")]
+        if not all(k in _KINDS for k in kinds):
+            continue
+        value = getattr(estimator, name, par.default)
+        if not any(_KINDS[k](value) for k in kinds):
+            want = " or ".join(
+                {"float": "a number", "int": "an integer", "str": "a string",
+                 "bool": "True or False", "None": "None"}[k] for k in kinds
+            )
+            raise CatEmbedError(
+                f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
+            )
+
+
+def check_pooling(min_frequency: Any, max_categories: Any) -> None:
+    """Validate ``min_frequency`` / ``max_categories`` (scikit-learn's meaning)."""
+    if min_frequency is not None:
+        ok = (isinstance(min_frequency, (int, np.integer)) and not isinstance(min_frequency, bool)
+              and min_frequency >= 1) or (
+            isinstance(min_frequency, (float, np.floating)) and 0.0 < min_frequency < 1.0)
+        if not ok:
+            raise CatEmbedError(
+                "min_frequency must be None, an integer count >= 1, or a fraction of the rows "
+                f"strictly between 0 and 1; got {min_frequency!r}."
+            )
+    if max_categories is not None and (
+        not isinstance(max_categories, (int, np.integer)) or isinstance(max_categories, bool)
+        or max_categories < 1
+    ):
+        raise CatEmbedError(
+            f"max_categories must be None or an integer >= 1; got {max_categories!r}."
+        )

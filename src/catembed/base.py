@@ -9,6 +9,7 @@ after the counting pass depends on the number of rows.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -26,9 +27,11 @@ from ._validation import (
     CatEmbedWarning,
     as_frame,
     check_option,
+    check_param_types,
+    check_pooling,
     select_categorical,
 )
-from .stats import DENSE_LIMIT, ValueStatistics, compute_statistics, encode
+from .stats import DENSE_LIMIT, INFREQUENT, ValueStatistics, compute_statistics, encode
 
 __all__ = ["ValueEmbedder"]
 
@@ -48,6 +51,20 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
 
     _combine = "concat"
     _feature_prefix = "emb"
+    #: shape rule of the value tables, checked when a model file is loaded: ``"square"``
+    #: (``l_j x l_j``), ``"common"`` (one width for every column) or None (no rule)
+    _table_shape: str | None = None
+
+    #: ``l^3`` operations per second of the value-level fit (:meth:`_cost_seconds`)
+    _cost_rate = 2e8
+
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        """Float64 cells the value-level fit holds at once (default: four ``l x l``)."""
+        return 4.0 * float(np.sum(sizes)) ** 2
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        """A rough fit time: ``l x l`` decompositions and clusterings, ``~l^3`` operations."""
+        return float(np.sum(sizes)) ** 3 / self._cost_rate
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
@@ -68,6 +85,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
         df = self._fit_numeric(df)
+        self._check_cost_before_counting(df, cat_cols)
         stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
@@ -101,9 +119,11 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         return self
 
     def _check_params(self) -> None:
+        check_param_types(self)
         check_option("handle_unknown", self.handle_unknown, HANDLE_UNKNOWN)
         check_option("handle_missing", self.handle_missing, HANDLE_MISSING)
         check_option("numeric", self._numeric_policy(), NUMERIC_POLICIES)
+        check_pooling(getattr(self, "min_frequency", None), getattr(self, "max_categories", None))
         n_bins = getattr(self, "n_bins", 5)
         if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 2:
             raise CatEmbedError(f"n_bins must be an integer of at least 2; got {n_bins!r}.")
@@ -115,6 +135,12 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """The columns to count; sets ``numeric_features_`` for the numeric policy."""
         cat_cols, other = select_categorical(df, self.categorical_features)
         policy = self._numeric_policy()
+        if (policy == "discretize" and not other and isinstance(self.categorical_features, str)
+                and self.categorical_features == "auto"
+                and all(_is_numeric(df[c]) for c in cat_cols)):
+            # an all-numeric table: "auto" would read the numbers as categories; the user
+            # asked for them to be binned
+            cat_cols, other = [], cat_cols
         numeric = [c for c in other if _is_numeric(df[c])] if policy != "drop" else []
         dropped = [c for c in other if c not in numeric]
         if dropped:
@@ -188,6 +214,20 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                 f"{stats.n_rows} sample{'s' if stats.n_rows != 1 else ''} "
                 f"(n_samples = {stats.n_rows})."
             )
+        id_like = [
+            f
+            for f, s in zip(stats.feature_names, stats.sizes, strict=True)
+            if stats.n_rows >= 10 and s >= 0.9 * stats.n_rows
+        ]
+        if id_like:
+            warnings.warn(
+                f"column(s) {', '.join(id_like[:10])} look like identifiers (a distinct value "
+                "in almost every row); they make the value space as large as the table and "
+                "carry no coupling. Drop them (CLI: --drop).",
+                CatEmbedWarning,
+                stacklevel=4,
+            )
+        stats, infrequent = self._pool(stats)
         sizes = stats.sizes
         constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
         keep = [j for j, s in enumerate(sizes) if s > 1]
@@ -204,25 +244,56 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
             )
         if len(keep) < len(sizes):
             stats = stats.subset(keep)
-        id_like = [
-            f
-            for f, s in zip(stats.feature_names, stats.sizes, strict=True)
-            if stats.n_rows >= 10 and s >= 0.9 * stats.n_rows
-        ]
-        if id_like:
-            warnings.warn(
-                f"column(s) {', '.join(id_like[:10])} look like identifiers (a distinct value "
-                "in almost every row); they make the value space as large as the table and "
-                "carry no coupling. Drop them (CLI: --drop).",
-                CatEmbedWarning,
-                stacklevel=4,
-            )
+        self.infrequent_categories_ = [infrequent[j] for j in keep]
         self.stats_ = stats
         self.feature_names_ = np.asarray(stats.feature_names, dtype=object)
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
+        check_fit_cost(self, stats.sizes)
         tables = self._fit_values(stats)
         self._set_tables(tables)
+
+    def _check_cost_before_counting(self, df: pd.DataFrame, columns: list[str]) -> None:
+        """The cost check of :func:`check_fit_cost` from the distinct-value counts, before the
+        co-occurrence counting pass (which itself is quadratic in the number of columns)."""
+        sizes = []
+        for c in columns:
+            try:
+                sizes.append(int(df[c].nunique(dropna=False)))
+            except TypeError:  # unhashable values: the counting pass names the column
+                return
+        mc = getattr(self, "max_categories", None)
+        pooled = [min(s, mc + 1) if mc is not None else s for s in sizes]
+        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=len(df),
+                       counted_sizes=np.asarray(sizes, dtype=np.int64))
+
+    def _pool(self, stats: ValueStatistics) -> tuple[ValueStatistics, list[np.ndarray | None]]:
+        """Pool rare values (``min_frequency`` / ``max_categories``) in the statistics."""
+        mf = getattr(self, "min_frequency", None)
+        mc = getattr(self, "max_categories", None)
+        none: list[np.ndarray | None] = [None] * stats.n_features
+        if mf is None and mc is None:
+            return stats, none
+        masks = [m if m.sum() >= 2 else np.zeros_like(m) for m in stats.infrequent(mf, mc)]
+        if not any(m.any() for m in masks):
+            return stats, none
+        infrequent = [c[m] if m.any() else None
+                      for c, m in zip(stats.categories, masks, strict=True)]
+        parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)} values, pools {int(m.sum())}"
+                 for f, c, m in zip(stats.feature_names, stats.categories, masks, strict=True)
+                 if m.any()]
+        rule = ", ".join(f"{k}={v!r}" for k, v in
+                         (("min_frequency", mf), ("max_categories", mc)) if v is not None)
+        warnings.warn(
+            f"{type(self).__name__} pooled rare values into one 'infrequent' value per column "
+            f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
+            "Set max_categories=None and min_frequency=None to keep every "
+            "value (the cost grows with the square of the number of values), or drop "
+            "identifier-like columns (CLI: --drop).",
+            CatEmbedWarning,
+            stacklevel=5,
+        )
+        return stats.pool(masks), infrequent
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray] | np.ndarray:
         """Learn the value tables from the statistics: override in subclasses.
@@ -262,8 +333,20 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """The embedding of encoded rows; the default looks up the value tables."""
         return self._lookup(codes)
 
+    def _encode_values(self, X: Any) -> np.ndarray:
+        """Codes of the fitted columns of ``X`` in ``categories_`` (``-1``: not seen in fit).
+
+        Pooled rare values get the code of the infrequent value; no ``handle_unknown``
+        policy is applied.
+        """
+        cats, remap = self._encoding_categories()
+        codes = encode(X, list(self.feature_names_), cats, self.handle_missing)
+        for j, r in remap.items():  # pooled values -> the infrequent value's code
+            codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
+        return codes
+
     def _encode(self, df: pd.DataFrame) -> np.ndarray:
-        codes = encode(df, list(self.feature_names_), self.categories_, self.handle_missing)
+        codes = self._encode_values(df)
         unknown = codes < 0
         if unknown.any():
             bad = np.flatnonzero(unknown.any(axis=0))
@@ -283,6 +366,25 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                 warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
                               stacklevel=4)
         return codes
+
+    def _encoding_categories(self) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+        """Categories to encode against (pooled values listed again), and the code maps."""
+        pooled = getattr(self, "infrequent_categories_", None) or []
+        cats = list(self.categories_)
+        remap: dict[int, np.ndarray] = {}
+        for j, inf in enumerate(pooled):
+            if inf is None or not len(inf):
+                continue
+            c = self.categories_[j]
+            where = next(i for i, v in enumerate(c) if v is INFREQUENT)
+            has_nan = len(c) > where + 1
+            cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
+            r = np.arange(len(cats[j]))
+            r[where : where + len(inf)] = where
+            if has_nan:
+                r[-1] = where + 1
+            remap[j] = r
+        return cats, remap
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         n = codes.shape[0]
@@ -516,6 +618,74 @@ def _is_ours(names: np.ndarray) -> bool:
 def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:
     i = int(np.flatnonzero(codes < 0)[0])
     return df[column].iloc[i]
+
+
+def _memory_limit() -> float:
+    """Bytes a fit may plan to use: ``CATEMBED_MAX_MEMORY`` (e.g. ``8G``) or half the RAM."""
+    env = os.environ.get("CATEMBED_MAX_MEMORY", "").strip().upper()
+    if env:
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(env[-1], 1)
+        try:
+            return float(env.rstrip("KMGTB") or "0") * scale
+        except ValueError:
+            raise CatEmbedError(
+                f"CATEMBED_MAX_MEMORY={env!r} is not a size such as 8G or 500M."
+            ) from None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 8.0 * 2**30
+
+
+def check_fit_cost(
+    est: Any, sizes: np.ndarray, *, n_rows: int | None = None,
+    counted_sizes: np.ndarray | None = None,
+) -> None:
+    """Estimate a fit's memory and time from the value counts before allocating anything.
+
+    ``sizes`` are the numbers of values per column the method will see (after pooling).
+    The estimator says how many float64 cells its value-level work holds at once
+    (``_cost_cells``: a few ``l x l`` matrices for CDE, ``sum_j l_j^2`` for one-hot tables)
+    and roughly how long it takes (``_cost_seconds``: ``l^3`` operations for the methods
+    that decompose or cluster ``l x l`` matrices). With ``n_rows`` and ``counted_sizes``
+    (the values before pooling) the counting pass is estimated too: a dense ``l x l``
+    co-occurrence matrix, or for ``l > 4096`` about ``n m^2 / 2`` stored pairs and one step
+    per pair of columns. A fit whose memory estimate exceeds the limit
+    (``CATEMBED_MAX_MEMORY``, default half the machine's RAM), or whose time estimate
+    exceeds ``CATEMBED_MAX_SECONDS`` (default 12 hours), is refused with a one-line hint; a
+    fit estimated above two minutes gets a warning. Estimates are within a factor of a few.
+    """
+    sizes = np.asarray(sizes, dtype=np.float64)
+    need = 8.0 * float(est._cost_cells(sizes))
+    seconds = float(est._cost_seconds(sizes))
+    if n_rows is not None and counted_sizes is not None:
+        lc = float(np.sum(counted_sizes))
+        m = float(len(counted_sizes))
+        pairs = m * (m - 1) / 2
+        need = max(need, 8.0 * lc * lc if lc <= DENSE_LIMIT else 48.0 * n_rows * pairs)
+        seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
+    limit = _memory_limit()
+    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    name = type(est).__name__
+    what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
+    hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
+            "columns (CLI: --drop), or read numeric columns as numbers (CLI: --numeric)")
+    if need > limit:
+        raise CatEmbedError(
+            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
+            f"CATEMBED_MAX_MEMORY); {hint}."
+        )
+    if seconds > max_seconds:
+        raise CatEmbedError(
+            f"{what} would take about {seconds / 3600:.0f} hours (limit "
+            f"{max_seconds / 3600:.1f} hours, CATEMBED_MAX_SECONDS); {hint}."
+        )
+    if seconds > 120:
+        warnings.warn(
+            f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, {hint}.",
+            CatEmbedWarning,
+            stacklevel=5,
+        )
 
 
 # keep the dense limit importable from here for estimators that expose it

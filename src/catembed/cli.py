@@ -218,7 +218,8 @@ def _column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str])
             _note(text)
     features = [c for c in rest if c not in left_out]
     numeric = [c for c in numeric if c in features]
-    if not [c for c in features if c not in numeric]:
+    if not [c for c in features if c not in numeric] and not (
+            numeric and args.numeric == "discretize"):  # binned numbers are categories
         raise CatEmbedError(
             "no categorical columns left to embed after --target/--drop/--id"
             + (" (a data-set folder's numeric columns are used with --numeric discretize)"

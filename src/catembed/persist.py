@@ -9,9 +9,12 @@ the file names. Pickle and joblib work too, as for any scikit-learn estimator.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import math
 import os
+import tempfile
 from typing import Any
 
 import numpy as np
@@ -21,7 +24,7 @@ from ._version import __version__
 
 __all__ = ["save", "load", "FORMAT_VERSION", "register"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a SHA-256 checksum of the contents (version 1 files load unchecked)
 _FORMAT_NAME = "catembed-model"
 _REGISTRY: dict[str, type] = {}
 
@@ -33,8 +36,12 @@ def register(cls: type) -> type:
 
 
 def _encode_value(v: Any) -> list:
+    from .stats import INFREQUENT
+
     if v is None:
         return ["none"]
+    if v is INFREQUENT:
+        return ["infrequent"]
     if isinstance(v, (bool, np.bool_)):
         return ["b", bool(v)]
     if isinstance(v, (int, np.integer)):
@@ -46,9 +53,13 @@ def _encode_value(v: Any) -> list:
 
 
 def _decode_value(t: list) -> Any:
+    from .stats import INFREQUENT
+
     kind = t[0]
     if kind == "none":
         return None
+    if kind == "infrequent":
+        return INFREQUENT
     if kind == "nan":
         return np.nan
     if kind == "b":
@@ -108,7 +119,10 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
     estimator : ValueEmbedder
         A fitted estimator.
     path : str or path-like
-        The file to write; ``.npz`` is appended by NumPy when missing.
+        The file to write; ``.npz`` is appended when missing. It is written to a temporary
+        file in the same folder and renamed into place on success, so a failed save never
+        leaves a half-written model. The file holds a SHA-256 checksum of its contents,
+        verified by :func:`load`.
     """
     from sklearn.utils.validation import check_is_fitted
 
@@ -137,65 +151,288 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
         "categories": [[_encode_value(v) for v in c] for c in estimator.categories_],
         "extra": extra_meta,
         "numeric": _numeric_state(estimator),
+        "infrequent": [
+            None if inf is None else [_encode_value(v) for v in inf]
+            for inf in getattr(estimator, "infrequent_categories_", [None] * len(
+                estimator.categories_))
+        ],
     }
     for key, arr in arrays.items():
         if arr.dtype == object:
             raise CatEmbedError(f"internal: array {key} has object dtype and cannot be saved.")
-    np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **arrays)
+    meta_text = json.dumps(meta, allow_nan=False)
+    digest = _checksum(meta_text, arrays)
+    _write_atomic(path, __meta__=np.array(meta_text), __checksum__=np.array(digest), **arrays)
+
+
+def _write_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    """``np.savez_compressed`` to a temporary file in the target folder, renamed on success."""
+    target = os.fspath(path)
+    if os.path.isdir(target):
+        raise CatEmbedError(
+            f"cannot save the model: {target} is a folder; give a file name such as "
+            f"{os.path.join(target, 'model.npz')}."
+        )
+    if not target.endswith(".npz"):
+        target += ".npz"  # as NumPy names it
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise CatEmbedError(f"cannot save the model: folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=".catembed-", suffix=".npz.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _checksum(meta_text: str, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the metadata and of every array's name, dtype, shape and bytes."""
+    h = hashlib.sha256(meta_text.encode("utf-8"))
+    for key in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[key])
+        h.update(f"\0{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
 
 
 def load(path: str | os.PathLike) -> Any:
-    """Read a model written by :func:`save`.
+    """Read a model written by :func:`save`, verifying everything it reads.
+
+    The file is read with ``allow_pickle=False`` (loading never executes code). Its SHA-256
+    checksum (of the metadata and every array) must match, so a flipped byte is refused;
+    then every part is checked as ``fit`` would have made it: the parameters through the
+    estimator's own checks, the categories (unique, missing value last), the statistics
+    (integer, non-negative, shapes matching the categories) and the value tables (one per
+    attribute, one row per value, finite float64).
 
     Raises
     ------
     CatEmbedError
-        If the file is not a catembed model, was written by a newer format version, or names
-        a class this catembed does not know.
+        With a one-line reason, whatever is wrong with the file: not found, not a catembed
+        model, damaged (checksum), written by a newer format version, an unknown class, or
+        contents that do not fit together.
     """
-    from .stats import ValueStatistics
-
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path = path + ".npz"
     try:
+        with open(path, "rb") as fh:
+            magic = fh.read(4)
+        if magic != b"PK\x03\x04":
+            raise CatEmbedError(f"{path} is not a catembed model file (not an .npz archive).")
         with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise CatEmbedError(f"{path} is not a catembed model file (a bare array).")
             data = {k: z[k] for k in z.files}
+    except CatEmbedError:
+        raise
     except FileNotFoundError:
         raise CatEmbedError(f"model file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise CatEmbedError(f"{path} is not a catembed model file ({exc}).") from None
+    except IsADirectoryError:
+        raise CatEmbedError(f"{path} is a folder, not a model file.") from None
+    except Exception as exc:  # BadZipFile, EOFError, zlib.error, ValueError, OSError...
+        raise CatEmbedError(
+            f"{path} is not a catembed model file, or it is damaged ({type(exc).__name__}: "
+            f"{_one_line(exc)})."
+        ) from None
+    try:
+        return _restore(path, data)
+    except CatEmbedError:
+        raise
+    except Exception as exc:  # anything the checks below did not foresee
+        raise CatEmbedError(
+            f"{path} is a damaged catembed model file ({type(exc).__name__}: "
+            f"{_one_line(exc)})."
+        ) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200]
+
+
+def _bad(path: str, what: str) -> CatEmbedError:
+    return CatEmbedError(f"{path} is a damaged catembed model file: {what}.")
+
+
+def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
+    from .stats import ValueStatistics
+
     if "__meta__" not in data:
         raise CatEmbedError(f"{path} is not a catembed model file (no __meta__ entry).")
-    meta = json.loads(str(data.pop("__meta__")))
-    if meta.get("format") != _FORMAT_NAME:
+    meta_arr = data.pop("__meta__")
+    if meta_arr.dtype.kind != "U" or meta_arr.shape != ():
+        raise _bad(path, "the metadata is not a text entry")
+    meta_text = str(meta_arr)
+    try:
+        meta = json.loads(meta_text)
+    except ValueError:
+        raise _bad(path, "the metadata is not valid JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT_NAME:
         raise CatEmbedError(f"{path} is not a catembed model file.")
-    version = int(meta.get("format_version", 0))
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _bad(path, f"format_version is {version!r}, not a positive integer")
     if version > FORMAT_VERSION:
         raise CatEmbedError(
             f"{path} was written by catembed {meta.get('catembed_version')} in model format "
             f"version {version}; this catembed ({__version__}) reads format versions up to "
             f"{FORMAT_VERSION}. Upgrade catembed to load it."
         )
+    checksum = data.pop("__checksum__", None)
+    if version >= 2 or checksum is not None:
+        if checksum is None or checksum.dtype.kind != "U" or checksum.shape != ():
+            raise _bad(path, "the checksum is missing")
+        if str(checksum) != _checksum(meta_text, data):
+            raise _bad(path, "its checksum does not match its contents (the file was changed "
+                             "or corrupted after it was saved)")
     from . import _register_builtins  # the package imports its classes lazily
 
     _register_builtins()
-    cls = _REGISTRY.get(meta["class"])
+    cls = _REGISTRY.get(meta.get("class"))  # type: ignore[arg-type]
     if cls is None:
-        raise CatEmbedError(f"{path} holds an unknown model class {meta['class']!r}.")
-    est = cls(**meta["params"])
-    cats = [np.array([_decode_value(t) for t in c], dtype=object) for c in meta["categories"]]
+        raise CatEmbedError(f"{path} holds an unknown model class {meta.get('class')!r}.")
+    _need(path, meta, {"params": dict, "n_features_in": int, "feature_names": list,
+                       "dropped_features": list, "categories": list})
+    params = meta["params"]
+    try:
+        est = cls(**params)
+    except TypeError:
+        raise _bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}") from None
+    if set(params) != set(est.get_params(deep=False)):
+        raise _bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}")
+    est._check_params()  # the same checks as fit: a CatEmbedError naming the parameter
+    try:
+        cats = [np.array([_decode_value(t) for t in c], dtype=object)
+                for c in meta["categories"]]
+    except (TypeError, IndexError, KeyError, ValueError):
+        raise _bad(path, "the categories cannot be read") from None
+    names = meta["feature_names"]
+    if len(names) != len(cats) or not all(isinstance(f, str) for f in names):
+        raise _bad(path, "feature_names do not match the categories")
+    for f, c in zip(names, cats, strict=True):
+        _check_categories(path, f, c)
     stats_arrays = {k[len("stats__"):]: v for k, v in data.items() if k.startswith("stats__")}
-    est.stats_ = ValueStatistics.from_arrays(stats_arrays, meta["feature_names"], cats)
-    est.n_features_in_ = int(meta["n_features_in"])
-    if meta["feature_names_in"] is not None:
-        est.feature_names_in_ = np.asarray(meta["feature_names_in"], dtype=object)
-    est.feature_names_ = np.asarray(meta["feature_names"], dtype=object)
-    est.dropped_features_ = np.asarray(meta["dropped_features"], dtype=object)
+    _check_stats_arrays(path, stats_arrays, sum(len(c) for c in cats))
+    est.stats_ = ValueStatistics.from_arrays(stats_arrays, names, cats)
+    n_in = meta["n_features_in"]
+    if isinstance(n_in, bool) or n_in < len(names):
+        raise _bad(path, f"n_features_in={n_in!r} is below the {len(names)} fitted columns")
+    est.n_features_in_ = int(n_in)
+    fin = meta.get("feature_names_in")
+    if fin is not None:
+        if (not isinstance(fin, list) or len(fin) != n_in
+                or not all(isinstance(f, str) for f in fin) or not set(names) <= set(fin)):
+            raise _bad(path, "feature_names_in do not match n_features_in and the columns")
+        est.feature_names_in_ = np.asarray(fin, dtype=object)
+    est.feature_names_ = np.asarray(names, dtype=object)
+    est.dropped_features_ = np.asarray([str(f) for f in meta["dropped_features"]], dtype=object)
     est.categories_ = cats
-    n_tables = len(cats)
-    est._tables = [np.asarray(data[f"table__{j}"], dtype=np.float64) for j in range(n_tables)]
+    tables = []
+    for j, c in enumerate(cats):
+        t = data.get(f"table__{j}")
+        if t is None:
+            raise _bad(path, f"the value table of column {names[j]!r} is missing")
+        if t.dtype != np.float64 or t.ndim != 2 or t.shape[0] != len(c) or t.shape[1] < 1:
+            raise _bad(path, f"the value table of column {names[j]!r} has shape {t.shape} "
+                             f"and dtype {t.dtype}; expected {len(c)} rows of float64 "
+                             "and at least one column")
+        if not np.isfinite(t).all():
+            raise _bad(path, f"the value table of column {names[j]!r} holds NaN or inf")
+        tables.append(t)
+    if f"table__{len(cats)}" in data:
+        raise _bad(path, "it holds more value tables than columns")
+    rule = "common" if getattr(est, "_combine", "concat") == "sum" else getattr(
+        est, "_table_shape", None)
+    if rule == "common" and len({t.shape[1] for t in tables}) > 1:
+        raise _bad(path, "its value tables have different widths")
+    if rule == "square" and any(t.shape[0] != t.shape[1] for t in tables):
+        raise _bad(path, "its value tables are not square (one column per value)")
+    est._tables = tables
+    est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
     _restore_numeric_state(est, meta.get("numeric") or {})
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
+    for key, arr in extra.items():
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise _bad(path, f"array {key} holds NaN or inf")
     est._restore_extra_state(extra, meta.get("extra", {}))
     return est
+
+
+def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
+    from .stats import INFREQUENT
+
+    if raw is None:
+        return [None] * len(cats)
+    if not isinstance(raw, list) or len(raw) != len(cats):
+        raise _bad(path, "the pooled (infrequent) values do not match the columns")
+    out = []
+    for c, inf in zip(cats, raw, strict=True):
+        has_marker = any(v is INFREQUENT for v in c)
+        if inf is None:
+            if has_marker:
+                raise _bad(path, "a column has the infrequent value but no pooled values")
+            out.append(None)
+            continue
+        try:
+            vals = np.array([_decode_value(t) for t in inf], dtype=object)
+        except (TypeError, IndexError, KeyError, ValueError):
+            raise _bad(path, "the pooled (infrequent) values cannot be read") from None
+        if not has_marker or len(vals) < 2:
+            raise _bad(path, "pooled values are listed for a column without the infrequent value")
+        out.append(vals)
+    return out
+
+
+def _need(path: str, meta: dict, fields: dict[str, type]) -> None:
+    for key, typ in fields.items():
+        if not isinstance(meta.get(key), typ) or (typ is int and isinstance(meta[key], bool)):
+            raise _bad(path, f"metadata field {key!r} is missing or not a {typ.__name__}")
+
+
+def _check_categories(path: str, column: str, cats: np.ndarray) -> None:
+    import pandas as pd
+
+    miss = pd.isna(pd.Series(cats, dtype=object)).to_numpy()
+    if miss[:-1].any():
+        raise _bad(path, f"column {column!r} has a missing value before its last category")
+    if not pd.Index(cats[~miss], dtype=object).is_unique:
+        raise _bad(path, f"column {column!r} has duplicate categories")
+
+
+def _check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) -> None:
+    counts = arrays.get("counts")
+    n_rows = arrays.get("n_rows")
+    if counts is None or n_rows is None:
+        raise _bad(path, "the value statistics are missing")
+    if counts.dtype.kind not in "iu" or counts.shape != (n_values,):
+        raise _bad(path, f"the value counts have shape {counts.shape} and dtype {counts.dtype}; "
+                         f"expected {n_values} integers")
+    if n_rows.dtype.kind not in "iu" or n_rows.shape != () or int(n_rows) < 0:
+        raise _bad(path, "the row count is not a non-negative integer")
+    if (counts < 0).any() or (counts > int(n_rows)).any():
+        raise _bad(path, "a value count is negative or above the row count")
+    if "cooc" in arrays:
+        cooc = arrays["cooc"]
+        if cooc.dtype.kind not in "iu" or cooc.shape != (n_values, n_values):
+            raise _bad(path, f"the co-occurrence counts have shape {cooc.shape}; expected "
+                             f"({n_values}, {n_values}) integers")
+        if (cooc < 0).any() or not np.array_equal(np.diagonal(cooc), counts):
+            raise _bad(path, "the co-occurrence counts are negative or disagree with the "
+                             "value counts")
+    else:
+        parts = [arrays.get(k) for k in ("cooc_row", "cooc_col", "cooc_data")]
+        if any(p is None for p in parts):
+            raise _bad(path, "the co-occurrence counts are missing")
+        row, col, val = parts
+        if (any(p.dtype.kind not in "iu" or p.ndim != 1 for p in parts)
+                or not len(row) == len(col) == len(val)):
+            raise _bad(path, "the sparse co-occurrence counts are not integer arrays of one "
+                             "length")
+        if len(row) and (row.min() < 0 or col.min() < 0 or max(row.max(), col.max())
+                         >= n_values or val.min() < 0):
+            raise _bad(path, "the sparse co-occurrence counts are out of range")

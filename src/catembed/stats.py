@@ -39,9 +39,11 @@ from ._validation import (
     check_option,
     missing_mask,
     sort_values,
+    unhashable_error,
 )
 
 __all__ = [
+    "INFREQUENT",
     "ValueStatistics",
     "compute_statistics",
     "encode",
@@ -49,6 +51,24 @@ __all__ = [
 ]
 
 DENSE_LIMIT = 4096
+
+
+class _Infrequent:
+    """The value that stands for an attribute's pooled rare values (one object, any column)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "infrequent"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str:
+        return "INFREQUENT"  # unpickles as the module's one instance
+
+
+#: the value standing for pooled infrequent values (``min_frequency``/``max_categories``)
+INFREQUENT = _Infrequent()
 _ROW_BLOCK = 1 << 20
 
 
@@ -76,7 +96,10 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
         remap[used] = np.arange(len(used))
         codes = remap[raw_codes]
     else:
-        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        try:
+            codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:
+            raise unhashable_error(col.name, col) from None
         uniques = np.asarray(uniques, dtype=object)
         codes = np.asarray(codes, dtype=np.int64)
         if miss.any():
@@ -87,6 +110,7 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
                 remap[np.flatnonzero(keep)] = np.arange(keep.sum())
                 codes = remap[codes]
                 uniques = uniques[keep]
+    uniques = promote_numbers(uniques, _number_kinds(col, uniques))
     cats = sort_values(uniques)
     if len(cats):
         rank = np.empty(len(uniques), dtype=np.int64)
@@ -102,6 +126,55 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
         codes[miss] = len(cats)
         cats = np.append(cats, np.array([np.nan], dtype=object))
     return codes.astype(np.int32), cats
+
+
+_KIND_OF_TYPE = {bool: 0, np.bool_: 0, int: 1, float: 2}
+
+
+def _kind(t: type) -> int | None:
+    """0 for booleans, 1 for integers, 2 for floats, None for anything else."""
+    k = _KIND_OF_TYPE.get(t)
+    if k is None:
+        if issubclass(t, (bool, np.bool_)):
+            return 0
+        if issubclass(t, (int, np.integer)):
+            return 1
+        if issubclass(t, (float, np.floating)):
+            return 2
+    return k
+
+
+def _number_kinds(col: pd.Series, uniques: np.ndarray) -> set[int]:
+    """The kinds of number (bool, int, float) among a column's values.
+
+    Read from the elements, not the distinct values: Python (and pandas) count ``True``,
+    ``1`` and ``1.0`` as one value, so the distinct values alone hide which kinds occurred.
+    """
+    kinds = {k for k in map(_kind, set(map(type, uniques.tolist()))) if k is not None}
+    if not kinds or col.dtype != object:
+        return kinds
+    return {k for k in map(_kind, set(map(type, col.to_numpy(dtype=object).tolist())))
+            if k is not None}
+
+
+def promote_numbers(values: np.ndarray, kinds: set[int]) -> np.ndarray:
+    """Numbers promoted to the widest kind present: bool < int < float (as NumPy does).
+
+    The equality rule for categories: two values are one category when they are equal as
+    Python values (``1 == 1.0 == True``, so pandas counts them as one value), and such a
+    category is stored as the widest kind of number the column holds anywhere (a column
+    holding ``True``, ``1`` and ``2.5`` stores ``1.0``; one holding only ``True`` and
+    ``False`` stores booleans). Text is never equal to a number (``"1"`` is its own
+    value). The stored categories therefore do not depend on row or chunk order.
+    """
+    if not kinds:
+        return values
+    conv = (bool, int, float)[max(kinds)]
+    out = np.empty(len(values), dtype=object)
+    out[:] = [conv(v) if _kind(type(v)) is not None else v for v in values.tolist()]
+    if conv is float and len(set(out.tolist())) < len(set(values.tolist())):
+        return values  # integers beyond 2**53 would collide as floats: keep them as they are
+    return out
 
 
 def encode_column(
@@ -123,7 +196,10 @@ def encode_column(
         codes = np.where(raw >= 0, cat_codes[np.maximum(raw, 0)], -1)
     else:
         values = col.to_numpy(dtype=object, na_value=np.nan)
-        codes = index.get_indexer(values)
+        try:
+            codes = index.get_indexer(values)
+        except TypeError:
+            raise unhashable_error(col.name, values) from None
         if (codes < 0).any() and len(known) and not index.is_unique:
             raise AssertionError("fitted categories are not unique")  # pragma: no cover
         if (codes < 0).any():
@@ -473,6 +549,90 @@ class ValueStatistics:
         psi[np.diag_indices(self.n_features)] = 1.0
         return psi
 
+    # ------------------------------------------------------------------ pooling
+    def infrequent(
+        self, min_frequency: int | float | None = None, max_categories: int | None = None
+    ) -> list[np.ndarray]:
+        """Which values are infrequent, with scikit-learn's ``OneHotEncoder`` meaning.
+
+        For each attribute a boolean mask over its values: a value is infrequent when its
+        count is below ``min_frequency`` (an int: a count; a float in ``(0, 1)``: a fraction
+        of the rows), and, when more than ``max_categories`` outputs would remain (the
+        frequent values plus one for the pooled ones), the least frequent values are added
+        until ``max_categories - 1`` frequent values are left (ties: the earlier value in the
+        sorted order is pooled first, as with scikit-learn's stable sort). The missing-value
+        category is never pooled and is not counted in ``max_categories``.
+        """
+        offs = self.offsets
+        out = []
+        for j, cats in enumerate(self.categories):
+            cnt = self.counts[offs[j] : offs[j + 1]]
+            has_nan = len(cats) > 0 and _is_missing_value(cats[-1])
+            known = len(cats) - int(has_nan)
+            mask = np.zeros(len(cats), dtype=bool)
+            c = cnt[:known]
+            if min_frequency is not None:
+                limit = (min_frequency * self.n_rows if isinstance(min_frequency, float)
+                         else min_frequency)
+                mask[:known] = c < limit
+            if max_categories is not None and known - mask[:known].sum() + 1 > max_categories:
+                keep = max_categories - 1
+                order = np.argsort(c, kind="mergesort")
+                mask[order[: known - keep] if keep > 0 else order] = True
+            out.append(mask)
+        return out
+
+    def pool(self, masks: Sequence[np.ndarray]) -> ValueStatistics:
+        """The statistics with each attribute's masked values merged into one value.
+
+        The merged value is :data:`INFREQUENT`, placed after the remaining values (before
+        the missing-value category). Counts and co-occurrence counts of the merged values
+        are added exactly (``C' = M^T C M`` for the 0/1 merge matrix ``M``; values of one
+        attribute never co-occur, so the merged diagonal is the sum of their counts), so
+        pooling commutes with :meth:`merge` and works on streamed and Dask statistics.
+        An attribute with fewer than two masked values is left as it is.
+        """
+        offs = self.offsets
+        new_cats = []
+        target = np.empty(self.n_values, dtype=np.int64)
+        start = 0
+        for j, (cats, mask) in enumerate(zip(self.categories, masks, strict=True)):
+            mask = np.asarray(mask, dtype=bool)
+            if mask.sum() < 2:
+                mask = np.zeros(len(cats), dtype=bool)
+            kept = np.flatnonzero(~mask)
+            has_nan = len(cats) > 0 and _is_missing_value(cats[-1])
+            known_kept = kept[:-1] if has_nan else kept
+            local = np.empty(len(cats), dtype=np.int64)
+            local[known_kept] = np.arange(len(known_kept))
+            pos = len(known_kept)
+            parts = [cats[known_kept]]
+            if mask.any():
+                local[mask] = pos
+                parts.append(np.array([INFREQUENT], dtype=object))
+                pos += 1
+            if has_nan:
+                local[len(cats) - 1] = pos
+                parts.append(cats[-1:])
+                pos += 1
+            new_cats.append(np.concatenate(parts).astype(object))
+            target[offs[j] : offs[j + 1]] = start + local
+            start += pos
+        if start == self.n_values:
+            return self
+        merge = sp.csr_array(
+            (np.ones(self.n_values, dtype=np.int64), (np.arange(self.n_values), target)),
+            shape=(self.n_values, start),
+        )
+        counts = np.bincount(target, weights=self.counts, minlength=start).astype(np.int64)
+        if sp.issparse(self.cooc):
+            cooc = sp.csr_array(merge.T @ self.cooc @ merge)
+            if start <= DENSE_LIMIT:
+                cooc = np.asarray(cooc.toarray(), dtype=np.int64)
+        else:
+            cooc = np.asarray(merge.T @ (merge.T @ self.cooc).T, dtype=np.int64)
+        return ValueStatistics(self.feature_names, tuple(new_cats), self.n_rows, counts, cooc)
+
     # ------------------------------------------------------------------ persistence helpers
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Numeric arrays for saving (categories are stored by the caller as JSON)."""
@@ -522,7 +682,10 @@ def _union_categories(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b_nan = len(b) > 0 and _is_missing_value(b[-1])
     ka = a[:-1] if a_nan else a
     kb = b[:-1] if b_nan else b
-    union = pd.unique(np.concatenate([ka, kb]).astype(object))
+    both = np.concatenate([ka, kb]).astype(object)
+    both = promote_numbers(
+        both, {k for k in map(_kind, set(map(type, both.tolist()))) if k is not None})
+    union = pd.unique(both)
     union = sort_values(np.asarray(union, dtype=object))
     if a_nan or b_nan:
         union = np.append(union, np.array([np.nan], dtype=object))

@@ -34,7 +34,13 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, CatEmbedWarning, as_frame, check_option
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    check_option,
+    check_param_types,
+)
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS, ValueTables
 
@@ -282,6 +288,7 @@ _SHARED = """
 
 class _Base(ClusterMixin, BaseEstimator):
     def _check(self) -> None:
+        check_param_types(self)
         check_option("metric", self.metric, tuple(METRICS))
         if isinstance(self.init, str):
             check_option("init", self.init, _INITS)
@@ -294,6 +301,7 @@ class _Base(ClusterMixin, BaseEstimator):
         return CategoricalDistance(
             metric=self.metric, sigma=self.sigma, handle_unknown=self.handle_unknown,
             handle_missing=self.handle_missing, categorical_features=categorical_features,
+            min_frequency=self.min_frequency, max_categories=self.max_categories,
         )
 
     def _init_rows(self, codes: np.ndarray, ptabs: list[np.ndarray], seed: int,
@@ -335,9 +343,7 @@ class _Base(ClusterMixin, BaseEstimator):
                 f"init has {arr.shape[0]} rows; n_clusters is {self.n_clusters}."
             )
         arr = arr.set_axis(names, axis=1)
-        from ..stats import encode
-
-        codes = encode(arr, names, self.distance_.categories_, self.handle_missing)
+        codes = self.distance_._encode_values(arr)
         if (codes < 0).any():
             raise CatEmbedError("init holds values not seen in the data.")
         return codes.astype(np.int64)
@@ -366,6 +372,17 @@ default="cao"
         DILCA context threshold.
     random_state : int, RandomState or None
         Alone decides the result.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         Columns to cluster (others dropped with a warning).
@@ -394,6 +411,8 @@ default="cao"
         max_iter: int = 100,
         sigma: float = 1.0,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -405,6 +424,8 @@ default="cao"
         self.max_iter = max_iter
         self.sigma = sigma
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -438,25 +459,31 @@ default="cao"
             if not isinstance(self.init, str) or self.init == "cao":
                 break
         labels, modes, _, cost, n_iter = best
-        self.labels_ = labels
         self.modes_ = modes
         self.cluster_centroids_ = self._decode_modes(modes)
-        self.cost_ = cost
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
+        # a last assignment step with the final modes, exactly as predict computes it, so
+        # that labels_ == predict(X) always holds
+        dist = self._cat_dist(codes)
+        self.labels_ = np.argmin(dist, axis=1)
+        self.cost_ = float(dist[np.arange(len(codes)), self.labels_].sum())
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
-        check_is_fitted(self, "modes_")
-        codes = self.distance_.encode(X).astype(np.int64)
+    def _cat_dist(self, codes: np.ndarray) -> np.ndarray:
         ptabs = _padded_tables(self.distance_.tables_)
         sizes = np.array([t.shape[0] - 1 for t in ptabs])
         codes = np.where(codes < 0, sizes[None, :], codes)
         rough = self._rough_counts()
         r = None if rough is None else (self._final_hist, rough)
-        return np.argmin(_cat_distances(codes, self.modes_, ptabs, r), axis=1)
+        return _cat_distances(codes, self.modes_, ptabs, r)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
+        check_is_fitted(self, "modes_")
+        codes = self.distance_.encode(X).astype(np.int64)
+        return np.argmin(self._cat_dist(codes), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
@@ -487,6 +514,17 @@ class KPrototypes(_Base):
     metric, init, n_init, max_iter, sigma, random_state : as in :class:`KModes`
         Initial prototypes are distinct rows of the table (numeric and categorical values);
         the initialisations use the k-prototypes distance (Cao's density stays categorical).
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         The categorical columns; every other column must be numeric.
@@ -513,6 +551,8 @@ class KPrototypes(_Base):
         max_iter: int = 100,
         sigma: float = 1.0,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -525,6 +565,8 @@ class KPrototypes(_Base):
         self.max_iter = max_iter
         self.sigma = sigma
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -595,17 +637,27 @@ class KPrototypes(_Base):
             if self.init == "cao":
                 break
         labels, modes, centers, cost, n_iter = best
-        self.labels_ = labels
         self.modes_ = modes
         self.centers_ = centers
         self.cluster_centroids_ = np.hstack(
             [centers.astype(object), self._decode_modes(modes)]
         )
-        self.cost_ = cost
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
+        dist = self._proto_dist(codes, numeric)  # as predict computes it: labels_ == predict(X)
+        self.labels_ = np.argmin(dist, axis=1)
+        self.cost_ = float(dist[np.arange(len(codes)), self.labels_].sum())
         return self
+
+    def _proto_dist(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        ptabs = _padded_tables(self.distance_.tables_)
+        sizes = np.array([t.shape[0] - 1 for t in ptabs])
+        codes = np.where(codes < 0, sizes[None, :], codes)
+        rough = self._rough_counts()
+        r = None if rough is None else (self._final_hist, rough)
+        return self.gamma_ * _cat_distances(codes, self.modes_, ptabs, r) + _sq_dist(
+            numeric, self.centers_)
 
     def predict(self, X: Any) -> np.ndarray:
         """The nearest prototype of each row of ``X``."""
@@ -613,13 +665,7 @@ class KPrototypes(_Base):
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
         numeric = self._numeric(df)
         codes = self.distance_.encode(df[self.categorical_features_]).astype(np.int64)
-        ptabs = _padded_tables(self.distance_.tables_)
-        sizes = np.array([t.shape[0] - 1 for t in ptabs])
-        codes = np.where(codes < 0, sizes[None, :], codes)
-        rough = self._rough_counts()
-        r = None if rough is None else (self._final_hist, rough)
-        dist = self.gamma_ * _cat_distances(codes, self.modes_, ptabs, r)
-        return np.argmin(dist + _sq_dist(numeric, self.centers_), axis=1)
+        return np.argmin(self._proto_dist(codes, numeric), axis=1)
 
 
 KPrototypes.__doc__ = KPrototypes.__doc__.replace("{shared}", _SHARED.strip("\n"))

@@ -1,8 +1,9 @@
 """The encoding baselines of CDE Table 1: one-hot (0-1), one-hot + PCA (0-1P) and IDF.
 
 All three are fitted from the shared value statistics, so they stream like every other
-method. One-hot uses scikit-learn's :class:`~sklearn.preprocessing.OneHotEncoder` with the
-categories the statistics found.
+method. One-hot gives the columns and names of
+scikit-learn's :class:`~sklearn.preprocessing.OneHotEncoder` for the categories the statistics
+found.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from sklearn.preprocessing import OneHotEncoder
 
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
@@ -39,32 +38,48 @@ _SHARED_DOC = """
 class OneHotEmbedder(ValueEmbedder):
     """One-hot (0-1) encoding, the "0-1" column of CDE Table 1.
 
-    A thin wrapper of scikit-learn's ``OneHotEncoder`` that shares catembed's vocabulary
-    (missing values, unseen values, column selection, streaming fit from statistics).
+    Each attribute's value table is the identity, so a row's vector is the concatenation of
+    its values' indicator vectors: what scikit-learn's ``OneHotEncoder`` gives (same columns,
+    same names ``{column}_{value}``), with catembed's vocabulary (missing values, unseen
+    values, column selection, streaming fit from statistics). The lookup is catembed's own,
+    so any column the statistics accept (mixed ints and strings, bytes, dates with NaT) is
+    encoded, where ``OneHotEncoder`` refuses mixed types.
 
     Parameters
     ----------
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=None
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default None (the cost is linear in the number of values).
     {shared}
     Attributes
     ----------
-    encoder_ : OneHotEncoder
-        The fitted scikit-learn encoder doing the work.
     categories_ : list of ndarray
     feature_names_ : ndarray of str
     n_features_in_ : int
     """
 
     _feature_prefix = "onehot"
+    _table_shape = "square"
 
     def __init__(
         self,
         *,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = None,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
     ) -> None:
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -72,39 +87,18 @@ class OneHotEmbedder(ValueEmbedder):
         self.n_bins = n_bins
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
-        self._build_encoder()
         return [np.eye(len(c)) for c in self.categories_]
 
-    def _build_encoder(self) -> None:
-        cats = [list(c) for c in self.categories_]
-        height = max(len(c) for c in cats)
-        frame = pd.DataFrame(
-            {f: np.resize(np.asarray(c, dtype=object), height)
-             for f, c in zip(self.feature_names_, cats, strict=True)}
-        )
-        self.encoder_ = OneHotEncoder(
-            categories=cats, handle_unknown="ignore", sparse_output=False, dtype=np.float64
-        ).fit(frame)
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        return float(np.sum(np.square(sizes)))  # the identity tables
 
-    def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
-        # the codes carry the unknown and missing policies; scikit-learn encodes the values
-        values = {}
-        for j, f in enumerate(self.feature_names_):
-            cats = self.categories_[j]
-            # canonical values: what the encoder knows (missing -> nan), unseen -> marker
-            canon = np.append(cats, np.array([_UNSEEN], dtype=object))
-            values[f] = canon[np.where(codes[:, j] < 0, len(cats), codes[:, j])]
-        return self.encoder_.transform(pd.DataFrame(values, index=df.index))
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return 0.0
 
     def _embedding_names(self) -> list[str]:
-        """scikit-learn's names: ``{column}_{value}``."""
-        return list(self.encoder_.get_feature_names_out())
-
-    def _restore_extra_state(self, arrays, meta):
-        self._build_encoder()
-
-
-_UNSEEN = "\x00catembed-unseen\x00"
+        """scikit-learn's ``OneHotEncoder`` names: ``{column}_{value}``."""
+        return [f"{f}_{v}" for f, cats in zip(self.feature_names_, self.categories_, strict=True)
+                for v in cats]
 
 
 class OneHotPCA(ValueEmbedder):
@@ -127,6 +121,17 @@ class OneHotPCA(ValueEmbedder):
     beta : float, default=1e-10
     n_components : int or None, default=None
         Keep at most this many components (after the beta rule).
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     Attributes
     ----------
@@ -142,12 +147,15 @@ class OneHotPCA(ValueEmbedder):
 
     _combine = "sum"
     _feature_prefix = "onehotpca"
+    _table_shape = "common"
 
     def __init__(
         self,
         *,
         beta: float = 1e-10,
         n_components: int | None = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -156,6 +164,8 @@ class OneHotPCA(ValueEmbedder):
     ) -> None:
         self.beta = beta
         self.n_components = n_components
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -221,20 +231,34 @@ class IDFEmbedder(ValueEmbedder):
 
     Parameters
     ----------
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=None
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default None (the cost is linear in the number of values).
     {shared}
     """
 
     _feature_prefix = "idf"
+    _table_shape = "common"
 
     def __init__(
         self,
         *,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = None,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
     ) -> None:
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -243,6 +267,12 @@ class IDFEmbedder(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]
+
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        return float(np.sum(sizes))
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return 0.0
 
     def _embedding_names(self) -> list[str]:
         """``{column}__idf`` for each embedded column."""

@@ -287,6 +287,17 @@ class CDE(_ValueClusterState, ValueEmbedder):
         Lloyd iterations of each value k-means (MATLAB's default).
     random_state : int, RandomState instance or None, default=None
         Seeds the value k-means. The same seed gives the same embedding.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         A value not seen in fit: raise, or embed as the zero vector (the mean of the centred
         value space), with a warning for ``"warn"``.
@@ -338,6 +349,7 @@ class CDE(_ValueClusterState, ValueEmbedder):
     """
 
     _feature_prefix = "cde"
+    _table_shape = "common"
 
     def __init__(
         self,
@@ -347,6 +359,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         coupling: str = "code",
         max_iter: int = 100,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -358,11 +372,15 @@ class CDE(_ValueClusterState, ValueEmbedder):
         self.coupling = coupling
         self.max_iter = max_iter
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+
+    _cost_rate = 1.6e6  # the k-means sweep: measured ~5 s at l = 200 (benchmarks/bench_pooling)
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)

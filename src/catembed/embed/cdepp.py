@@ -335,6 +335,17 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
     coupling : {"code", "paper"}, default="code"
         ``M_o`` as in the CDE authors' code, or as CDE's Definition 1 prints it.
     """ + _AE_PARAMS_DOC + """
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     handle_unknown : {"error", "ignore", "warn"}, default="error"
     handle_missing : {"category", "error"}, default="category"
     categorical_features : "auto", "all", list or mask, default="auto"
@@ -389,6 +400,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -410,6 +423,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         self.optimizer = optimizer
         self.device = device
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -486,8 +501,10 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         CDE's parameters (see :class:`~catembed.embed.cde.CDE`).
     """ + _AE_PARAMS_DOC + """
         It also seeds CDE's value k-means.
-    handle_unknown, handle_missing, categorical_features, numeric, n_bins
-        As for every catembed embedder.
+    min_frequency, max_categories, handle_unknown, handle_missing, categorical_features, \
+numeric, n_bins
+        As for every catembed embedder (rare values pooled: default ``max_categories=100``,
+        the cost is quadratic in the number of values).
 
     Attributes
     ----------
@@ -516,6 +533,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -534,6 +553,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         self.optimizer = optimizer
         self.device = device
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -572,8 +593,10 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
 
     Parameters
     ----------""" + _AE_PARAMS_DOC + """
-    handle_unknown, handle_missing, categorical_features, numeric, n_bins
-        As for every catembed embedder.
+    min_frequency, max_categories, handle_unknown, handle_missing, categorical_features, \
+numeric, n_bins
+        As for every catembed embedder (rare values pooled: default ``max_categories=100``,
+        the cost is quadratic in the number of values).
 
     Attributes
     ----------
@@ -597,6 +620,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         optimizer: str = "lbfgs",
         device: str = "cpu",
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -612,6 +637,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         self.optimizer = optimizer
         self.device = device
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features

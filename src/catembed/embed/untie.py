@@ -175,6 +175,17 @@ class UNTIE(ValueEmbedder):
         neighbours give the same results as on the full vectors.
     random_state : int, RandomState or None, default=None
         Only the ``"sgd"`` solver draws random numbers.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     Attributes
     ----------
@@ -217,6 +228,8 @@ class UNTIE(ValueEmbedder):
         batch_size: int = 20,
         n_components: Any = None,
         random_state: Any = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -234,6 +247,8 @@ class UNTIE(ValueEmbedder):
         self.batch_size = batch_size
         self.n_components = n_components
         self.random_state = random_state
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -536,6 +551,17 @@ class Couplings(ValueEmbedder):
 
     Parameters
     ----------
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     {shared}
     Attributes
     ----------
@@ -549,12 +575,16 @@ class Couplings(ValueEmbedder):
     def __init__(
         self,
         *,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
     ) -> None:
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features

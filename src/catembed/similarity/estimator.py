@@ -56,6 +56,17 @@ class CategoricalDistance(ValueEmbedder):
     verbose : bool, optional
         Progress bar on stderr for neighbour searches; ``None`` (default): only for searches
         of more than ``10**8`` pairs when stderr is a terminal.
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column (scikit-learn's
+        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
+        pooled values get the infrequent value's vector.
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included); the least
+        frequent are pooled.
+        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
+        column tables); every data set of the papers has at most 41 values per column, so
+        their results are unchanged.
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         An unseen value: raise, or treat it as matching nothing (the table's largest
         distance to every value).
@@ -84,6 +95,7 @@ class CategoricalDistance(ValueEmbedder):
     """
 
     _feature_prefix = "dist"
+    _table_shape = "square"
     _combine = "concat"
 
     def __init__(
@@ -95,6 +107,8 @@ class CategoricalDistance(ValueEmbedder):
         chunk_size: int | None = None,
         n_neighbors: int = 5,
         verbose: bool | None = None,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
@@ -105,6 +119,8 @@ class CategoricalDistance(ValueEmbedder):
         self.sigma = sigma
         self.dm_full = dm_full
         self.chunk_size = chunk_size
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
@@ -141,6 +157,15 @@ class CategoricalDistance(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return value_tables(stats, self.metric, sigma=self.sigma).tables
+
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        per_column = 2.0 * float(np.sum(np.square(sizes)))  # the tables
+        if self.metric in ("hamming", "dm", "rough"):
+            return per_column
+        return per_column + 2.0 * float(np.sum(sizes)) ** 2  # conditional probabilities
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return float(np.sum(sizes)) ** 2 * len(sizes) / 1e8
 
     @property
     def tables_(self) -> ValueTables:

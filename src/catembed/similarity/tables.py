@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError, check_option
+from .._validation import CatEmbedError, check_option, warn
 from ..stats import ValueStatistics
 
 __all__ = [
@@ -282,5 +282,29 @@ def value_tables(stats: ValueStatistics, metric: str = "hamming", *,
         tabs = dilca_tables(stats, sigma)
     else:
         tabs = fn[metric](stats)
-    return ValueTables(metric, [np.asarray(t, dtype=np.float64) for t in tabs],
-                       METRICS[metric])
+    tabs = [np.asarray(t, dtype=np.float64) for t in tabs]
+    _warn_degenerate(stats, metric, tabs)
+    return ValueTables(metric, tabs, METRICS[metric])
+
+
+def _warn_degenerate(stats: ValueStatistics, metric: str, tabs: list[np.ndarray]) -> None:
+    """Warn when a table puts every two distinct values at distance 0 (the metric cannot
+    tell them apart: with ``ahmad``/``algo`` on a single attribute there is no other attribute
+    to compare on; with ``dm`` every value occurs once)."""
+    flat = [stats.feature_names[j] for j, t in enumerate(tabs)
+            if t.shape[0] > 1 and not np.any(t > 0)]
+    if not flat:
+        return
+    if metric in ("ahmad", "algo") and stats.n_features < 2:
+        why = f"metric={metric!r} compares values through the other attributes, and there is none"
+    elif metric == "dm":
+        why = "metric='dm' weighs values by how often they repeat, and none repeats"
+    else:
+        why = f"metric={metric!r} finds no difference between the values"
+    names = ", ".join(flat[:10]) + (" ..." if len(flat) > 10 else "")
+    scope = "every attribute" if len(flat) == len(tabs) else f"attribute(s) {names}"
+    warn(
+        f"{why}: all distances between values of {scope} are 0, so "
+        f"{'objects' if len(flat) == len(tabs) else 'those attributes'} cannot be told apart "
+        "(clusters and neighbours are arbitrary). Use metric='hamming' or add attributes."
+    )
