@@ -28,9 +28,10 @@ from ._validation import (
     check_option,
     select_categorical,
 )
+from ._lookup import LookupPlan
 from .stats import DENSE_LIMIT, ValueStatistics, compute_statistics, encode
 
-__all__ = ["ValueEmbedder"]
+__all__ = ["ValueEmbedder", "object_pca"]
 
 
 class ValueEmbedder(TransformerMixin, BaseEstimator):
@@ -44,10 +45,32 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
     "warn"}`` (an unseen value embeds as the zero vector), ``handle_missing`` in
     ``{"category", "error"}``, ``categorical_features`` (``"auto"``, ``"all"``, names, indices
     or a mask). Columns that are not categorical are dropped with a warning.
+
+    Output parameters, shared by every embedder (``docs/design.md``, "Compact output"):
+
+    n_components : int or None, default=None
+        ``None``: the paper's object vector (the concatenation of the value vectors, or their
+        sum), whose width may depend on the data and, for CDE-like methods, on the seed. An
+        int ``k``: the top ``k`` principal components of those object vectors, computed
+        exactly from the value statistics (:func:`object_pca`: the covariance of the object
+        vectors is ``T^T (C / n - p p^T) T`` for the block-diagonal value table ``T``), so it
+        costs nothing per row; ``transform`` then adds one ``k``-vector per value. The
+        result equals scikit-learn's ``PCA(k)`` fitted on the full training embedding (up to
+        the sign of each component); the width is ``k`` whatever the seed (components
+        beyond the rank are zero, with a warning).
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype. ``None``: float32 when ``n_components`` is set (the compact mode:
+        half the memory and disk; about 7 significant digits), float64 for the papers'
+        concatenation (which the reproduction tables compare digit for digit).
+
+    The transform gathers value vectors with a fused lookup (:class:`catembed._lookup.
+    LookupPlan`) into a preallocated block of that dtype.
     """
 
     _combine = "concat"
     _feature_prefix = "emb"
+    #: subclasses that implement ``n_components`` themselves (OneHotPCA, UNTIE)
+    _own_n_components = False
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
@@ -107,6 +130,30 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         n_bins = getattr(self, "n_bins", 5)
         if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 2:
             raise CatEmbedError(f"n_bins must be an integer of at least 2; got {n_bins!r}.")
+        self._output_dtype()
+        k = getattr(self, "n_components", None)
+        if not self._own_n_components and k is not None and (
+            not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1
+        ):
+            raise CatEmbedError(
+                f"n_components must be None or a positive integer; got {k!r}."
+            )
+
+    def _output_dtype(self) -> np.dtype:
+        """The output dtype: ``dtype``, or float32 in compact mode and float64 otherwise."""
+        dtype = getattr(self, "dtype", None)
+        if dtype is None:
+            k = getattr(self, "n_components", None)
+            return np.dtype(np.float32 if k is not None else np.float64)
+        try:
+            resolved = np.dtype(dtype)
+        except TypeError:
+            resolved = None
+        if resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise CatEmbedError(
+                f"dtype must be None, numpy.float32 or numpy.float64; got {dtype!r}."
+            )
+        return resolved
 
     def _numeric_policy(self) -> str:
         return getattr(self, "numeric", "drop")
@@ -223,6 +270,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self.dropped_features_ = np.asarray(constant, dtype=object)
         tables = self._fit_values(stats)
         self._set_tables(tables)
+        self._fit_output_projection()
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray] | np.ndarray:
         """Learn the value tables from the statistics: override in subclasses.
@@ -237,6 +285,82 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         if isinstance(tables, np.ndarray):
             tables = [tables[offs[j] : offs[j + 1]] for j in range(len(self.categories_))]
         self._tables = [np.ascontiguousarray(t, dtype=np.float64) for t in tables]
+        self._plan_cache = None
+
+    def _fit_output_projection(self) -> None:
+        """The ``n_components`` projection of the object vectors (see :func:`object_pca`)."""
+        self._projection = None
+        self._plan_cache = None
+        k = getattr(self, "n_components", None)
+        if self._own_n_components or k is None:
+            self._get_plan()
+            return
+        components, mean, variance, rank = object_pca(
+            self.stats_, self._tables, int(k), combine=self._combine
+        )
+        if rank < int(k):
+            warnings.warn(
+                f"n_components={k} exceeds the number of components with non-zero variance "
+                f"({rank}); the last {int(k) - rank} output column(s) are 0.",
+                CatEmbedWarning,
+                stacklevel=5,
+            )
+        self._projection = (components, mean, variance)
+        self._get_plan()
+
+    @property
+    def output_components_(self) -> np.ndarray:
+        """The ``n_components`` principal axes in the object-vector space, shape ``(k, D)``.
+
+        Only for an int ``n_components`` (otherwise an AttributeError).
+        """
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            raise AttributeError("output_components_ exists only with n_components set.")
+        return proj[0].T
+
+    @property
+    def output_explained_variance_(self) -> np.ndarray:
+        """Variance of each output component over the training rows (``n - 1`` divisor)."""
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            raise AttributeError(
+                "output_explained_variance_ exists only with n_components set."
+            )
+        return proj[2]
+
+    def _lookup_tables(self) -> tuple[list[np.ndarray], str]:
+        """Per-attribute tables with an unknown-value row last, and how they combine."""
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            tables = [np.vstack([t, np.zeros((1, t.shape[1]))]) for t in self._tables]
+            return tables, self._combine
+        components, mean, _ = proj
+        tables = []
+        start = 0
+        for j, t in enumerate(self._tables):
+            if self._combine == "sum":
+                block = t @ components
+            else:
+                block = t @ components[start : start + t.shape[1]]
+                start += t.shape[1]
+            block = np.vstack([block, np.zeros((1, block.shape[1]))])
+            if j == 0:  # centring: subtract the projected mean once per row
+                block = block - mean @ components
+            tables.append(block)
+        return tables, "sum"
+
+    def _get_plan(self) -> LookupPlan:
+        """The fused lookup of the fitted tables, built in ``fit`` (or once after loading)."""
+        dtype = self._output_dtype()
+        plan = getattr(self, "_plan_cache", None)
+        if plan is None or plan.dtype != dtype:
+            tables, combine = self._lookup_tables()
+            new = LookupPlan(tables, combine, dtype)
+            if plan is None:  # not after set_params(dtype=...): transform keeps __dict__
+                self._plan_cache = new
+            return new
+        return plan
 
     # ------------------------------------------------------------------ transform
     def transform(self, X: Any) -> np.ndarray:
@@ -254,9 +378,21 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         df = self._validate_input(X, reset=False)
         df = self._apply_numeric(df)
         codes = self._encode(df)
-        out = self._transform_codes(codes, df)
         extra = self._numeric_block(df)
-        return out if extra is None else np.hstack([out, extra])
+        dtype = self._output_dtype()
+        if getattr(self, "_projection", None) is not None:
+            width = self._get_plan().width
+        else:
+            out = self._transform_codes(codes, df)
+            if extra is None:
+                return np.asarray(out, dtype=dtype)
+            return np.hstack([out, extra]).astype(dtype, copy=False)
+        block = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
+                         dtype=dtype)
+        self._get_plan()(codes, out=block[:, :width] if extra is not None else block)
+        if extra is not None:
+            block[:, width:] = extra
+        return block
 
     def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
         """The embedding of encoded rows; the default looks up the value tables."""
@@ -285,23 +421,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         return codes
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
-        n = codes.shape[0]
-        widths = [t.shape[1] for t in self._tables]
-        if self._combine == "sum":
-            out = np.zeros((n, widths[0] if widths else 0))
-        else:
-            out = np.empty((n, int(sum(widths))))
-        start = 0
-        for j, table in enumerate(self._tables):
-            c = codes[:, j]
-            padded = np.vstack([table, np.zeros((1, table.shape[1]))])  # row -1 = unknown
-            rows = padded[np.where(c < 0, len(table), c)]
-            if self._combine == "sum":
-                out += rows
-            else:
-                out[:, start : start + widths[j]] = rows
-                start += widths[j]
-        return out
+        """Gather and combine the value vectors of encoded rows (unknown code -1 -> 0)."""
+        return self._get_plan()(codes)
 
     # ------------------------------------------------------------------ validation
     def _validate_input(self, X: Any, *, reset: bool) -> pd.DataFrame:
@@ -383,7 +504,11 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         ``{prefix}{k}``.
         """
         check_is_fitted(self, "_tables")
-        names = list(self._embedding_names())
+        if getattr(self, "_projection", None) is not None:
+            k = self._projection[0].shape[1]
+            names = [f"{self._feature_prefix}{i}" for i in range(k)]
+        else:
+            names = list(self._embedding_names())
         if self._numeric_policy() == "passthrough":
             names += [str(c) for c in getattr(self, "numeric_features_", [])]
         return np.asarray(names, dtype=object)
@@ -451,6 +576,84 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def object_pca(
+    stats: ValueStatistics,
+    tables: Sequence[np.ndarray],
+    n_components: int,
+    *,
+    combine: str = "concat",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Principal components of the object vectors, from the value statistics alone.
+
+    An object vector is ``x = T^T o`` with ``o`` the row's one-hot vector (``l`` entries) and
+    ``T`` the ``l x D`` block-diagonal matrix of the value tables (``combine="concat"``; for
+    ``"sum"`` the tables are stacked, ``D`` their common width). Over the ``n`` training rows
+    its mean is ``T^T p`` and its covariance ``T^T (C / n - p p^T) T`` (``C`` the
+    co-occurrence counts, ``p`` the value frequencies; method spec section 0), so the PCA
+    needs no pass over the rows. When ``l <= D`` the ``l x l`` centred co-occurrence is
+    factored (``R^T R``) and ``R T`` is decomposed by an SVD; otherwise the ``D x D``
+    covariance is decomposed by ``eigh``. Signs follow scikit-learn's ``svd_flip``
+    (largest absolute entry of each axis positive).
+
+    Parameters
+    ----------
+    stats : ValueStatistics
+    tables : list of ndarray of shape (l_j, w_j)
+    n_components : int
+        ``k``; axes beyond the rank are zero.
+    combine : {"concat", "sum"}
+
+    Returns
+    -------
+    components : ndarray of shape (D, k)
+    mean : ndarray of shape (D,)
+    explained_variance : ndarray of shape (k,)
+        With the ``n - 1`` divisor, as :class:`sklearn.decomposition.PCA`.
+    rank : int
+        Number of components with non-zero variance.
+    """
+    import scipy.sparse as sp
+
+    n = max(stats.n_rows, 1)
+    p = stats.probabilities()
+    if combine == "sum":
+        T = sp.csr_array(np.vstack(tables))
+    else:
+        T = sp.csr_array(sp.block_diag(tables, format="csr"))
+    n_values, D = T.shape
+    mean = np.asarray(T.T @ p).ravel()
+    if n_values <= D:
+        centred = stats.cooc_dense() / n - np.outer(p, p)
+        w, V = np.linalg.eigh(centred)
+        keep = w > max(w.max(initial=0.0), 0.0) * n_values * np.finfo(float).eps
+        R = V[:, keep] * np.sqrt(w[keep])  # centred = R R^T
+        Y = np.asarray(T.T @ R).T  # Y^T Y = T^T centred T, the covariance
+        if Y.shape[0]:
+            _, s, Vt = np.linalg.svd(Y, full_matrices=False)
+        else:
+            s, Vt = np.zeros(0), np.zeros((0, D))
+        var = s**2
+    else:
+        CT = stats.cooc @ T if sp.issparse(stats.cooc) else stats.cooc @ T.toarray()
+        cov = np.asarray(T.T @ CT) / n - np.outer(mean, mean)
+        cov = (cov + cov.T) / 2
+        var, vecs = np.linalg.eigh(cov)
+        order = np.argsort(var)[::-1]
+        var, Vt = var[order], vecs[:, order].T
+    tol = (var[0] if var.size else 0.0) * max(n_values, D) * np.finfo(float).eps
+    rank = int(np.sum(var > tol))
+    k = int(n_components)
+    kk = min(k, rank)
+    components = np.zeros((D, k))
+    components[:, :kk] = Vt[:kk].T
+    big = np.argmax(np.abs(components), axis=0)
+    signs = np.sign(components[big, np.arange(k)])
+    components *= np.where(signs == 0, 1.0, signs)
+    variance = np.zeros(k)
+    variance[:kk] = np.maximum(var[:kk], 0.0) * n / max(n - 1, 1)
+    return components, mean, variance, rank
 
 
 def _is_numeric(col: pd.Series) -> bool:

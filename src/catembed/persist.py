@@ -121,6 +121,10 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
     extra_arrays, extra_meta = estimator._extra_state()
     for key, arr in extra_arrays.items():
         arrays[f"extra__{key}"] = np.asarray(arr)
+    projection = getattr(estimator, "_projection", None)  # the n_components projection
+    if projection is not None:
+        for key, arr in zip(("components", "mean", "variance"), projection, strict=True):
+            arrays[f"output__{key}"] = np.asarray(arr)
     meta = {
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -195,4 +199,9 @@ def load(path: str | os.PathLike) -> Any:
     _restore_numeric_state(est, meta.get("numeric") or {})
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
     est._restore_extra_state(extra, meta.get("extra", {}))
+    if "output__components" in data:
+        est._projection = tuple(
+            np.asarray(data[f"output__{key}"], dtype=np.float64)
+            for key in ("components", "mean", "variance")
+        )
     return est

@@ -33,6 +33,8 @@ _SHARED_DOC = """
         standardised and appended after the embedding (NaN becomes 0, the fitted mean).
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    n_components, dtype :
+        Compact output (a bounded width, float32): see :class:`catembed.ValueEmbedder`.
 """
 
 
@@ -64,12 +66,16 @@ class OneHotEmbedder(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         self._build_encoder()
@@ -138,6 +144,7 @@ class OneHotPCA(ValueEmbedder):
 
     _combine = "sum"
     _feature_prefix = "onehotpca"
+    _own_n_components = True
 
     def __init__(
         self,
@@ -149,6 +156,7 @@ class OneHotPCA(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        dtype: Any = None,
     ) -> None:
         self.beta = beta
         self.n_components = n_components
@@ -157,6 +165,7 @@ class OneHotPCA(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         n = stats.n_rows
@@ -217,12 +226,16 @@ class IDFEmbedder(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]

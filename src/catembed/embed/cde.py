@@ -301,6 +301,12 @@ class CDE(_ValueClusterState, ValueEmbedder):
         appended after the embedding (NaN becomes 0, the fitted mean).
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    n_components : int or None, default=None
+        ``None``: the paper's concatenation (``m r`` columns, ``r`` depending on the data and
+        the seed). An int: that many principal components of the object vectors, computed
+        from the statistics (see :class:`catembed.ValueEmbedder`).
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype; ``None``: float32 with ``n_components``, float64 otherwise.
 
     Attributes
     ----------
@@ -352,6 +358,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.alpha = alpha
         self.beta = beta
@@ -363,6 +371,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)

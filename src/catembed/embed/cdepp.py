@@ -342,6 +342,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         Numeric columns: dropped with a warning, cut into ``n_bins`` quantile bins embedded as
         values, or standardised and appended (see :class:`catembed.base.ValueEmbedder`).
     n_bins : int, default=5
+    n_components, dtype :
+        Compact output (a bounded width, float32): see :class:`catembed.ValueEmbedder`.
 
     Attributes
     ----------
@@ -394,6 +396,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.epsilon = epsilon
         self.linkage = linkage
@@ -415,6 +419,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -521,6 +527,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.alpha = alpha
         self.coupling = coupling
@@ -539,6 +547,8 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     beta = 1e-10  # CDE's PCA rule, unused here but read by CDE._fit_values
 
@@ -602,6 +612,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
@@ -617,6 +629,8 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -120,6 +120,9 @@ _SHARED_DOC = """
         ``n_bins`` quantile bins embedded as values; or standardised and appended.
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype (see :class:`catembed.ValueEmbedder`); ``Couplings`` also takes
+        ``n_components``.
 """
 
 
@@ -202,6 +205,7 @@ class UNTIE(ValueEmbedder):
 
     _feature_prefix = "untie"
     _combine = "concat"
+    _own_n_components = True
 
     def __init__(
         self,
@@ -222,6 +226,7 @@ class UNTIE(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        dtype: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.kernels = kernels
@@ -239,6 +244,7 @@ class UNTIE(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.dtype = dtype
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> UNTIE:
@@ -554,12 +560,16 @@ class Couplings(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return [np.hstack([intra, inter]) for intra, inter in coupling_spaces(stats)]
