@@ -21,6 +21,7 @@ from .embed import (
 from .persist import load, register, save
 from .similarity import CategoricalDistance
 from .stats import ValueStatistics, compute_statistics
+from .streaming import transform_file
 
 for _cls in (
     CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA, CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder,
@@ -63,4 +64,5 @@ __all__ = [
     "load",
     "register",
     "save",
+    "transform_file",
 ]

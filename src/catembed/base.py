@@ -18,6 +18,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._lookup import LookupPlan
 from ._validation import (
     HANDLE_MISSING,
     HANDLE_UNKNOWN,
@@ -28,7 +29,6 @@ from ._validation import (
     check_option,
     select_categorical,
 )
-from ._lookup import LookupPlan
 from .stats import DENSE_LIMIT, ValueStatistics, compute_statistics, encode
 
 __all__ = ["ValueEmbedder", "object_pca"]
@@ -88,12 +88,75 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if _is_dask_collection(X):
+            return self._fit_dask(X)
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
         df = self._fit_numeric(df)
         stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
+
+    def _fit_dask(self, ddf: Any) -> ValueEmbedder:
+        """Fit on a Dask DataFrame without computing it (see ``docs/design.md``, "Dask").
+
+        The statistics are counted partition by partition on the Dask scheduler and merged
+        exactly (:func:`catembed.stats.compute_statistics`); the numeric policies reduce
+        exact mergeable summaries: value counts for ``"discretize"`` (the quantiles equal
+        ``numpy.quantile`` of the whole column), sums for ``"passthrough"``.
+        """
+        meta = as_frame(ddf._meta)
+        self.n_features_in_ = meta.shape[1]
+        if all(isinstance(c, str) for c in ddf.columns):
+            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        cat_cols = self._select_columns(meta)
+        self.numeric_bins_ = {}
+        policy = self._numeric_policy()
+        numeric = [str(c) for c in self.numeric_features_]
+        if policy == "discretize" and numeric:
+            import dask
+
+            counts = dask.compute(*[
+                ddf[c].map_partitions(_finite_value_counts, meta=("count", "int64"))
+                for c in numeric
+            ])
+            n_bins = int(getattr(self, "n_bins", 5))
+            qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+            for c, vc in zip(numeric, counts, strict=True):
+                vc = vc.groupby(level=0).sum()
+                self.numeric_bins_[c] = np.unique(quantiles_from_counts(vc, qs))
+            ddf = ddf.map_partitions(self._apply_numeric, meta=self._apply_numeric(meta))
+        elif policy == "passthrough" and numeric:
+            import dask
+
+            sums = dask.compute(*[
+                ddf[c].map_partitions(_moment_sums, meta=("m", "float64"))
+                for c in numeric
+            ])
+            mean, scale = [], []
+            for part in sums:
+                k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
+                mu = s1 / k if k else 0.0
+                var = max(s2 / k - mu * mu, 0.0) if k else 0.0
+                mean.append(mu)
+                scale.append(np.sqrt(var) if var > 0 else 1.0)
+            self.numeric_mean_ = np.asarray(mean)
+            self.numeric_scale_ = np.asarray(scale)
+        stats = compute_statistics(ddf[cat_cols], columns=cat_cols,
+                                   handle_missing=self.handle_missing)
+        self._fit_statistics(stats)
+        return self
+
+    def _transform_dask(self, ddf: Any) -> Any:
+        """``transform`` of a Dask DataFrame: a lazy Dask DataFrame, partition by partition."""
+        check_is_fitted(self, "_tables")
+        names = [str(n) for n in self.get_feature_names_out()]
+        dtype = self._output_dtype()
+        meta = pd.DataFrame({n: np.array([], dtype=dtype) for n in names},
+                            index=ddf._meta.index[:0])
+        return ddf.map_partitions(_transform_partition, self, names, meta=meta)
 
     def fit_statistics(
         self, stats: ValueStatistics, *, feature_names_in: Sequence[str] | None = None
@@ -656,6 +719,54 @@ def object_pca(
     return components, mean, variance, rank
 
 
+def _is_dask_collection(X: Any) -> bool:
+    return type(X).__module__.startswith("dask") and hasattr(X, "map_partitions")
+
+
+def _transform_partition(part: pd.DataFrame, est: ValueEmbedder, names: list[str]
+                         ) -> pd.DataFrame:
+    z = _RAW_TRANSFORM(est, part)
+    return pd.DataFrame(z, columns=names, index=part.index, copy=False)
+
+
+def _finite_value_counts(col: pd.Series) -> pd.Series:
+    x = _as_float(col)
+    return pd.Series(x[np.isfinite(x)]).value_counts(sort=False)
+
+
+def _moment_sums(col: pd.Series) -> pd.Series:
+    x = _as_float(col)
+    x = x[~np.isnan(x)]
+    return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
+
+
+def quantiles_from_counts(value_counts: pd.Series, qs: np.ndarray) -> np.ndarray:
+    """``numpy.quantile(x, qs)`` (linear method) from the value counts of ``x``.
+
+    Value counts add up over chunks and partitions, so the quantiles of a streamed or
+    partitioned column are exact, in memory proportional to its number of distinct values.
+    The interpolation follows NumPy's formula, so the result equals ``np.quantile`` on the
+    whole column.
+    """
+    if value_counts.empty:
+        return np.array([])
+    vc = value_counts.sort_index()
+    values = vc.index.to_numpy(dtype=np.float64)
+    cum = np.cumsum(vc.to_numpy(dtype=np.int64))
+    n = int(cum[-1])
+    qs = np.asarray(qs, dtype=np.float64)
+    virtual = n * qs + (1 + qs * (1 - 1 - 1)) - 1  # NumPy's linear (alpha = beta = 1)
+    lo = np.floor(virtual)
+    gamma = virtual - lo
+    lo_i = np.clip(lo.astype(np.int64), 0, n - 1)
+    hi_i = np.clip(lo_i + 1, 0, n - 1)
+    a = values[np.searchsorted(cum, lo_i, side="right")]
+    b = values[np.searchsorted(cum, hi_i, side="right")]
+    diff = b - a
+    out = a + diff * gamma
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), out)
+
+
 def _is_numeric(col: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
 
@@ -700,3 +811,31 @@ def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:
 
 # keep the dense limit importable from here for estimators that expose it
 __all__ += ["DENSE_LIMIT"]
+
+
+# Dask: ``transform`` and ``fit_transform`` return a lazy Dask DataFrame for a Dask input,
+# bypassing scikit-learn's set_output wrapper (which would build a pandas frame from it); the
+# partitions are computed with the unwrapped transform and named as set_output would.
+_RAW_TRANSFORM = ValueEmbedder.transform.__wrapped__
+_WRAPPED_TRANSFORM = ValueEmbedder.transform
+_WRAPPED_FIT_TRANSFORM = ValueEmbedder.fit_transform
+
+
+def _dask_aware_transform(self: ValueEmbedder, X: Any) -> Any:
+    if _is_dask_collection(X):
+        return self._transform_dask(X)
+    return _WRAPPED_TRANSFORM(self, X)
+
+
+def _dask_aware_fit_transform(self: ValueEmbedder, X: Any, y: Any = None, **params: Any
+                              ) -> Any:
+    if _is_dask_collection(X):
+        return self.fit(X, y, **params)._transform_dask(X)
+    return _WRAPPED_FIT_TRANSFORM(self, X, y, **params)
+
+
+_dask_aware_transform.__doc__ = _RAW_TRANSFORM.__doc__
+_dask_aware_transform.__wrapped__ = _RAW_TRANSFORM  # type: ignore[attr-defined]
+_dask_aware_fit_transform.__doc__ = _WRAPPED_FIT_TRANSFORM.__doc__
+ValueEmbedder.transform = _dask_aware_transform  # type: ignore[method-assign]
+ValueEmbedder.fit_transform = _dask_aware_fit_transform  # type: ignore[method-assign]

@@ -25,7 +25,7 @@ from ._version import __version__
 __all__ = ["main", "build_parser"]
 
 #: modules that add subcommands: each defines ``register(subparsers)``
-PLUGINS = ("catembed.evaluation.cli",)
+PLUGINS = ("catembed.evaluation.cli", "catembed.transform_cli")
 
 
 @dataclass
@@ -167,17 +167,11 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     t_fit = time.perf_counter() - t0
     names = list(est.get_feature_names_out())
     bar = _progress(n_total, "embedding", args.quiet)
-    write_index = None
+    from .streaming import write_chunks
+
     with io.TableWriter(args.output, index=False) as writer:
-        for chunk in chunks:
-            if write_index is None:
-                write_index = not _is_default_index(chunk.index)
-                writer.index = write_index
-            z = est.transform(chunk[features])
-            out = io.as_output_frame(z, names, chunk.index, chunk[passthrough_before],
-                                     chunk[passthrough_after])
-            writer.write(out)
-            bar.update(len(chunk))
+        write_chunks(est, chunks, writer, features=features, before=passthrough_before,
+                     after=passthrough_after, progress=bar.update)
     bar.close()
     if args.save_model:
         est.save(args.save_model)
