@@ -638,6 +638,10 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        try:  # the output dtype is a parameter, whatever the input's
+            tags.transformer_tags.preserves_dtype = [self._output_dtype().name]
+        except CatEmbedError:
+            pass
         return tags
 
 
