@@ -206,3 +206,42 @@ def test_cli_transform_on_unseen_data(train_new, tmp_path, capsys):
     assert len(got) == 300 and got.columns[0] == "rid" and got.columns[-1] == "label"
     assert "300 rows" in capsys.readouterr().out
     assert main(["transform", str(model), str(new), "-o", str(out), "-q"]) == 2
+
+
+# ---------------------------------------------------------------- streamed numeric policies
+@pytest.mark.parametrize("policy", ["discretize", "passthrough"])
+def test_fit_chunks_numeric_policies_equal_in_memory(policy):
+    X = _planted(500)
+    X["age"] = np.round(np.random.default_rng(2).normal(40, 9, 500), 1)
+    X.loc[X.index[::37], "age"] = np.nan
+    kw = {"random_state": 0, "numeric": policy, "n_bins": 4, "n_components": 3}
+    eager = CDE(**kw).fit(X)
+    calls = []
+
+    def chunks():
+        calls.append(1)
+        return (X.iloc[s : s + 64] for s in range(0, len(X), 64))
+
+    lazy = CDE(**kw).fit_chunks(chunks)
+    assert len(calls) == 2  # one pass for the numeric summaries, one for the counts
+    if policy == "discretize":
+        np.testing.assert_array_equal(lazy.numeric_bins_["age"], eager.numeric_bins_["age"])
+    else:
+        np.testing.assert_allclose(lazy.numeric_mean_, eager.numeric_mean_, rtol=1e-12)
+        np.testing.assert_allclose(lazy.numeric_scale_, eager.numeric_scale_, rtol=1e-9)
+    np.testing.assert_array_equal(lazy.stats_.cooc_dense(), eager.stats_.cooc_dense())
+    np.testing.assert_allclose(lazy.transform(X), eager.transform(X), atol=1e-5)
+
+
+def test_cli_embed_chunksize_with_numeric(tmp_path):
+    X = _planted(300)
+    X["age"] = np.arange(300) % 17 * 1.5
+    path = tmp_path / "t.csv"
+    X.to_csv(path, index=False)
+    outs = []
+    for extra in ([], ["--chunksize", "50"]):
+        out = tmp_path / f"o{len(extra)}.parquet"
+        assert main(["embed", str(path), "--numeric", "discretize", "-q", "-o", str(out),
+                     *extra]) == 0
+        outs.append(pd.read_parquet(out))
+    pd.testing.assert_frame_equal(outs[0], outs[1])

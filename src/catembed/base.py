@@ -9,6 +9,7 @@ after the counting pass depends on the number of rows.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -112,39 +113,100 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         cat_cols = self._select_columns(meta)
+        numeric = [str(c) for c in self.numeric_features_]
+        policy = self._numeric_policy()
+        summaries: list[Any] = []
+        if numeric and policy in ("discretize", "passthrough"):
+            import dask
+
+            summaries = list(dask.compute(*[
+                ddf[c].map_partitions(_numeric_summary, policy, meta=(c, "float64"))
+                for c in numeric
+            ]))
+        self._set_numeric(summaries)
+        if self.numeric_bins_:
+            ddf = ddf.map_partitions(self._apply_numeric, meta=self._apply_numeric(meta))
+        stats = compute_statistics(ddf[cat_cols], columns=cat_cols,
+                                   handle_missing=self.handle_missing)
+        self._fit_statistics(stats)
+        return self
+
+    def _set_numeric(self, summaries: Sequence[Any]) -> None:
+        """The numeric policy's parameters from per-column mergeable summaries.
+
+        ``summaries[i]`` is the concatenation over chunks of :func:`_numeric_summary` of
+        ``numeric_features_[i]``: value counts (``"discretize"``: exact quantiles, equal to
+        ``numpy.quantile`` of the whole column) or count, sum and sum of squares
+        (``"passthrough"``).
+        """
         self.numeric_bins_ = {}
         policy = self._numeric_policy()
         numeric = [str(c) for c in self.numeric_features_]
-        if policy == "discretize" and numeric:
-            import dask
-
-            counts = dask.compute(*[
-                ddf[c].map_partitions(_finite_value_counts, meta=("count", "int64"))
-                for c in numeric
-            ])
+        if not numeric or policy == "drop":
+            return
+        if policy == "discretize":
             n_bins = int(getattr(self, "n_bins", 5))
             qs = np.linspace(0, 1, n_bins + 1)[1:-1]
-            for c, vc in zip(numeric, counts, strict=True):
+            for c, vc in zip(numeric, summaries, strict=True):
                 vc = vc.groupby(level=0).sum()
                 self.numeric_bins_[c] = np.unique(quantiles_from_counts(vc, qs))
-            ddf = ddf.map_partitions(self._apply_numeric, meta=self._apply_numeric(meta))
-        elif policy == "passthrough" and numeric:
-            import dask
+            return
+        mean, scale = [], []
+        for part in summaries:
+            k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
+            mu = s1 / k if k else 0.0
+            var = max(s2 / k - mu * mu, 0.0) if k else 0.0
+            mean.append(mu)
+            scale.append(np.sqrt(var) if var > 0 else 1.0)
+        self.numeric_mean_ = np.asarray(mean)
+        self.numeric_scale_ = np.asarray(scale)
 
-            sums = dask.compute(*[
-                ddf[c].map_partitions(_moment_sums, meta=("m", "float64"))
-                for c in numeric
-            ])
-            mean, scale = [], []
-            for part in sums:
-                k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
-                mu = s1 / k if k else 0.0
-                var = max(s2 / k - mu * mu, 0.0) if k else 0.0
-                mean.append(mu)
-                scale.append(np.sqrt(var) if var > 0 else 1.0)
-            self.numeric_mean_ = np.asarray(mean)
-            self.numeric_scale_ = np.asarray(scale)
-        stats = compute_statistics(ddf[cat_cols], columns=cat_cols,
+    def fit_chunks(self, make_chunks: Any) -> ValueEmbedder:
+        """Fit on a table read chunk by chunk (a file larger than memory).
+
+        Parameters
+        ----------
+        make_chunks : callable
+            Returns a fresh iterable of DataFrame chunks of the table (e.g.
+            ``lambda: catembed.io.iter_chunks(path, 1_000_000)``). Called once, or twice
+            when a numeric policy (``"discretize"``, ``"passthrough"``) needs its exact
+            mergeable summaries first (value counts, sums) before the counting pass.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        chunks = iter(make_chunks())
+        try:
+            first = next(chunks)
+        except StopIteration:
+            raise CatEmbedError("the input has no rows.") from None
+        meta = as_frame(first)
+        self.n_features_in_ = meta.shape[1]
+        if all(isinstance(c, str) for c in first.columns):
+            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        cat_cols = self._select_columns(meta)
+        numeric = [str(c) for c in self.numeric_features_]
+        policy = self._numeric_policy()
+        summaries: list[Any] = []
+        if numeric and policy in ("discretize", "passthrough"):
+            parts: list[list[Any]] = [[] for _ in numeric]
+            for chunk in itertools.chain([first], chunks):
+                for i, c in enumerate(numeric):
+                    parts[i].append(_numeric_summary(chunk[c], policy))
+                    if policy == "discretize" and len(parts[i]) > 1:  # keep memory bounded
+                        parts[i] = [pd.concat(parts[i]).groupby(level=0).sum()]
+            summaries = [pd.concat(p) for p in parts]
+            chunks = iter(make_chunks())
+            first = None
+        self._set_numeric(summaries)
+        head = [] if first is None else [first]
+        stream = (as_frame(self._apply_numeric(as_frame(c)))[cat_cols]
+                  for c in itertools.chain(head, chunks))
+        stats = compute_statistics(stream, columns=cat_cols,
                                    handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
@@ -733,13 +795,11 @@ def _transform_partition(part: pd.DataFrame, est: ValueEmbedder, names: list[str
     return pd.DataFrame(z, columns=names, index=part.index, copy=False)
 
 
-def _finite_value_counts(col: pd.Series) -> pd.Series:
+def _numeric_summary(col: pd.Series, policy: str) -> pd.Series:
+    """A mergeable summary of one chunk of a numeric column (see ``_set_numeric``)."""
     x = _as_float(col)
-    return pd.Series(x[np.isfinite(x)]).value_counts(sort=False)
-
-
-def _moment_sums(col: pd.Series) -> pd.Series:
-    x = _as_float(col)
+    if policy == "discretize":
+        return pd.Series(x[np.isfinite(x)]).value_counts(sort=False).astype(np.float64)
     x = x[~np.isnan(x)]
     return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
 

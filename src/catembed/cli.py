@@ -95,7 +95,6 @@ def _progress(total: int | None, desc: str, quiet: bool) -> Any:
 
 def _cmd_embed(args: argparse.Namespace) -> int:
     from . import io
-    from .stats import compute_statistics
 
     t0 = time.perf_counter()
     if args.output:
@@ -132,11 +131,6 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     categorical = [c for c in features if c not in numeric_cols]
     if not categorical:
         raise CatEmbedError("no categorical columns left to embed after --target/--drop/--id.")
-    if args.numeric != "drop" and args.chunksize:
-        raise CatEmbedError(
-            f"--numeric {args.numeric} learns from the whole table; leave out --chunksize "
-            "(or use --numeric drop)."
-        )
     passthrough_before = ids
     passthrough_after = [args.target] if args.target else []
     used = passthrough_before + features + passthrough_after
@@ -151,13 +145,15 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     n_total = io.count_rows(spec.path)
     if args.chunksize:
         bar = _progress(n_total, "counting", args.quiet)
-        stats = compute_statistics(
-            io.iter_chunks(spec.path, args.chunksize, columns=features,
-                           text_columns=features),
-            columns=features, progress=bar.update,
-        )
+
+        def counted() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
+            for chunk in io.iter_chunks(spec.path, args.chunksize, columns=features,
+                                        text_columns=categorical):
+                yield chunk[features]
+                bar.update(len(chunk))
+
+        est.fit_chunks(counted)
         bar.close()
-        est.fit_statistics(stats, feature_names_in=features)
         chunks = io.iter_chunks(spec.path, args.chunksize, columns=used,
                                 text_columns=text_cols)
     else:
