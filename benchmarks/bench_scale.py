@@ -19,6 +19,7 @@ Usage::
 
     python benchmarks/bench_scale.py --rows 1e6 1e7 5e7 --features 8 20
     python benchmarks/bench_scale.py --strings --baseline-src /tmp/old/src
+    OMP_NUM_THREADS=1 python benchmarks/bench_scale.py --lookup
 """
 
 from __future__ import annotations
@@ -160,6 +161,44 @@ def strings_child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(out), flush=True)
 
 
+def lookup_bench(n: int = 1_000_000, repeat: int = 5) -> None:
+    """The lookup alone, from category codes, vs filling an output array of the same shape."""
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, str(HERE))
+    from catembed import CDE
+    from catembed.stats import encode
+    from synthetic import planted_codes
+
+    codes, _ = planted_codes(n, 8, N_VALUES)
+    labels = [np.array([f"a{j}_v{v}" for v in range(N_VALUES)], dtype=object) for j in range(8)]
+    frame = pd.DataFrame({f"a{j}": pd.Categorical.from_codes(codes[:, j], labels[j])
+                          for j in range(8)})
+    print("| output | encode from category codes (s) | lookup (s) | lookup rows/s "
+          "| fill same shape (s) | lookup / fill |")
+    print("|---|---|---|---|---|---|")
+    for kw in ({"n_components": WIDTH}, {"dtype": np.float32}, {}):
+        est = CDE(random_state=0, **kw).fit(frame.iloc[:200_000])
+        plan = est._get_plan()
+
+        def best(f):
+            ts = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                f()
+                ts.append(time.perf_counter() - t)
+            return min(ts)
+
+        t_enc = best(lambda est=est: encode(frame, list(est.feature_names_), est.categories_))
+        c = encode(frame, list(est.feature_names_), est.categories_)
+        t_look = best(lambda plan=plan, c=c: plan(c))
+        t_fill = best(lambda plan=plan: np.full((n, plan.width), 0.5, dtype=plan.dtype))
+        print(f"| {n:,} x {plan.width} {plan.dtype} ({len(plan.groups)} gathers) | "
+              f"{t_enc:.3f} | {t_look:.3f} | {n / t_look / 1e6:.1f} M | {t_fill:.3f} | "
+              f"{t_look / t_fill:.1f} |", flush=True)
+
+
 def run_child(argv: list[str], env_src: str | None = None) -> dict:
     env = dict(os.environ)
     if env_src:
@@ -202,6 +241,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the data and output files")
     ap.add_argument("--strings", action="store_true")
     ap.add_argument("--baseline-src", help="another catembed src tree for --strings")
+    ap.add_argument("--lookup", action="store_true",
+                    help="time the lookup alone (one process, one core) against a fill")
     args = ap.parse_args()
     if args.cmd == "child":
         child(args)
@@ -210,6 +251,10 @@ def main() -> None:
         strings_child(args)
         return
     print(f"load average at start: {os.getloadavg()}", flush=True)
+    if args.lookup:
+        lookup_bench()
+        print(f"load average at end: {os.getloadavg()}", flush=True)
+        return
     if args.strings:
         runs = [("cde-paper", None), ("cde-compact", None), ("sklearn", None)]
         if args.baseline_src:

@@ -89,12 +89,19 @@ class LookupPlan:
 
     def keys(self, codes: np.ndarray) -> list[np.ndarray]:
         """Mixed-radix row index into each joint table (unknown code -1 -> the last row)."""
+        unknown = bool((codes < 0).any())
         out = []
         for members, radix in zip(self.groups, self.radix, strict=True):
             key = None
             for i, size in zip(members, radix, strict=True):
-                c = np.minimum(codes[:, i].view(np.uint32), np.uint32(size - 1))
-                key = c.astype(np.intp) if key is None else key * size + c
+                c = codes[:, i]
+                if unknown:
+                    c = np.where(c < 0, size - 1, c)
+                if key is None:
+                    key = c.astype(np.intp)
+                else:
+                    key *= size
+                    key += c
             out.append(key)
         return out
 
@@ -105,7 +112,7 @@ class LookupPlan:
             out = np.empty((n, self.width), dtype=self.dtype)
         if n == 0 or self.width == 0:
             return out
-        keys = self.keys(np.asarray(codes, dtype=np.int32))
+        keys = self.keys(np.asarray(codes))
         row_bytes = max(self.width * self.dtype.itemsize, 1)
         block = max(1024, _BLOCK_BYTES // row_bytes)
         if self.combine != "sum" and len(self.joint) == 1:

@@ -182,7 +182,7 @@ def encode(
     missing = [c for c in feature_names if c not in df.columns]
     if missing:
         raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
-    codes = np.empty((len(df), len(feature_names)), dtype=np.int32)
+    codes = np.empty((len(df), len(feature_names)), dtype=np.int32, order="F")  # by column
     for j, (name, cats) in enumerate(zip(feature_names, categories, strict=True)):
         codes[:, j] = encode_column(df[name], cats, handle_missing)
     return codes
