@@ -107,16 +107,9 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         ``numpy.quantile`` of the whole column), sums for ``"passthrough"``.
         """
         meta = as_frame(ddf._meta)
-        self.n_features_in_ = meta.shape[1]
-        if all(isinstance(c, str) for c in ddf.columns):
-            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        cat_cols = self._select_columns(meta)
-        numeric = [str(c) for c in self.numeric_features_]
-        policy = self._numeric_policy()
+        cat_cols, numeric, policy = self._setup_from_sample(ddf._meta)
         summaries: list[Any] = []
-        if numeric and policy in ("discretize", "passthrough"):
+        if numeric:
             import dask
 
             summaries = list(dask.compute(*[
@@ -130,6 +123,22 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                                    handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
+
+    def _setup_from_sample(self, sample: pd.DataFrame) -> tuple[list[str], list[str], str]:
+        """Input names and column selection from a sample of the table (its first chunk, or
+        a Dask frame's ``_meta``): ``(columns to count, numeric columns needing a summary
+        pass, numeric policy)``."""
+        meta = as_frame(sample)
+        self.n_features_in_ = meta.shape[1]
+        if all(isinstance(c, str) for c in sample.columns):
+            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        cat_cols = self._select_columns(meta)
+        policy = self._numeric_policy()
+        numeric = [str(c) for c in self.numeric_features_] if policy in (
+            "discretize", "passthrough") else []
+        return cat_cols, numeric, policy
 
     def _set_numeric(self, summaries: Sequence[Any]) -> None:
         """The numeric policy's parameters from per-column mergeable summaries.
@@ -182,17 +191,9 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
             first = next(chunks)
         except StopIteration:
             raise CatEmbedError("the input has no rows.") from None
-        meta = as_frame(first)
-        self.n_features_in_ = meta.shape[1]
-        if all(isinstance(c, str) for c in first.columns):
-            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        cat_cols = self._select_columns(meta)
-        numeric = [str(c) for c in self.numeric_features_]
-        policy = self._numeric_policy()
+        cat_cols, numeric, policy = self._setup_from_sample(first)
         summaries: list[Any] = []
-        if numeric and policy in ("discretize", "passthrough"):
+        if numeric:
             parts: list[list[Any]] = [[] for _ in numeric]
             for chunk in itertools.chain([first], chunks):
                 for i, c in enumerate(numeric):
