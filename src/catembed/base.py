@@ -72,6 +72,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
     _feature_prefix = "emb"
     #: subclasses that implement ``n_components`` themselves (OneHotPCA, UNTIE)
     _own_n_components = False
+    #: the output dtype that ``dtype=None`` means when ``n_components`` is set
+    _compact_dtype = np.float32
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
@@ -270,7 +272,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         dtype = getattr(self, "dtype", None)
         if dtype is None:
             k = getattr(self, "n_components", None)
-            return np.dtype(np.float32 if k is not None else np.float64)
+            return np.dtype(self._compact_dtype if k is not None else np.float64)
         try:
             resolved = np.dtype(dtype)
         except TypeError:

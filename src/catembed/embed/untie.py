@@ -121,8 +121,9 @@ _SHARED_DOC = """
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
     dtype : {None, numpy.float32, numpy.float64}, default=None
-        Output dtype (see :class:`catembed.ValueEmbedder`); ``Couplings`` also takes
-        ``n_components``.
+        Output dtype (see :class:`catembed.ValueEmbedder`); ``None`` is float64 for UNTIE,
+        whose ``n_components="all"`` keeps the Eq. 21 distances exactly (pass
+        ``numpy.float32`` for half the memory). ``Couplings`` also takes ``n_components``.
 """
 
 
@@ -206,6 +207,7 @@ class UNTIE(ValueEmbedder):
     _feature_prefix = "untie"
     _combine = "concat"
     _own_n_components = True
+    _compact_dtype = np.float64  # n_components="all" promises the exact Eq. 21 distances
 
     def __init__(
         self,
