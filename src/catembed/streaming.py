@@ -60,7 +60,9 @@ def write_chunks(
     has the columns ``before``, the embedding, then ``after``, and the chunk's index is
     written when it is not the default one. Returns the number of rows written.
     """
+    import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
     names = [str(n) for n in est.get_feature_names_out()]
     step = _block_rows(est, max_block_bytes)
@@ -76,9 +78,15 @@ def write_chunks(
             z = est.transform(part[list(features)])
             if isinstance(z, pd.DataFrame):  # set_output("pandas")
                 z = z.to_numpy()
-            out = pd.DataFrame(z, columns=names, index=part.index, copy=False)
-            if before or after:
+            if write_index:
+                out = pd.DataFrame(z, columns=names, index=part.index, copy=False)
                 out = pd.concat([part[list(before)], out, part[list(after)]], axis=1)
+            else:  # straight to Arrow: one transpose, then zero-copy columns
+                zt = np.ascontiguousarray(z.T)
+                arrays = ([pa.Array.from_pandas(part[c]) for c in before]
+                          + [pa.array(col) for col in zt]
+                          + [pa.Array.from_pandas(part[c]) for c in after])
+                out = pa.table(arrays, names=[*before, *names, *after])
             writer.write(out)
             rows += len(part)
             if progress is not None:
