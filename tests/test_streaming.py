@@ -245,3 +245,13 @@ def test_cli_embed_chunksize_with_numeric(tmp_path):
                      *extra]) == 0
         outs.append(pd.read_parquet(out))
     pd.testing.assert_frame_equal(outs[0], outs[1])
+
+
+def test_cli_embed_n_components(tmp_path):
+    path = tmp_path / "t.csv"
+    _planted(200).to_csv(path, index=False)
+    out = tmp_path / "o.parquet"
+    assert main(["embed", str(path), "--n-components", "5", "--chunksize", "64", "-q",
+                 "-o", str(out)]) == 0
+    got = pd.read_parquet(out)
+    assert got.shape == (200, 5) and got.dtypes.eq(np.float32).all()

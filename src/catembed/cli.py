@@ -142,6 +142,10 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             raise CatEmbedError(f"method {args.method!r} has no numeric-column policy.")
         est.set_params(numeric=args.numeric, n_bins=args.n_bins,
                        categorical_features=categorical)
+    if args.n_components is not None:
+        if "n_components" not in est.get_params():
+            raise CatEmbedError(f"method {args.method!r} has no n_components parameter.")
+        est.set_params(n_components=args.n_components)
     n_total = io.count_rows(spec.path)
     if args.chunksize:
         bar = _progress(n_total, "counting", args.quiet)
@@ -227,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-model", help="save the fitted model (.npz, no pickle)")
     p.add_argument("--seed", type=int, default=0, help="random_state (default: 0)")
     p.add_argument("--chunksize", type=int, help="stream the input in chunks of N rows")
+    p.add_argument("--n-components", type=int,
+                   help="compact output: the top N principal components of the method's "
+                   "vectors, float32 (default: the paper's concatenation, float64)")
     p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
                    help="numeric columns: leave out (default), cut into quantile bins embedded "
                    "as values, or standardise and append")
