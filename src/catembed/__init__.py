@@ -53,6 +53,7 @@ _LAZY: dict[str, str] = {
     "load": ".persist",
     "register": ".persist",
     "save": ".persist",
+    "transform_file": ".streaming",
 }
 # the classes whose saved models :func:`load` restores
 _MODEL_CLASSES = (
@@ -114,4 +115,5 @@ __all__ = [
     "load",
     "register",
     "save",
+    "transform_file",
 ]

@@ -9,6 +9,7 @@ after the counting pass depends on the number of rows.
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._lookup import LookupPlan
 from ._validation import (
     HANDLE_MISSING,
     HANDLE_UNKNOWN,
@@ -33,7 +35,7 @@ from ._validation import (
 )
 from .stats import DENSE_LIMIT, INFREQUENT, ValueStatistics, compute_statistics, encode
 
-__all__ = ["ValueEmbedder"]
+__all__ = ["ValueEmbedder", "object_pca"]
 
 
 class ValueEmbedder(TransformerMixin, BaseEstimator):
@@ -47,6 +49,26 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
     "warn"}`` (an unseen value embeds as the zero vector), ``handle_missing`` in
     ``{"category", "error"}``, ``categorical_features`` (``"auto"``, ``"all"``, names, indices
     or a mask). Columns that are not categorical are dropped with a warning.
+
+    Output parameters, shared by every embedder (``docs/design.md``, "Compact output"):
+
+    n_components : int or None, default=None
+        ``None``: the paper's object vector (the concatenation of the value vectors, or their
+        sum), whose width may depend on the data and, for CDE-like methods, on the seed. An
+        int ``k``: the top ``k`` principal components of those object vectors, computed
+        exactly from the value statistics (:func:`object_pca`: the covariance of the object
+        vectors is ``T^T (C / n - p p^T) T`` for the block-diagonal value table ``T``), so it
+        costs nothing per row; ``transform`` then adds one ``k``-vector per value. The
+        result equals scikit-learn's ``PCA(k)`` fitted on the full training embedding (up to
+        the sign of each component); the width is ``k`` whatever the seed (components
+        beyond the rank are zero, with a warning).
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype. ``None``: float32 when ``n_components`` is set (the compact mode:
+        half the memory and disk; about 7 significant digits), float64 for the papers'
+        concatenation (which the reproduction tables compare digit for digit).
+
+    The transform gathers value vectors with a fused lookup (:class:`catembed._lookup.
+    LookupPlan`) into a preallocated block of that dtype.
     """
 
     _combine = "concat"
@@ -66,6 +88,11 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """A rough fit time: ``l x l`` decompositions and clusterings, ``~l^3`` operations."""
         return float(np.sum(sizes)) ** 3 / self._cost_rate
 
+    #: subclasses that implement ``n_components`` themselves (OneHotPCA, UNTIE)
+    _own_n_components = False
+    #: the output dtype that ``dtype=None`` means when ``n_components`` is set
+    _compact_dtype = np.float32
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
         """Count the value statistics of ``X`` and learn the value embedding.
@@ -82,6 +109,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if _is_dask_collection(X):
+            return self._fit_dask(X)
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
         df = self._fit_numeric(df)
@@ -89,6 +118,129 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
         self._fit_statistics(stats)
         return self
+
+    def _fit_dask(self, ddf: Any) -> ValueEmbedder:
+        """Fit on a Dask DataFrame without computing it (see ``docs/design.md``, "Dask").
+
+        The statistics are counted partition by partition on the Dask scheduler and merged
+        exactly (:func:`catembed.stats.compute_statistics`); the numeric policies reduce
+        exact mergeable summaries: value counts for ``"discretize"`` (the quantiles equal
+        ``numpy.quantile`` of the whole column), sums for ``"passthrough"``.
+        """
+        meta = as_frame(ddf._meta)
+        cat_cols, numeric, policy = self._setup_from_sample(ddf._meta)
+        summaries: list[Any] = []
+        if numeric:
+            import dask
+
+            summaries = list(dask.compute(*[
+                ddf[c].map_partitions(_numeric_summary, policy, meta=(c, "float64"))
+                for c in numeric
+            ]))
+        self._set_numeric(summaries)
+        if self.numeric_bins_:
+            ddf = ddf.map_partitions(self._apply_numeric, meta=self._apply_numeric(meta))
+        stats = compute_statistics(ddf[cat_cols], columns=cat_cols,
+                                   handle_missing=self.handle_missing)
+        self._fit_statistics(stats)
+        return self
+
+    def _setup_from_sample(self, sample: pd.DataFrame) -> tuple[list[str], list[str], str]:
+        """Input names and column selection from a sample of the table (its first chunk, or
+        a Dask frame's ``_meta``): ``(columns to count, numeric columns needing a summary
+        pass, numeric policy)``."""
+        meta = as_frame(sample)
+        self.n_features_in_ = meta.shape[1]
+        if all(isinstance(c, str) for c in sample.columns):
+            self.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        cat_cols = self._select_columns(meta)
+        policy = self._numeric_policy()
+        numeric = [str(c) for c in self.numeric_features_] if policy in (
+            "discretize", "passthrough") else []
+        return cat_cols, numeric, policy
+
+    def _set_numeric(self, summaries: Sequence[Any]) -> None:
+        """The numeric policy's parameters from per-column mergeable summaries.
+
+        ``summaries[i]`` is the concatenation over chunks of :func:`_numeric_summary` of
+        ``numeric_features_[i]``: value counts (``"discretize"``: exact quantiles, equal to
+        ``numpy.quantile`` of the whole column) or count, sum and sum of squares
+        (``"passthrough"``).
+        """
+        self.numeric_bins_ = {}
+        policy = self._numeric_policy()
+        numeric = [str(c) for c in self.numeric_features_]
+        if not numeric or policy == "drop":
+            return
+        if policy == "discretize":
+            n_bins = int(getattr(self, "n_bins", 5))
+            qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+            for c, vc in zip(numeric, summaries, strict=True):
+                vc = vc.groupby(level=0).sum()
+                self.numeric_bins_[c] = np.unique(quantiles_from_counts(vc, qs))
+            return
+        mean, scale = [], []
+        for part in summaries:
+            k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
+            mu = s1 / k if k else 0.0
+            var = max(s2 / k - mu * mu, 0.0) if k else 0.0
+            mean.append(mu)
+            scale.append(np.sqrt(var) if var > 0 else 1.0)
+        self.numeric_mean_ = np.asarray(mean)
+        self.numeric_scale_ = np.asarray(scale)
+
+    def fit_chunks(self, make_chunks: Any) -> ValueEmbedder:
+        """Fit on a table read chunk by chunk (a file larger than memory).
+
+        Parameters
+        ----------
+        make_chunks : callable
+            Returns a fresh iterable of DataFrame chunks of the table (e.g.
+            ``lambda: catembed.io.iter_chunks(path, 1_000_000)``). Called once, or twice
+            when a numeric policy (``"discretize"``, ``"passthrough"``) needs its exact
+            mergeable summaries first (value counts, sums) before the counting pass.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        chunks = iter(make_chunks())
+        try:
+            first = next(chunks)
+        except StopIteration:
+            raise CatEmbedError("the input has no rows.") from None
+        cat_cols, numeric, policy = self._setup_from_sample(first)
+        summaries: list[Any] = []
+        if numeric:
+            parts: list[list[Any]] = [[] for _ in numeric]
+            for chunk in itertools.chain([first], chunks):
+                for i, c in enumerate(numeric):
+                    parts[i].append(_numeric_summary(chunk[c], policy))
+                    if policy == "discretize" and len(parts[i]) > 1:  # keep memory bounded
+                        parts[i] = [pd.concat(parts[i]).groupby(level=0).sum()]
+            summaries = [pd.concat(p) for p in parts]
+            chunks = iter(make_chunks())
+            first = None
+        self._set_numeric(summaries)
+        head = [] if first is None else [first]
+        stream = (as_frame(self._apply_numeric(as_frame(c)))[cat_cols]
+                  for c in itertools.chain(head, chunks))
+        stats = compute_statistics(stream, columns=cat_cols,
+                                   handle_missing=self.handle_missing)
+        self._fit_statistics(stats)
+        return self
+
+    def _transform_dask(self, ddf: Any) -> Any:
+        """``transform`` of a Dask DataFrame: a lazy Dask DataFrame, partition by partition."""
+        check_is_fitted(self, "_tables")
+        names = [str(n) for n in self.get_feature_names_out()]
+        dtype = self._output_dtype()
+        meta = pd.DataFrame({n: np.array([], dtype=dtype) for n in names},
+                            index=ddf._meta.index[:0])
+        return ddf.map_partitions(_transform_partition, self, names, meta=meta)
 
     def fit_statistics(
         self, stats: ValueStatistics, *, feature_names_in: Sequence[str] | None = None
@@ -127,6 +279,30 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         n_bins = getattr(self, "n_bins", 5)
         if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 2:
             raise CatEmbedError(f"n_bins must be an integer of at least 2; got {n_bins!r}.")
+        self._output_dtype()
+        k = getattr(self, "n_components", None)
+        if not self._own_n_components and k is not None and (
+            not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1
+        ):
+            raise CatEmbedError(
+                f"n_components must be None or a positive integer; got {k!r}."
+            )
+
+    def _output_dtype(self) -> np.dtype:
+        """The output dtype: ``dtype``, or float32 in compact mode and float64 otherwise."""
+        dtype = getattr(self, "dtype", None)
+        if dtype is None:
+            k = getattr(self, "n_components", None)
+            return np.dtype(self._compact_dtype if k is not None else np.float64)
+        try:
+            resolved = np.dtype(dtype)
+        except TypeError:
+            resolved = None
+        if resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise CatEmbedError(
+                f"dtype must be None, numpy.float32 or numpy.float64; got {dtype!r}."
+            )
+        return resolved
 
     def _numeric_policy(self) -> str:
         return getattr(self, "numeric", "drop")
@@ -252,6 +428,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         check_fit_cost(self, stats.sizes)
         tables = self._fit_values(stats)
         self._set_tables(tables)
+        self._fit_output_projection()
 
     def _check_cost_before_counting(self, df: pd.DataFrame, columns: list[str]) -> None:
         """The cost check of :func:`check_fit_cost` from the distinct-value counts, before the
@@ -308,6 +485,82 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         if isinstance(tables, np.ndarray):
             tables = [tables[offs[j] : offs[j + 1]] for j in range(len(self.categories_))]
         self._tables = [np.ascontiguousarray(t, dtype=np.float64) for t in tables]
+        self._plan_cache = None
+
+    def _fit_output_projection(self) -> None:
+        """The ``n_components`` projection of the object vectors (see :func:`object_pca`)."""
+        self._projection = None
+        self._plan_cache = None
+        k = getattr(self, "n_components", None)
+        if self._own_n_components or k is None:
+            self._get_plan()
+            return
+        components, mean, variance, rank = object_pca(
+            self.stats_, self._tables, int(k), combine=self._combine
+        )
+        if rank < int(k):
+            warnings.warn(
+                f"n_components={k} exceeds the number of components with non-zero variance "
+                f"({rank}); the last {int(k) - rank} output column(s) are 0.",
+                CatEmbedWarning,
+                stacklevel=5,
+            )
+        self._projection = (components, mean, variance)
+        self._get_plan()
+
+    @property
+    def output_components_(self) -> np.ndarray:
+        """The ``n_components`` principal axes in the object-vector space, shape ``(k, D)``.
+
+        Only for an int ``n_components`` (otherwise an AttributeError).
+        """
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            raise AttributeError("output_components_ exists only with n_components set.")
+        return proj[0].T
+
+    @property
+    def output_explained_variance_(self) -> np.ndarray:
+        """Variance of each output component over the training rows (``n - 1`` divisor)."""
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            raise AttributeError(
+                "output_explained_variance_ exists only with n_components set."
+            )
+        return proj[2]
+
+    def _lookup_tables(self) -> tuple[list[np.ndarray], str]:
+        """Per-attribute tables with an unknown-value row last, and how they combine."""
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            tables = [np.vstack([t, np.zeros((1, t.shape[1]))]) for t in self._tables]
+            return tables, self._combine
+        components, mean, _ = proj
+        tables = []
+        start = 0
+        for j, t in enumerate(self._tables):
+            if self._combine == "sum":
+                block = t @ components
+            else:
+                block = t @ components[start : start + t.shape[1]]
+                start += t.shape[1]
+            block = np.vstack([block, np.zeros((1, block.shape[1]))])
+            if j == 0:  # centring: subtract the projected mean once per row
+                block = block - mean @ components
+            tables.append(block)
+        return tables, "sum"
+
+    def _get_plan(self) -> LookupPlan:
+        """The fused lookup of the fitted tables, built in ``fit`` (or once after loading)."""
+        dtype = self._output_dtype()
+        plan = getattr(self, "_plan_cache", None)
+        if plan is None or plan.dtype != dtype:
+            tables, combine = self._lookup_tables()
+            new = LookupPlan(tables, combine, dtype)
+            if plan is None:  # not after set_params(dtype=...): transform keeps __dict__
+                self._plan_cache = new
+            return new
+        return plan
 
     # ------------------------------------------------------------------ transform
     def transform(self, X: Any) -> np.ndarray:
@@ -325,9 +578,21 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         df = self._validate_input(X, reset=False)
         df = self._apply_numeric(df)
         codes = self._encode(df)
-        out = self._transform_codes(codes, df)
         extra = self._numeric_block(df)
-        return out if extra is None else np.hstack([out, extra])
+        dtype = self._output_dtype()
+        if getattr(self, "_projection", None) is not None:
+            width = self._get_plan().width
+        else:
+            out = self._transform_codes(codes, df)
+            if extra is None:
+                return np.asarray(out, dtype=dtype)
+            return np.hstack([out, extra]).astype(dtype, copy=False)
+        block = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
+                         dtype=dtype)
+        self._get_plan()(codes, out=block[:, :width] if extra is not None else block)
+        if extra is not None:
+            block[:, width:] = extra
+        return block
 
     def _transform_codes(self, codes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
         """The embedding of encoded rows; the default looks up the value tables."""
@@ -387,23 +652,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         return cats, remap
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
-        n = codes.shape[0]
-        widths = [t.shape[1] for t in self._tables]
-        if self._combine == "sum":
-            out = np.zeros((n, widths[0] if widths else 0))
-        else:
-            out = np.empty((n, int(sum(widths))))
-        start = 0
-        for j, table in enumerate(self._tables):
-            c = codes[:, j]
-            padded = np.vstack([table, np.zeros((1, table.shape[1]))])  # row -1 = unknown
-            rows = padded[np.where(c < 0, len(table), c)]
-            if self._combine == "sum":
-                out += rows
-            else:
-                out[:, start : start + widths[j]] = rows
-                start += widths[j]
-        return out
+        """Gather and combine the value vectors of encoded rows (unknown code -1 -> 0)."""
+        return self._get_plan()(codes)
 
     # ------------------------------------------------------------------ validation
     def _validate_input(self, X: Any, *, reset: bool) -> pd.DataFrame:
@@ -485,7 +735,11 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         ``{prefix}{k}``.
         """
         check_is_fitted(self, "_tables")
-        names = list(self._embedding_names())
+        if getattr(self, "_projection", None) is not None:
+            k = self._projection[0].shape[1]
+            names = [f"{self._feature_prefix}{i}" for i in range(k)]
+        else:
+            names = list(self._embedding_names())
         if self._numeric_policy() == "passthrough":
             names += [str(c) for c in getattr(self, "numeric_features_", [])]
         return np.asarray(names, dtype=object)
@@ -575,7 +829,135 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        try:  # the output dtype is a parameter, whatever the input's
+            tags.transformer_tags.preserves_dtype = [self._output_dtype().name]
+        except CatEmbedError:
+            pass
         return tags
+
+
+def object_pca(
+    stats: ValueStatistics,
+    tables: Sequence[np.ndarray],
+    n_components: int,
+    *,
+    combine: str = "concat",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Principal components of the object vectors, from the value statistics alone.
+
+    An object vector is ``x = T^T o`` with ``o`` the row's one-hot vector (``l`` entries) and
+    ``T`` the ``l x D`` block-diagonal matrix of the value tables (``combine="concat"``; for
+    ``"sum"`` the tables are stacked, ``D`` their common width). Over the ``n`` training rows
+    its mean is ``T^T p`` and its covariance ``T^T (C / n - p p^T) T`` (``C`` the
+    co-occurrence counts, ``p`` the value frequencies; method spec section 0), so the PCA
+    needs no pass over the rows. When ``l <= D`` the ``l x l`` centred co-occurrence is
+    factored (``R^T R``) and ``R T`` is decomposed by an SVD; otherwise the ``D x D``
+    covariance is decomposed by ``eigh``. Signs follow scikit-learn's ``svd_flip``
+    (largest absolute entry of each axis positive).
+
+    Parameters
+    ----------
+    stats : ValueStatistics
+    tables : list of ndarray of shape (l_j, w_j)
+    n_components : int
+        ``k``; axes beyond the rank are zero.
+    combine : {"concat", "sum"}
+
+    Returns
+    -------
+    components : ndarray of shape (D, k)
+    mean : ndarray of shape (D,)
+    explained_variance : ndarray of shape (k,)
+        With the ``n - 1`` divisor, as :class:`sklearn.decomposition.PCA`.
+    rank : int
+        Number of components with non-zero variance.
+    """
+    import scipy.sparse as sp
+
+    n = max(stats.n_rows, 1)
+    p = stats.probabilities()
+    if combine == "sum":
+        T = sp.csr_array(np.vstack(tables))
+    else:
+        T = sp.csr_array(sp.block_diag(tables, format="csr"))
+    n_values, D = T.shape
+    mean = np.asarray(T.T @ p).ravel()
+    if n_values <= D:
+        centred = stats.cooc_dense() / n - np.outer(p, p)
+        w, V = np.linalg.eigh(centred)
+        keep = w > max(w.max(initial=0.0), 0.0) * n_values * np.finfo(float).eps
+        R = V[:, keep] * np.sqrt(w[keep])  # centred = R R^T
+        Y = np.asarray(T.T @ R).T  # Y^T Y = T^T centred T, the covariance
+        if Y.shape[0]:
+            _, s, Vt = np.linalg.svd(Y, full_matrices=False)
+        else:
+            s, Vt = np.zeros(0), np.zeros((0, D))
+        var = s**2
+    else:
+        CT = stats.cooc @ T if sp.issparse(stats.cooc) else stats.cooc @ T.toarray()
+        cov = np.asarray(T.T @ CT) / n - np.outer(mean, mean)
+        cov = (cov + cov.T) / 2
+        var, vecs = np.linalg.eigh(cov)
+        order = np.argsort(var)[::-1]
+        var, Vt = var[order], vecs[:, order].T
+    tol = (var[0] if var.size else 0.0) * max(n_values, D) * np.finfo(float).eps
+    rank = int(np.sum(var > tol))
+    k = int(n_components)
+    kk = min(k, rank)
+    components = np.zeros((D, k))
+    components[:, :kk] = Vt[:kk].T
+    big = np.argmax(np.abs(components), axis=0)
+    signs = np.sign(components[big, np.arange(k)])
+    components *= np.where(signs == 0, 1.0, signs)
+    variance = np.zeros(k)
+    variance[:kk] = np.maximum(var[:kk], 0.0) * n / max(n - 1, 1)
+    return components, mean, variance, rank
+
+
+def _is_dask_collection(X: Any) -> bool:
+    return type(X).__module__.startswith("dask") and hasattr(X, "map_partitions")
+
+
+def _transform_partition(part: pd.DataFrame, est: ValueEmbedder, names: list[str]
+                         ) -> pd.DataFrame:
+    z = _RAW_TRANSFORM(est, part)
+    return pd.DataFrame(z, columns=names, index=part.index, copy=False)
+
+
+def _numeric_summary(col: pd.Series, policy: str) -> pd.Series:
+    """A mergeable summary of one chunk of a numeric column (see ``_set_numeric``)."""
+    x = _as_float(col)
+    if policy == "discretize":
+        return pd.Series(x[np.isfinite(x)]).value_counts(sort=False).astype(np.float64)
+    x = x[~np.isnan(x)]
+    return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
+
+
+def quantiles_from_counts(value_counts: pd.Series, qs: np.ndarray) -> np.ndarray:
+    """``numpy.quantile(x, qs)`` (linear method) from the value counts of ``x``.
+
+    Value counts add up over chunks and partitions, so the quantiles of a streamed or
+    partitioned column are exact, in memory proportional to its number of distinct values.
+    The interpolation follows NumPy's formula, so the result equals ``np.quantile`` on the
+    whole column.
+    """
+    if value_counts.empty:
+        return np.array([])
+    vc = value_counts.sort_index()
+    values = vc.index.to_numpy(dtype=np.float64)
+    cum = np.cumsum(vc.to_numpy(dtype=np.int64))
+    n = int(cum[-1])
+    qs = np.asarray(qs, dtype=np.float64)
+    virtual = n * qs + (1 + qs * (1 - 1 - 1)) - 1  # NumPy's linear (alpha = beta = 1)
+    lo = np.floor(virtual)
+    gamma = virtual - lo
+    lo_i = np.clip(lo.astype(np.int64), 0, n - 1)
+    hi_i = np.clip(lo_i + 1, 0, n - 1)
+    a = values[np.searchsorted(cum, lo_i, side="right")]
+    b = values[np.searchsorted(cum, hi_i, side="right")]
+    diff = b - a
+    out = a + diff * gamma
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), out)
 
 
 def _is_numeric(col: pd.Series) -> bool:
@@ -690,3 +1072,31 @@ def check_fit_cost(
 
 # keep the dense limit importable from here for estimators that expose it
 __all__ += ["DENSE_LIMIT"]
+
+
+# Dask: ``transform`` and ``fit_transform`` return a lazy Dask DataFrame for a Dask input,
+# bypassing scikit-learn's set_output wrapper (which would build a pandas frame from it); the
+# partitions are computed with the unwrapped transform and named as set_output would.
+_RAW_TRANSFORM = ValueEmbedder.transform.__wrapped__
+_WRAPPED_TRANSFORM = ValueEmbedder.transform
+_WRAPPED_FIT_TRANSFORM = ValueEmbedder.fit_transform
+
+
+def _dask_aware_transform(self: ValueEmbedder, X: Any) -> Any:
+    if _is_dask_collection(X):
+        return self._transform_dask(X)
+    return _WRAPPED_TRANSFORM(self, X)
+
+
+def _dask_aware_fit_transform(self: ValueEmbedder, X: Any, y: Any = None, **params: Any
+                              ) -> Any:
+    if _is_dask_collection(X):
+        return self.fit(X, y, **params)._transform_dask(X)
+    return _WRAPPED_FIT_TRANSFORM(self, X, y, **params)
+
+
+_dask_aware_transform.__doc__ = _RAW_TRANSFORM.__doc__
+_dask_aware_transform.__wrapped__ = _RAW_TRANSFORM  # type: ignore[attr-defined]
+_dask_aware_fit_transform.__doc__ = _WRAPPED_FIT_TRANSFORM.__doc__
+ValueEmbedder.transform = _dask_aware_transform  # type: ignore[method-assign]
+ValueEmbedder.fit_transform = _dask_aware_fit_transform  # type: ignore[method-assign]

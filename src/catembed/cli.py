@@ -29,7 +29,7 @@ from ._version import __version__
 __all__ = ["main", "build_parser"]
 
 #: modules that add subcommands: each defines ``register(subparsers)``
-PLUGINS = ("catembed.evaluation.cli", "catembed.report")
+PLUGINS = ("catembed.evaluation.cli", "catembed.report", "catembed.transform_cli")
 
 # A plugin module must not import NumPy, pandas, scikit-learn or PyTorch at its top (import
 # them inside the command's function), so that building the parser stays fast.
@@ -264,7 +264,7 @@ def _check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:
 
 def _cmd_embed(args: argparse.Namespace) -> int:
     from . import io
-    from .stats import compute_statistics
+    from .streaming import write_chunks
 
     t0 = time.perf_counter()
     spec = resolve_input(args.input)
@@ -273,11 +273,6 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     roles = _column_roles(args, spec, columns)
     features, ids = roles.features, roles.ids
     categorical = [c for c in features if c not in roles.numeric]
-    if args.numeric != "drop" and args.chunksize:
-        raise CatEmbedError(
-            f"--numeric {args.numeric} learns from the whole table; leave out --chunksize "
-            "(or use --numeric drop)."
-        )
     passthrough_after = [roles.target] if roles.target else []
     used = ids + features + passthrough_after
     text_cols = [c for c in used if c not in roles.numeric]
@@ -289,16 +284,23 @@ def _cmd_embed(args: argparse.Namespace) -> int:
                                 "--numeric drop or another --method.")
         est.set_params(numeric=args.numeric, n_bins=args.n_bins,
                        categorical_features=categorical)
+    if args.n_components is not None:
+        if "n_components" not in est.get_params():
+            raise CatEmbedError(f"method {args.method!r} has no n_components parameter; "
+                                "leave out --n-components or use another --method.")
+        est.set_params(n_components=args.n_components)
     n_total = _check_ragged(args, spec)
     if args.chunksize:
         bar = _progress(n_total, "counting", args.quiet)
-        stats = compute_statistics(
-            io.iter_chunks(spec.path, args.chunksize, columns=features,
-                           text_columns=features),
-            columns=features, progress=bar.update,
-        )
+
+        def counted() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
+            for chunk in io.iter_chunks(spec.path, args.chunksize, columns=features,
+                                        text_columns=categorical):
+                yield chunk[features]
+                bar.update(len(chunk))
+
+        est.fit_chunks(counted)
         bar.close()
-        est.fit_statistics(stats, feature_names_in=features)
         chunks = io.iter_chunks(spec.path, args.chunksize, columns=used,
                                 text_columns=text_cols)
     else:
@@ -311,17 +313,9 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             est.save(tmp)
     names = list(est.get_feature_names_out())
     bar = _progress(n_total, "embedding", args.quiet)
-    write_index = None
     with io.TableWriter(args.output, index=False) as writer:
-        for chunk in chunks:
-            if write_index is None:
-                write_index = not _is_default_index(chunk.index)
-                writer.index = write_index
-            z = est.transform(chunk[features])
-            out = io.as_output_frame(z, names, chunk.index, chunk[ids],
-                                     chunk[passthrough_after])
-            writer.write(out)
-            bar.update(len(chunk))
+        write_chunks(est, chunks, writer, features=features, before=ids,
+                     after=passthrough_after, progress=bar.update)
     bar.close()
     elapsed = time.perf_counter() - t0
     if not args.quiet:
@@ -343,12 +337,6 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             file=stream,
         )
     return 0
-
-
-def _is_default_index(index: Any) -> bool:
-    import pandas as pd
-
-    return isinstance(index, pd.RangeIndex) and index.name is None
 
 
 def _int_in(low: int, high: int | None, what: str) -> Any:
@@ -395,6 +383,9 @@ def _add_embed(sub: Any) -> None:
                    help=f"random_state, 0 to {MAX_SEED} (default: 0)")
     p.add_argument("--chunksize", type=_int_in(1, None, "chunksize"), metavar="N",
                    help="stream the input in chunks of N rows (N >= 1)")
+    p.add_argument("--n-components", type=_int_in(1, None, "n-components"), metavar="K",
+                   help="compact output: the top K principal components of the method's "
+                   "vectors, float32 (default: the paper's concatenation, float64)")
     p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
                    help="numeric columns (a data-set folder's meta.json, or with another "
                    "policy than drop a plain file's all-number columns): leave out (default; "

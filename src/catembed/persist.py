@@ -135,6 +135,10 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
     extra_arrays, extra_meta = estimator._extra_state()
     for key, arr in extra_arrays.items():
         arrays[f"extra__{key}"] = np.asarray(arr)
+    projection = getattr(estimator, "_projection", None)  # the n_components projection
+    if projection is not None:
+        for key, arr in zip(("components", "mean", "variance"), projection, strict=True):
+            arrays[f"output__{key}"] = np.asarray(arr)
     meta = {
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -360,6 +364,11 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise _bad(path, f"array {key} holds NaN or inf")
     est._restore_extra_state(extra, meta.get("extra", {}))
+    if "output__components" in data:
+        est._projection = tuple(
+            np.asarray(data[f"output__{key}"], dtype=np.float64)
+            for key in ("components", "mean", "variance")
+        )
     return est
 
 

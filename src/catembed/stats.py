@@ -185,35 +185,43 @@ def encode_column(
     A missing entry gets the code of the missing category when the fit saw missing values
     (``handle_missing="category"``); otherwise it is an unknown value (code -1), or an error
     when ``handle_missing="error"``.
+
+    The column is factorised once (a category column's own codes; Arrow dictionary encoding
+    for pyarrow-backed strings, through :func:`pandas.factorize`; a hash table otherwise) and
+    only its dictionary of distinct values is matched against ``categories``, with the same
+    equality rule as the fit (numbers read back as another type, 1 vs 1.0 vs "1", still
+    match): the per-row work is one integer gather.
     """
-    miss = missing_mask(col)
     has_nan = len(categories) > 0 and _is_missing_value(categories[-1])
     known = categories[:-1] if has_nan else categories
-    index = pd.Index(known, dtype=object)
     if isinstance(col.dtype, pd.CategoricalDtype):
-        cat_codes = index.get_indexer(pd.Index(np.asarray(col.cat.categories, dtype=object)))
         raw = col.cat.codes.to_numpy()
-        codes = np.where(raw >= 0, cat_codes[np.maximum(raw, 0)], -1)
+        dictionary = np.asarray(col.cat.categories, dtype=object)
     else:
-        values = col.to_numpy(dtype=object, na_value=np.nan)
         try:
-            codes = index.get_indexer(values)
+            raw, uniques = pd.factorize(col, use_na_sentinel=True)
         except TypeError:
-            raise unhashable_error(col.name, values) from None
-        if (codes < 0).any() and len(known) and not index.is_unique:
-            raise AssertionError("fitted categories are not unique")  # pragma: no cover
-        if (codes < 0).any():
-            # numeric values read back as another type (1 vs 1.0 vs "1") still match.
-            codes = _match_loosely(values, known, codes)
-    codes = np.asarray(codes, dtype=np.int64)
-    if miss.any():
-        if handle_missing == "error":
-            raise CatEmbedError(
-                f"column {col.name!r} has {int(miss.sum())} missing values (NaN, None or "
-                "empty) and handle_missing='error'."
-            )
-        codes[miss] = len(categories) - 1 if has_nan else -1
-    return codes.astype(np.int32)
+            raise unhashable_error(col.name, col.to_numpy(dtype=object)) from None
+        dictionary = np.asarray(uniques, dtype=object)
+    index = pd.Index(known, dtype=object)
+    dmap = np.asarray(index.get_indexer(dictionary), dtype=np.int64)
+    if (dmap < 0).any():
+        # numeric values read back as another type (1 vs 1.0 vs "1") still match.
+        dmap = _match_loosely(dictionary, known, dmap)
+    miss_dict = np.fromiter(
+        (isinstance(v, str) and v == "" or _is_missing_value(v) for v in dictionary),
+        dtype=bool, count=len(dictionary),
+    )
+    missing_code = len(categories) - 1 if has_nan else -1
+    dmap[miss_dict] = missing_code
+    table = np.append(dmap, missing_code).astype(np.int32)  # raw code -1 (NA) -> last entry
+    if handle_missing == "error" and (miss_dict.any() or (raw < 0).any()):
+        n_miss = int(np.sum((raw < 0) | miss_dict[np.maximum(raw, 0)]))
+        raise CatEmbedError(
+            f"column {col.name!r} has {n_miss} missing values (NaN, None or "
+            "empty) and handle_missing='error'."
+        )
+    return table[raw]
 
 
 def _match_loosely(values: np.ndarray, known: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -250,7 +258,7 @@ def encode(
     missing = [c for c in feature_names if c not in df.columns]
     if missing:
         raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
-    codes = np.empty((len(df), len(feature_names)), dtype=np.int32)
+    codes = np.empty((len(df), len(feature_names)), dtype=np.int32, order="F")  # by column
     for j, (name, cats) in enumerate(zip(feature_names, categories, strict=True)):
         codes[:, j] = encode_column(df[name], cats, handle_missing)
     return codes

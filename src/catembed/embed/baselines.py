@@ -32,6 +32,8 @@ _SHARED_DOC = """
         standardised and appended after the embedding (NaN becomes 0, the fitted mean).
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    n_components, dtype :
+        Compact output (a bounded width, float32): see :class:`catembed.ValueEmbedder`.
 """
 
 
@@ -77,6 +79,8 @@ class OneHotEmbedder(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.min_frequency = min_frequency
         self.max_categories = max_categories
@@ -85,6 +89,8 @@ class OneHotEmbedder(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return [np.eye(len(c)) for c in self.categories_]
@@ -148,6 +154,7 @@ class OneHotPCA(ValueEmbedder):
     _combine = "sum"
     _feature_prefix = "onehotpca"
     _table_shape = "common"
+    _own_n_components = True
 
     def __init__(
         self,
@@ -161,6 +168,7 @@ class OneHotPCA(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        dtype: Any = None,
     ) -> None:
         self.beta = beta
         self.n_components = n_components
@@ -171,6 +179,7 @@ class OneHotPCA(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         n = stats.n_rows
@@ -256,6 +265,8 @@ class IDFEmbedder(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.min_frequency = min_frequency
         self.max_categories = max_categories
@@ -264,6 +275,8 @@ class IDFEmbedder(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]

@@ -312,6 +312,12 @@ class CDE(_ValueClusterState, ValueEmbedder):
         appended after the embedding (NaN becomes 0, the fitted mean).
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    n_components : int or None, default=None
+        ``None``: the paper's concatenation (``m r`` columns, ``r`` depending on the data and
+        the seed). An int: that many principal components of the object vectors, computed
+        from the statistics (see :class:`catembed.ValueEmbedder`).
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype; ``None``: float32 with ``n_components``, float64 otherwise.
 
     Attributes
     ----------
@@ -366,6 +372,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.alpha = alpha
         self.beta = beta
@@ -379,6 +387,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     _cost_rate = 1.6e6  # the k-means sweep: measured ~5 s at l = 200 (benchmarks/bench_pooling)
 

@@ -353,6 +353,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         Numeric columns: dropped with a warning, cut into ``n_bins`` quantile bins embedded as
         values, or standardised and appended (see :class:`catembed.base.ValueEmbedder`).
     n_bins : int, default=5
+    n_components, dtype :
+        Compact output (a bounded width, float32): see :class:`catembed.ValueEmbedder`.
 
     Attributes
     ----------
@@ -407,6 +409,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.epsilon = epsilon
         self.linkage = linkage
@@ -430,6 +434,8 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -540,6 +546,8 @@ numeric, n_bins
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.alpha = alpha
         self.coupling = coupling
@@ -560,6 +568,8 @@ numeric, n_bins
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     beta = 1e-10  # CDE's PCA rule, unused here but read by CDE._fit_values
 
@@ -627,6 +637,8 @@ numeric, n_bins
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
@@ -644,6 +656,8 @@ numeric, n_bins
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -120,6 +120,10 @@ _SHARED_DOC = """
         ``n_bins`` quantile bins embedded as values; or standardised and appended.
     n_bins : int, default=5
         Quantile bins per numeric column for ``numeric="discretize"``.
+    dtype : {None, numpy.float32, numpy.float64}, default=None
+        Output dtype (see :class:`catembed.ValueEmbedder`); ``None`` is float64 for UNTIE,
+        whose ``n_components="all"`` keeps the Eq. 21 distances exactly (pass
+        ``numpy.float32`` for half the memory). ``Couplings`` also takes ``n_components``.
 """
 
 
@@ -213,6 +217,8 @@ class UNTIE(ValueEmbedder):
 
     _feature_prefix = "untie"
     _combine = "concat"
+    _own_n_components = True
+    _compact_dtype = np.float64  # n_components="all" promises the exact Eq. 21 distances
 
     def __init__(
         self,
@@ -235,6 +241,7 @@ class UNTIE(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        dtype: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.kernels = kernels
@@ -254,6 +261,7 @@ class UNTIE(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.dtype = dtype
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> UNTIE:
@@ -582,6 +590,8 @@ class Couplings(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        n_components: int | None = None,
+        dtype: Any = None,
     ) -> None:
         self.min_frequency = min_frequency
         self.max_categories = max_categories
@@ -590,6 +600,8 @@ class Couplings(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.n_components = n_components
+        self.dtype = dtype
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return [np.hstack([intra, inter]) for intra, inter in coupling_spaces(stats)]

@@ -1,0 +1,82 @@
+"""Dask end to end: fit counts partitions on the scheduler, transform stays lazy.
+
+One module-scoped ``LocalCluster`` with two worker processes; skipped without
+``distributed`` (``pip install "catembed[dask]"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from catembed import CDE, OneHotPCA, compute_statistics  # noqa: E402
+
+
+def _frame(n: int = 400) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, 3, n)
+    return pd.DataFrame({
+        "color": np.array(["red", "green", "blue"])[(g + (rng.random(n) < 0.2)) % 3],
+        "shape": np.array(["sq", "ci", "tr", "st"])[(g + rng.integers(0, 2, n)) % 4],
+        "size": np.array(["s", "m", "l"])[rng.integers(0, 3, n)],
+        "age": np.round(rng.normal(40, 10, n), 1),
+    })
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, memory_limit="1GiB")
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_statistics_equal_in_memory(client):
+    df = _frame()
+    ddf = dd.from_pandas(df, npartitions=4)
+    cols = ["color", "shape", "size"]
+    a = compute_statistics(ddf[cols])
+    b = compute_statistics(df[cols])
+    assert a.n_rows == b.n_rows == len(df)
+    for ca, cb in zip(a.categories, b.categories, strict=True):
+        assert list(ca) == list(cb)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.cooc_dense(), b.cooc_dense())
+
+
+def test_fit_transform_equal_in_memory(client):
+    df = _frame()
+    ddf = dd.from_pandas(df, npartitions=3)
+    kw = {"random_state": 0, "n_components": 4, "numeric": "discretize", "n_bins": 4}
+    lazy = CDE(**kw).fit(ddf)
+    eager = CDE(**kw).fit(df)
+    assert list(lazy.feature_names_in_) == list(df.columns)
+    np.testing.assert_array_equal(lazy.numeric_bins_["age"], eager.numeric_bins_["age"])
+    np.testing.assert_array_equal(lazy.stats_.cooc_dense(), eager.stats_.cooc_dense())
+    out = lazy.transform(ddf)
+    assert isinstance(out, dd.DataFrame)
+    assert list(out.columns) == list(lazy.get_feature_names_out())
+    z = out.compute()
+    np.testing.assert_array_equal(z.index, df.index)
+    np.testing.assert_allclose(z.to_numpy(), eager.transform(df), rtol=0, atol=1e-6)
+    assert z.dtypes.eq(np.float32).all()
+
+
+def test_set_output_pandas_and_passthrough(client):
+    df = _frame()
+    ddf = dd.from_pandas(df, npartitions=2)
+    est = OneHotPCA(n_components=3, numeric="passthrough").set_output(transform="pandas")
+    out = est.fit_transform(ddf)
+    assert isinstance(out, dd.DataFrame)
+    ref = OneHotPCA(n_components=3, numeric="passthrough").fit(df)
+    np.testing.assert_allclose(ref.numeric_mean_, est.numeric_mean_, rtol=1e-12)
+    np.testing.assert_allclose(ref.numeric_scale_, est.numeric_scale_, rtol=1e-9)
+    np.testing.assert_allclose(out.compute().to_numpy(), ref.transform(df), atol=1e-9)
+    assert list(out.columns)[-1] == "age"
+    # pandas input still gets scikit-learn's pandas output
+    assert isinstance(est.transform(df), pd.DataFrame)

