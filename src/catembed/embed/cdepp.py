@@ -28,7 +28,14 @@ from sklearn.metrics import pairwise_distances
 from .._validation import CatEmbedError, check_option
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
-from ._autoencoder import AutoencoderResult, code_size, train_autoencoder
+from ._autoencoder import (
+    AutoencoderResult,
+    code_size,
+    stacked_reconstruction,
+    train_autoencoder,
+    train_stacked_autoencoder,
+    warn_if_constant,
+)
 from .cde import (
     CDE,
     GranularityStep,
@@ -54,6 +61,10 @@ __all__ = [
 LINKAGES = ("ward", "complete", "average", "single", "weighted")
 VALUE_CLUSTERINGS = ("hybrid", "dbscan", "hc")
 ENCODERS = ("autoencoder", "pca", "none")
+TRAININGS = ("stacked", "joint")
+# (l2_weight, sparsity_proportion) when left at None: MATLAB trainAutoencoder's defaults for
+# the layer-wise training; for the end-to-end network the values that avoid its collapse
+DEFAULT_REGULARISATION = {"stacked": (0.001, 0.05), "joint": (1e-5, 0.3)}
 
 
 # --------------------------------------------------------------------------- knee detector
@@ -247,14 +258,41 @@ class _AutoencoderMixin:
 
     def _check_autoencoder_params(self) -> None:
         code_size(1, self.hidden_factor)
-        check_option("optimizer", self.optimizer, ("lbfgs", "adam"))
+        check_option("training", self.training, TRAININGS)
+        opts = ("scg", "lbfgs") if self.training == "stacked" else ("scg", "lbfgs", "adam")
+        check_option("optimizer", self.optimizer, opts)
+        if self.training == "stacked" and str(self.device) != "cpu":
+            raise CatEmbedError(
+                f"device={self.device!r}: training='stacked' runs in NumPy on the CPU; "
+                "use training='joint' to train on a GPU."
+            )
+
+    def _ae_regularisation(self) -> tuple[float, float]:
+        """``(l2_weight, sparsity_proportion)``: the user's, or the training mode's default."""
+        l2, rho = DEFAULT_REGULARISATION[self.training]
+        return (l2 if self.l2_weight is None else self.l2_weight,
+                rho if self.sparsity_proportion is None else self.sparsity_proportion)
 
     def _autoencode(self, C: np.ndarray) -> np.ndarray:
         q = code_size(C.shape[1], self.hidden_factor)
+        l2, rho = self._ae_regularisation()
+        if self.training == "stacked":
+            codes, layers = train_stacked_autoencoder(
+                C, (self.hidden_size, q), l2_weight=l2, sparsity_weight=self.sparsity_weight,
+                sparsity_proportion=rho, max_epochs=self.max_epochs,
+                optimizer=self.optimizer, random_state=self.random_state,
+            )
+            self.n_epochs_ = sum(layer.n_epochs for layer in layers)
+            before = float(((C - C.mean(axis=0)) ** 2).mean())
+            after = float(((stacked_reconstruction(layers, C) - C) ** 2).mean())
+            self.reconstruction_error_ = (before, after)
+            self.loss_ = layers[-1].loss_history[-1]
+            warn_if_constant(codes)
+            return codes
         res: AutoencoderResult = train_autoencoder(
             C, q, hidden_size=self.hidden_size, max_epochs=self.max_epochs,
-            l2_weight=self.l2_weight, sparsity_weight=self.sparsity_weight,
-            sparsity_proportion=self.sparsity_proportion, optimizer=self.optimizer,
+            l2_weight=l2, sparsity_weight=self.sparsity_weight,
+            sparsity_proportion=rho, optimizer=self.optimizer,
             device=self.device, random_state=self.random_state,
         )
         self.n_epochs_ = res.n_epochs
@@ -383,10 +421,11 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-5,
+        training: str = "stacked",
+        l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.3,
-        optimizer: str = "lbfgs",
+        sparsity_proportion: float | None = None,
+        optimizer: str = "scg",
         device: str = "cpu",
         random_state: Any = None,
         handle_unknown: str = "error",
@@ -404,6 +443,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
+        self.training = training
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
@@ -510,10 +550,11 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-5,
+        training: str = "stacked",
+        l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.3,
-        optimizer: str = "lbfgs",
+        sparsity_proportion: float | None = None,
+        optimizer: str = "scg",
         device: str = "cpu",
         random_state: Any = None,
         handle_unknown: str = "error",
@@ -528,6 +569,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
+        self.training = training
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
@@ -591,10 +633,11 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         hidden_factor: float = 10,
         hidden_size: int = 64,
         max_epochs: int = 1000,
-        l2_weight: float = 1e-5,
+        training: str = "stacked",
+        l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
-        sparsity_proportion: float = 0.3,
-        optimizer: str = "lbfgs",
+        sparsity_proportion: float | None = None,
+        optimizer: str = "scg",
         device: str = "cpu",
         random_state: Any = None,
         handle_unknown: str = "error",
@@ -606,6 +649,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         self.hidden_factor = hidden_factor
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
+        self.training = training
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
