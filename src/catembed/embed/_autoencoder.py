@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 OPTIMIZERS = ("scg", "lbfgs", "adam")
+MSE_NORMALIZATIONS = ("elements", "samples")
 
 
 def require_torch() -> Any:
@@ -467,14 +468,21 @@ def sparse_autoencoder_objective(
     l2_weight: float,
     sparsity_weight: float,
     sparsity_proportion: float,
+    mse_normalization: str = "elements",
 ) -> tuple[float, np.ndarray]:
     """MATLAB ``trainAutoencoder``'s ``msesparse`` objective and its gradient.
 
-    ``E = 1/N sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight / 2 * (|W_enc|**2 + |W_dec|**2)
+    ``E = 1/M sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight / 2 * (|W_enc|**2 + |W_dec|**2)
     + sparsity_weight * sum_i KL(rho || rho_hat_i)`` for the network
     ``x_hat = logsig(logsig(x @ W_enc + b_enc) @ W_dec + b_dec)``, ``rho_hat_i`` the mean
-    activation of hidden unit ``i`` (MATLAB documentation of ``trainAutoencoder``, "Sparse
-    Autoencoders"); the gradient by backpropagation.
+    activation of hidden unit ``i`` over the ``N`` samples (MATLAB documentation of
+    ``trainAutoencoder``, "Sparse Autoencoders"); the gradient by backpropagation.
+
+    ``M`` is the normalisation of the squared error: ``mse_normalization="elements"``
+    (``M = N * K``, the mean over all entries, as MATLAB's ``mse`` and ``msesparse``
+    performance functions compute it: "mean squared normalized error"), or ``"samples"``
+    (``M = N``, the formula as the ``trainAutoencoder`` page prints it). The two differ by
+    the factor ``K`` (features) in the weight of the error against the regularisers.
 
     Parameters
     ----------
@@ -483,6 +491,7 @@ def sparse_autoencoder_objective(
     X : ndarray of shape (N, d)
         The (already rescaled) inputs, also the targets.
     hidden_size, l2_weight, sparsity_weight, sparsity_proportion : the terms above.
+    mse_normalization : {"elements", "samples"}, default="elements"
 
     Returns
     -------
@@ -497,10 +506,11 @@ def sparse_autoencoder_objective(
     R = Y - X
     rho_hat = np.clip(H.mean(axis=0), 1e-12, 1 - 1e-12)
     kl = rho * np.log(rho / rho_hat) + (1 - rho) * np.log((1 - rho) / (1 - rho_hat))
-    value = (float((R * R).sum()) / n
+    m = n * d if mse_normalization == "elements" else n
+    value = (float((R * R).sum()) / m
              + lam * 0.5 * (float((w1 * w1).sum()) + float((w2 * w2).sum()))
              + beta * float(kl.sum()))
-    dz2 = (2.0 / n) * R * Y * (1 - Y)
+    dz2 = (2.0 / m) * R * Y * (1 - Y)
     dh = dz2 @ w2.T + (beta / n) * (-rho / rho_hat + (1 - rho) / (1 - rho_hat))
     dz1 = dh * H * (1 - H)
     grad = np.concatenate([
@@ -520,14 +530,17 @@ def train_sparse_autoencoder(
     max_epochs: int = 1000,
     optimizer: str = "scg",
     scale_data: bool = True,
+    mse_normalization: str = "elements",
     random_state: Any = None,
 ) -> SparseAutoencoderLayer:
     """One sparse autoencoder ``d -> hidden_size -> d`` as MATLAB ``trainAutoencoder`` trains it.
 
     The objective is the one MATLAB documents for ``trainAutoencoder`` (loss ``msesparse``):
 
-    ``E = 1/N sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight * 1/2 sum(W**2)
-    + sparsity_weight * sum_i KL(rho || rho_hat_i)``,
+    ``E = 1/M sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight * 1/2 sum(W**2)
+    + sparsity_weight * sum_i KL(rho || rho_hat_i)``
+    (:func:`sparse_autoencoder_objective`; ``M = N * K`` by default, the mean over all
+    entries as MATLAB's ``mse``/``msesparse`` compute it),
 
     with ``rho_hat_i`` the mean activation of hidden unit ``i`` over the ``N`` samples, the
     squared weights of encoder and decoder (not the biases), logistic (``logsig``) encoder and
@@ -547,6 +560,7 @@ def train_sparse_autoencoder(
     max_epochs : int
     optimizer : {"scg", "lbfgs"}
     scale_data : bool
+    mse_normalization : {"elements", "samples"}
     random_state : int, RandomState instance or None
 
     Returns
@@ -554,6 +568,7 @@ def train_sparse_autoencoder(
     SparseAutoencoderLayer
     """
     check_option("optimizer", optimizer, ("scg", "lbfgs"))
+    check_option("mse_normalization", mse_normalization, MSE_NORMALIZATIONS)
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     h = int(hidden_size)
@@ -567,26 +582,32 @@ def train_sparse_autoencoder(
     theta0 = np.concatenate([
         rng.uniform(-r, r, d * h), np.zeros(h), rng.uniform(-r, r, h * d), np.zeros(d)
     ])
-    args = (Xs, h, float(l2_weight), float(sparsity_weight), float(sparsity_proportion))
+    args = (Xs, h, float(l2_weight), float(sparsity_weight), float(sparsity_proportion),
+            mse_normalization)
 
     def fun(theta):
         return sparse_autoencoder_objective(theta, *args)
 
-    if optimizer == "scg":
-        theta, history, n_epochs = scaled_conjugate_gradient(fun, theta0, max_iter=max_epochs)
-    else:
-        from scipy.optimize import minimize
+    from threadpoolctl import threadpool_limits
 
-        history = []
+    # one BLAS thread: the products are small, and threads only add contention
+    with threadpool_limits(limits=1, user_api="blas"):
+        if optimizer == "scg":
+            theta, history, n_epochs = scaled_conjugate_gradient(
+                fun, theta0, max_iter=max_epochs)
+        else:
+            from scipy.optimize import minimize
 
-        def tracked(theta):
-            f, g = fun(theta)
-            history.append(float(f))
-            return f, g
+            history = []
 
-        res = minimize(tracked, theta0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(max_epochs), "gtol": 1e-9, "ftol": 1e-12})
-        theta, n_epochs = res.x, int(res.nit)
+            def tracked(theta):
+                f, g = fun(theta)
+                history.append(float(f))
+                return f, g
+
+            res = minimize(tracked, theta0, jac=True, method="L-BFGS-B",
+                           options={"maxiter": int(max_epochs), "gtol": 1e-9, "ftol": 1e-12})
+            theta, n_epochs = res.x, int(res.nit)
     w1, b1, w2, b2 = _unpack(theta, d, h)
     return SparseAutoencoderLayer(w1, b1, w2, b2, x_min, x_scale, history, int(n_epochs))
 
@@ -612,19 +633,15 @@ def train_stacked_autoencoder(
     codes : ndarray of shape (n_samples, layer_sizes[-1])
     layers : list of SparseAutoencoderLayer
     """
-    from threadpoolctl import threadpool_limits
-
     rng = check_random_state(random_state)
     codes = np.asarray(X, dtype=np.float64)
     layers = []
-    # one BLAS thread: these products are small, and threads only add contention
-    with threadpool_limits(limits=1, user_api="blas"):
-        for size in layer_sizes:
-            layer = train_sparse_autoencoder(
-                codes, int(size), random_state=rng.randint(np.iinfo(np.int32).max), **kwargs
-            )
-            codes = layer.encode(codes)
-            layers.append(layer)
+    for size in layer_sizes:
+        layer = train_sparse_autoencoder(
+            codes, int(size), random_state=rng.randint(np.iinfo(np.int32).max), **kwargs
+        )
+        codes = layer.encode(codes)
+        layers.append(layer)
     return codes, layers
 
 

@@ -29,6 +29,7 @@ from .._validation import CatEmbedError, check_option
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._autoencoder import (
+    MSE_NORMALIZATIONS,
     AutoencoderResult,
     code_size,
     stacked_reconstruction,
@@ -259,6 +260,7 @@ class _AutoencoderMixin:
     def _check_autoencoder_params(self) -> None:
         code_size(1, self.hidden_factor)
         check_option("training", self.training, TRAININGS)
+        check_option("mse_normalization", self.mse_normalization, MSE_NORMALIZATIONS)
         opts = ("scg", "lbfgs") if self.training == "stacked" else ("scg", "lbfgs", "adam")
         check_option("optimizer", self.optimizer, opts)
         if self.training == "stacked" and str(self.device) != "cpu":
@@ -280,7 +282,8 @@ class _AutoencoderMixin:
             codes, layers = train_stacked_autoencoder(
                 C, (self.hidden_size, q), l2_weight=l2, sparsity_weight=self.sparsity_weight,
                 sparsity_proportion=rho, max_epochs=self.max_epochs,
-                optimizer=self.optimizer, random_state=self.random_state,
+                optimizer=self.optimizer, mse_normalization=self.mse_normalization,
+                random_state=self.random_state,
             )
             self.n_epochs_ = sum(layer.n_epochs for layer in layers)
             before = float(((C - C.mean(axis=0)) ** 2).mean())
@@ -321,16 +324,36 @@ _AE_PARAMS_DOC = """
     hidden_size : int, default=64
         Width of the two hidden layers (paper Table 4: ``vc-64-q-64-vc``).
     max_epochs : int, default=1000
-        Full-batch training iterations at most (paper Table 4).
-    l2_weight, sparsity_weight, sparsity_proportion : float, default=1e-5, 1.0, 0.3
-        The loss's L2 weight penalty, KL sparsity penalty and target mean code activation.
-        MATLAB ``trainAutoencoder``'s defaults are 0.001, 1 and 0.05; the first and last
-        collapse this deeper network to a constant code on small tables (see
+        Training epochs at most, per autoencoder (paper Table 4).
+    training : {"stacked", "joint"}, default="stacked"
+        ``"stacked"``: the way MATLAB builds a deep autoencoder from ``trainAutoencoder``,
+        which trains one hidden layer: ``vc -> 64 -> vc`` on the input, then
+        ``64 -> q -> 64`` on its codes (greedy, layer-wise), each with MATLAB's objective,
+        ``ScaleData`` rescaling and initialisation, in NumPy on the CPU
+        (:func:`~catembed.embed._autoencoder.train_stacked_autoencoder`). ``"joint"``: the
+        whole ``vc-64-q-64-vc`` network trained end to end in PyTorch, the sparsity penalty
+        on the code layer (needs the ``deep`` extra; runs on a GPU with ``device``).
+    mse_normalization : {"elements", "samples"}, default="elements"
+        ``"stacked"`` only: the squared reconstruction error averaged over all entries, as
+        MATLAB's ``msesparse`` performance function computes it, or summed over features and
+        averaged over samples, as the ``trainAutoencoder`` page prints the formula
+        (:func:`~catembed.embed._autoencoder.sparse_autoencoder_objective`).
+    l2_weight : float, optional
+        The L2 weight penalty (``l2_weight / 2`` times the squared weights). Default: MATLAB's
+        ``L2WeightRegularization = 0.001`` for ``"stacked"``; ``1e-5`` for ``"joint"``.
+    sparsity_weight : float, default=1.0
+        The KL sparsity penalty's weight (MATLAB's ``SparsityRegularization``).
+    sparsity_proportion : float, optional
+        Target mean activation of the hidden units. Default: MATLAB's 0.05 for
+        ``"stacked"``; 0.3 for ``"joint"`` (MATLAB's 0.001 and 0.05 collapse the end-to-end
+        network to a constant code on small tables, see
         :func:`~catembed.embed._autoencoder.train_autoencoder`).
-    optimizer : {"lbfgs", "adam"}, default="lbfgs"
-        Full-batch L-BFGS (the paper's MATLAB used scaled conjugate gradient) or Adam.
+    optimizer : {"scg", "lbfgs", "adam"}, default="scg"
+        Full-batch scaled conjugate gradient (a port of MATLAB's ``trainscg``, the paper's
+        Table 4), L-BFGS, or Adam (``"joint"`` only).
     device : str, default="cpu"
-        ``"cuda"`` trains on the GPU (an error when PyTorch sees none).
+        ``"cuda"`` trains on the GPU (``training="joint"`` only; an error when PyTorch sees
+        none).
     random_state : int, RandomState instance or None, default=None
         Seeds the autoencoder's weights; the same seed gives the same embedding on the CPU."""
 
@@ -346,16 +369,21 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
        k-distance graph over the same ``k``; noise and single-value clusters dropped; the four
        indicator matrices concatenated into ``C`` (``l x vc``), identical columns once
        (:func:`hybrid_value_clusters`);
-    3. a sparse autoencoder ``vc -> 64 -> q -> 64 -> vc`` trained on ``C`` (Sec. 3.5, Table 4);
-       the code of each value is its vector (``q = max(2, ceil(vc / lambda))``);
+    3. a sparse autoencoder ``vc -> 64 -> q -> 64 -> vc`` trained on ``C`` (Sec. 3.5, Table 4:
+       MSE with L2 and sparsity regularisers, scaled conjugate gradient, 1000 epochs); the
+       code of each value is its vector (``q = max(2, ceil(vc / lambda))``);
     4. an object concatenates its values' vectors (Eq. 7).
 
     Where the paper is silent the method spec (section 2) decides: Ward linkage on Euclidean
     rows (``linkage``), the knee as the point farthest from the chord of the k-distance graph
-    (:func:`knee_point`), the sparsity penalty on the code layer, L-BFGS in place of MATLAB's
-    scaled conjugate gradient. The stop rule is CDE's (``>`` rather than Algorithm 1's
-    ``>=``, and counted on the hierarchical clustering; DBSCAN's clusters always have at
-    least ``MinPts`` members, so it reuses the hierarchical sweep's ``k``).
+    (:func:`knee_point`). The autoencoder is trained the way the paper's MATLAB 2018b could
+    train Table 4's network: ``trainAutoencoder`` trains one hidden layer, so the deep network
+    is two of them stacked layer-wise (``training="stacked"``), each with MATLAB's defaults
+    (L2 0.001, sparsity 1 and 0.05, logistic units, inputs rescaled to ``[0, 1]``) and a port
+    of ``trainscg``. The method spec's reading (sparsity on the code layer of one end-to-end
+    network, L-BFGS or Adam) is ``training="joint"``. The stop rule is CDE's (``>`` rather
+    than Algorithm 1's ``>=``, and counted on the hierarchical clustering; DBSCAN's clusters
+    always have at least ``MinPts`` members, so it reuses the hierarchical sweep's ``k``).
 
     Parameters
     ----------
@@ -422,6 +450,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
+        mse_normalization: str = "elements",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
@@ -444,6 +473,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
         self.training = training
+        self.mse_normalization = mse_normalization
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
@@ -551,6 +581,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
+        mse_normalization: str = "elements",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
@@ -570,6 +601,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
         self.training = training
+        self.mse_normalization = mse_normalization
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
@@ -634,6 +666,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
+        mse_normalization: str = "elements",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
@@ -650,6 +683,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         self.hidden_size = hidden_size
         self.max_epochs = max_epochs
         self.training = training
+        self.mse_normalization = mse_normalization
         self.l2_weight = l2_weight
         self.sparsity_weight = sparsity_weight
         self.sparsity_proportion = sparsity_proportion
