@@ -36,6 +36,7 @@ from ._autoencoder import (
     train_autoencoder,
     train_stacked_autoencoder,
     warn_if_constant,
+    warn_if_no_better_than_constant,
 )
 from .cde import (
     CDE,
@@ -291,6 +292,7 @@ class _AutoencoderMixin:
             self.reconstruction_error_ = (before, after)
             self.loss_ = layers[-1].loss_history[-1]
             warn_if_constant(codes)
+            warn_if_no_better_than_constant(after, before)
             return codes
         res: AutoencoderResult = train_autoencoder(
             C, q, hidden_size=self.hidden_size, max_epochs=self.max_epochs,
@@ -333,10 +335,11 @@ _AE_PARAMS_DOC = """
         (:func:`~catembed.embed._autoencoder.train_stacked_autoencoder`). ``"joint"``: the
         whole ``vc-64-q-64-vc`` network trained end to end in PyTorch, the sparsity penalty
         on the code layer (needs the ``deep`` extra; runs on a GPU with ``device``).
-    mse_normalization : {"elements", "samples"}, default="elements"
-        ``"stacked"`` only: the squared reconstruction error averaged over all entries, as
-        MATLAB's ``msesparse`` performance function computes it, or summed over features and
-        averaged over samples, as the ``trainAutoencoder`` page prints the formula
+    mse_normalization : {"samples", "elements"}, default="samples"
+        ``"stacked"`` only: the squared reconstruction error summed over features and
+        averaged over samples, as the ``trainAutoencoder`` page prints the formula, or
+        averaged over all entries as MATLAB's ``mse`` does (with MATLAB's weights the codes
+        of small tables then come out nearly constant; a warning says so)
         (:func:`~catembed.embed._autoencoder.sparse_autoencoder_objective`).
     l2_weight : float, optional
         The L2 weight penalty (``l2_weight / 2`` times the squared weights). Default: MATLAB's
@@ -422,8 +425,10 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
     n_components_ : int
         Width of the value vectors.
     n_epochs_, reconstruction_error_, loss_
-        The autoencoder's iterations, mean squared reconstruction error (before, after) and
-        final loss (``encoder="autoencoder"`` only).
+        The autoencoder's epochs (both layers for ``"stacked"``), mean squared reconstruction
+        error (baseline, after) and final loss (``encoder="autoencoder"`` only). The baseline
+        is the error of the constant code (column means) for ``"stacked"``, of the untrained
+        network for ``"joint"``.
 
     Examples
     --------
@@ -450,7 +455,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
-        mse_normalization: str = "elements",
+        mse_normalization: str = "samples",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
@@ -581,7 +586,7 @@ class CDEAutoencoder(_AutoencoderMixin, CDE):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
-        mse_normalization: str = "elements",
+        mse_normalization: str = "samples",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
@@ -666,7 +671,7 @@ class OneHotAutoencoder(_AutoencoderMixin, ValueEmbedder):
         hidden_size: int = 64,
         max_epochs: int = 1000,
         training: str = "stacked",
-        mse_normalization: str = "elements",
+        mse_normalization: str = "samples",
         l2_weight: float | None = None,
         sparsity_weight: float = 1.0,
         sparsity_proportion: float | None = None,
