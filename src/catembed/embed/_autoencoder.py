@@ -569,7 +569,8 @@ def train_sparse_autoencoder(
     with ``rho_hat_i`` the mean activation of hidden unit ``i`` over the ``N`` samples, the
     squared weights of encoder and decoder (not the biases), logistic (``logsig``) encoder and
     decoder, the input rescaled to the decoder's range ``[0, 1]`` per feature (``ScaleData``),
-    weights drawn uniformly in ``+-sqrt(6 / (d + hidden_size + 1))`` and biases 0. Defaults
+    weights drawn uniformly in ``+-sqrt(6 / (d + hidden_size + 1))`` and biases 0 (the
+    range of Ng's sparse-autoencoder notes; MATLAB does not document its own). Defaults
     are MATLAB's: ``L2WeightRegularization = 0.001``, ``SparsityRegularization = 1``,
     ``SparsityProportion = 0.05``, ``MaxEpochs = 1000``, ``trainscg``
     (:func:`scaled_conjugate_gradient`); ``optimizer="lbfgs"`` runs SciPy's L-BFGS-B on the
