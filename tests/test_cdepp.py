@@ -450,8 +450,9 @@ def test_cdepp_default_training_is_stacked_scg():
     X = ds.frame[ds.categorical_columns]
     est = CDEPlusPlus(random_state=0).fit(X)
     assert (est.training, est.optimizer, est.l2_weight, est.sparsity_proportion) == (
-        "stacked", "scg", None, None)
-    assert est._ae_regularisation() == (0.001, 0.05)  # MATLAB trainAutoencoder's defaults
+        "stacked", "scg", 1e-5, 0.3)
+    # the codes keep most of C: reconstruction well below the column means' error
+    assert est.reconstruction_error_[1] < 0.3 * est.reconstruction_error_[0]
     assert est.value_embedding_.to_numpy().std(axis=0).max() > 0.1
     with pytest.raises(CatEmbedError, match="training='joint'"):
         CDEPlusPlus(device="cuda").fit(X)
@@ -467,7 +468,8 @@ def test_near_constant_codes_are_reported():
     ds = load_dataset("lenses")
     X = ds.frame[ds.categorical_columns]
     with pytest.warns(CatEmbedWarning, match="no better than the column means"):
-        est = CDEPlusPlus(random_state=0, mse_normalization="elements").fit(X)
+        est = CDEPlusPlus(random_state=0, mse_normalization="elements", l2_weight=0.001,
+                          sparsity_proportion=0.05).fit(X)
     C = est.value_clusters_.to_numpy()
     assert est.reconstruction_error_[0] == pytest.approx(C.var(axis=0).mean())
     assert est.reconstruction_error_[1] >= 0.9 * est.reconstruction_error_[0]
