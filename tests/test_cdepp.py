@@ -219,7 +219,9 @@ def test_missing_torch_names_the_extra(monkeypatch):
         require_torch()
     X = pd.DataFrame({"a": list("xxyyzz"), "b": list("uvuvww")})
     with pytest.raises(CatEmbedError, match="PyTorch"):
-        CDEPlusPlus().fit(X)
+        CDEPlusPlus(training="joint").fit(X)
+    # the default (MATLAB-style layer-wise) training needs NumPy only
+    assert CDEPlusPlus(max_epochs=5, random_state=0).fit(X).n_components_ >= 2
 
 
 def test_code_size():
@@ -296,7 +298,8 @@ def test_cdepp_with_autoencoder_is_deterministic(tmp_path):
 
 
 def test_autoencoder_collapse_is_reported():
-    # MATLAB's defaults (L2 weight 0.001, sparsity proportion 0.05) collapse this network on
+    # MATLAB's defaults (L2 weight 0.001, sparsity proportion 0.05) collapse the end-to-end
+    # (training="joint") network on
     # Lenses (9 values): all values get
     # one vector and the reconstruction is the column means (error = mean column variance)
     pytest.importorskip("torch")
@@ -304,7 +307,8 @@ def test_autoencoder_collapse_is_reported():
     X = ds.frame[ds.categorical_columns]
     with pytest.warns(CatEmbedWarning, match="constant code"):
         est = CDEPlusPlus(max_epochs=40, random_state=3, l2_weight=0.001,
-                          sparsity_proportion=0.05).fit(X)
+                          sparsity_proportion=0.05, training="joint",
+                          optimizer="lbfgs").fit(X)
     C = est.value_clusters_.to_numpy()
     assert est.reconstruction_error_[1] == pytest.approx(C.var(axis=0).mean(), abs=1e-4)
 
@@ -343,3 +347,133 @@ def _ae_estimators():
 @parametrize_with_checks(_ae_estimators())
 def test_sklearn_compatible_autoencoders(estimator, check):
     check(estimator)
+
+
+# ----------------------------------------------------------------------------- MATLAB-style
+def test_scaled_conjugate_gradient_solves_a_quadratic():
+    from catembed.embed._autoencoder import scaled_conjugate_gradient
+
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(6, 6))
+    A = M @ M.T + 6 * np.eye(6)
+    b = rng.normal(size=6)
+    x, hist, n_iter = scaled_conjugate_gradient(lambda x: (0.5 * x @ A @ x - b @ x, A @ x - b),
+                                                np.zeros(6), max_iter=200)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), atol=1e-6)
+    assert hist[-1] == pytest.approx(-0.5 * b @ np.linalg.solve(A, b), abs=1e-10)
+    assert np.all(np.diff(hist) <= 1e-12)  # never goes uphill
+    assert n_iter < 200  # stopped on the gradient norm (min_grad = 1e-6)
+    # Rosenbrock: a non-convex valley
+    from scipy.optimize import rosen, rosen_der
+
+    x, _, _ = scaled_conjugate_gradient(lambda x: (rosen(x), rosen_der(x)),
+                                        np.array([-1.2, 1.0]), max_iter=1000)
+    np.testing.assert_allclose(x, [1.0, 1.0], atol=1e-4)
+
+
+def test_sparse_autoencoder_objective_value_and_gradient():
+    from scipy.optimize import check_grad
+
+    from catembed.embed._autoencoder import sparse_autoencoder_objective
+
+    X = _structured(12)[:, :7]
+    d, h, rho = 7, 4, 0.05
+    # all weights and biases 0: every output is 1/2 and each hidden unit pays KL(rho || 1/2);
+    # the squared error is summed over features and averaged over rows (the documented
+    # formula), or averaged over all entries (mse_normalization="elements")
+    zero = np.zeros(d * h + h + h * d + d)
+    value, grad = sparse_autoencoder_objective(zero, X, h, 0.001, 1.0, rho)
+    kl = rho * np.log(rho / 0.5) + (1 - rho) * np.log((1 - rho) / 0.5)
+    assert value == pytest.approx(float(((0.5 - X) ** 2).sum(axis=1).mean()) + h * kl,
+                                  rel=1e-12)
+    per_entry = sparse_autoencoder_objective(zero, X, h, 0.001, 1.0, rho, "elements")[0]
+    assert per_entry == pytest.approx(float(((0.5 - X) ** 2).mean()) + h * kl, rel=1e-12)
+    # the L2 term: 1/2 * l2 * sum of squared weights, biases excluded
+    theta = np.random.default_rng(1).normal(0, 0.5, zero.size)
+    with_l2 = sparse_autoencoder_objective(theta, X, h, 0.01, 1.0, rho)[0]
+    without = sparse_autoencoder_objective(theta, X, h, 0.0, 1.0, rho)[0]
+    w = np.concatenate([theta[:d * h], theta[d * h + h:d * h + h + h * d]])
+    assert with_l2 - without == pytest.approx(0.005 * (w ** 2).sum(), rel=1e-10)
+    for norm in ("elements", "samples"):
+        def f(t, norm=norm):
+            return sparse_autoencoder_objective(t, X, h, 0.01, 1.0, rho, norm)
+
+        err = check_grad(lambda t: f(t)[0], lambda t: f(t)[1], theta)
+        assert err < 1e-5 * max(1.0, np.linalg.norm(f(theta)[1]))
+
+
+def test_sparse_autoencoder_scg_and_lbfgs_agree():
+    from catembed.embed._autoencoder import train_sparse_autoencoder
+
+    X = _structured(30)
+    scg = train_sparse_autoencoder(X, 5, random_state=0)
+    lbfgs = train_sparse_autoencoder(X, 5, random_state=0, optimizer="lbfgs")
+    assert scg.loss_history[-1] < 0.5 * scg.loss_history[0]
+    assert scg.loss_history[-1] == pytest.approx(lbfgs.loss_history[-1], rel=5e-3)
+    assert scg.encode(X).shape == (30, 5)
+    # MATLAB's ScaleData: inputs rescaled to [0, 1] per feature, constant features to 0
+    Y = np.column_stack([X[:, 0] * 4 - 2, np.full(30, 3.0)])
+    layer = train_sparse_autoencoder(Y, 2, max_epochs=3, random_state=0)
+    scaled = (Y - layer.x_min) * layer.x_scale
+    np.testing.assert_allclose(scaled[:, 0], X[:, 0])
+    np.testing.assert_array_equal(scaled[:, 1], 0.0)
+
+
+def test_stacked_autoencoder_is_layer_wise_and_deterministic():
+    from catembed.embed._autoencoder import (
+        stacked_reconstruction,
+        train_sparse_autoencoder,
+        train_stacked_autoencoder,
+    )
+
+    X = _structured(40)
+    codes, layers = train_stacked_autoencoder(X, (16, 3), random_state=7, max_epochs=200)
+    again, _ = train_stacked_autoencoder(X, (16, 3), random_state=7, max_epochs=200)
+    other, _ = train_stacked_autoencoder(X, (16, 3), random_state=8, max_epochs=200)
+    np.testing.assert_array_equal(codes, again)
+    assert not np.array_equal(codes, other)
+    assert codes.shape == (40, 3) and [la.W_enc.shape for la in layers] == [(20, 16), (16, 3)]
+    # the second autoencoder is trained on the first one's codes, nothing else
+    seeds = np.random.RandomState(7).randint(np.iinfo(np.int32).max, size=2)
+    first = train_sparse_autoencoder(X, 16, random_state=seeds[0], max_epochs=200)
+    np.testing.assert_array_equal(first.W_enc, layers[0].W_enc)
+    second = train_sparse_autoencoder(first.encode(X), 3, random_state=seeds[1],
+                                      max_epochs=200)
+    np.testing.assert_array_equal(second.encode(first.encode(X)), codes)
+    # the stacked network reconstructs better than the column means
+    rec = stacked_reconstruction(layers, X)
+    assert ((rec - X) ** 2).mean() < 0.5 * X.var(axis=0).mean()
+
+
+def test_cdepp_default_training_is_stacked_scg():
+    ds = load_dataset("lenses")
+    X = ds.frame[ds.categorical_columns]
+    est = CDEPlusPlus(random_state=0).fit(X)
+    assert (est.training, est.optimizer, est.l2_weight, est.sparsity_proportion) == (
+        "stacked", "scg", 1e-5, 0.3)
+    # the codes keep most of C: reconstruction well below the column means' error
+    assert est.reconstruction_error_[1] < 0.3 * est.reconstruction_error_[0]
+    assert est.value_embedding_.to_numpy().std(axis=0).max() > 0.1
+    with pytest.raises(CatEmbedError, match="training='joint'"):
+        CDEPlusPlus(device="cuda").fit(X)
+    with pytest.raises(CatEmbedError, match="optimizer"):
+        CDEPlusPlus(optimizer="adam").fit(X)
+    with pytest.raises(CatEmbedError, match="training"):
+        CDEPlusPlus(training="greedy").fit(X)
+
+
+def test_near_constant_codes_are_reported():
+    # averaging the error over all entries makes MATLAB's default regularisers dominate on
+    # Lenses (9 values): the stacked network reconstructs no better than the column means
+    ds = load_dataset("lenses")
+    X = ds.frame[ds.categorical_columns]
+    with pytest.warns(CatEmbedWarning, match="no better than the column means"):
+        est = CDEPlusPlus(random_state=0, mse_normalization="elements", l2_weight=0.001,
+                          sparsity_proportion=0.05).fit(X)
+    C = est.value_clusters_.to_numpy()
+    assert est.reconstruction_error_[0] == pytest.approx(C.var(axis=0).mean())
+    assert est.reconstruction_error_[1] >= 0.9 * est.reconstruction_error_[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CatEmbedWarning)
+        ok = CDEPlusPlus(random_state=0).fit(X)  # the documented per-sample error
+    assert ok.reconstruction_error_[1] < 0.5 * ok.reconstruction_error_[0]
