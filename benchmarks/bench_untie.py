@@ -6,12 +6,18 @@
 2. Synthetic planted tables (``synthetic.py``, 20 attributes x 10 values) of 10,000 and
    1,000,000 rows: counting pass and fit after counting, reported separately. The fit after
    counting sees only the statistics, so its time should not grow with the rows.
-3. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present (prepared
+3. ``--transform-1m``: Adult's categorical columns resampled (with replacement, seed 0) to
+   1,000,000 rows; ``fit`` with ``n_components=16`` (a width independent of ``|V|``; the
+   Eq. 21 vectors would be ``28 |V| + ...`` columns) and ``transform`` of all the rows, with
+   the times, the output width and the process's peak resident memory (``ru_maxrss``; run it
+   under ``/usr/bin/time -v`` for the same figure from outside).
+4. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present (prepared
    as ``src/catembed/evaluation/tables/untie-4.json`` says), with the
    objective both minimise (``objective_``, see ``catembed.embed.untie``) and the
    scale-free share of kernel energy outside the cluster subspace (``energy_ratio_``).
 
-Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--no-timing] [--skip-1m]``
+Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--no-timing] [--skip-1m]
+[--transform-1m [--rows N] [--n-components K]]``
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 import tracemalloc
 import warnings
@@ -102,6 +109,31 @@ def bench_scaling(repeat: int, sizes: list[int]) -> None:
         print(f"  ratio fit-after-counting {b:,} / {a:,} rows = {rows[b] / rows[a]:.2f}")
 
 
+def bench_transform_adult(n_rows: int, n_components: int) -> None:
+    folder = SHARED / "datasets" / "adult"
+    if not (folder / "data.csv").exists():
+        print("adult: not in the data folder, skipped")
+        return
+    ds = load_dataset(folder)
+    cols = [c for c, k in ds.meta["columns"].items() if k in ("categorical", "binary")]
+    rng = np.random.default_rng(0)
+    X = ds.frame[cols].iloc[rng.integers(0, len(ds.frame), n_rows)].reset_index(drop=True)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    t0 = time.perf_counter()
+    est = UNTIE(n_clusters=2, n_components=n_components).fit(X)
+    t1 = time.perf_counter()
+    Z = est.transform(X)
+    t2 = time.perf_counter()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    full = est.omega_.size
+    print(f"Adult resampled: {n_rows:,} rows x {len(cols)} categorical columns, |V| = "
+          f"{est.stats_.n_values}; Eq. 21 width would be {full:,} columns "
+          f"({n_rows * full * 8 / 2**30:.1f} GiB as float64)")
+    print(f"  fit {t1 - t0:.2f} s, transform {t2 - t1:.2f} s -> {Z.shape} {Z.dtype} "
+          f"({Z.nbytes / 2**20:.0f} MiB)")
+    print(f"  peak RSS {rss:.0f} MiB (after loading and resampling: {rss0:.0f} MiB)")
+
+
 def table4_sets():
     """(label, features, labels) of every UNTIE Table IV set present, prepared as the
     ``untie-4`` table says (its presets, targets and aliases)."""
@@ -150,9 +182,16 @@ def main() -> None:
                     help="compare the exact and sgd solvers on every Table IV set present")
     ap.add_argument("--no-timing", action="store_true", help="only the --objectives part")
     ap.add_argument("--skip-1m", action="store_true", help="scale to 100k rows instead of 1M")
+    ap.add_argument("--transform-1m", action="store_true",
+                    help="fit and transform Adult resampled to --rows rows (only this part)")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--n-components", type=int, default=16)
     args = ap.parse_args()
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     warnings.simplefilter("ignore", CatEmbedWarning)
+    if args.transform_1m:
+        bench_transform_adult(args.rows, args.n_components)
+        return
     if not args.no_timing:
         bench_connect4(args.repeat)
         bench_scaling(args.repeat, [10_000, 100_000 if args.skip_1m else 1_000_000])

@@ -98,9 +98,13 @@ from ._untie_core import (
     coupling_spaces,
     default_tau,
     eigengap_n_clusters,
+    energy_ratio,
+    gap_statistic,
     kernel_spaces,
     parse_kernels,
     regularised_objective,
+    tied_attributes,
+    untie_auto,
     untie_exact,
     untie_sgd,
 )
@@ -209,8 +213,9 @@ class UNTIE(ValueEmbedder):
         n_clusters: int | None = None,
         kernels: Any = None,
         solver: str = "exact",
-        temperature: float = 10.0,
-        centered: bool = False,
+        temperature: Any = "auto",
+        centered: bool = True,
+        tied_values: str = "identity",
         max_iter: int | None = None,
         tol: float = 1e-8,
         learning_rate: float = 1e-3,
@@ -228,6 +233,7 @@ class UNTIE(ValueEmbedder):
         self.solver = solver
         self.temperature = temperature
         self.centered = centered
+        self.tied_values = tied_values
         self.max_iter = max_iter
         self.tol = tol
         self.learning_rate = learning_rate
@@ -268,22 +274,43 @@ class UNTIE(ValueEmbedder):
     def _check_params(self) -> None:
         super()._check_params()
         check_option("solver", self.solver, ("exact", "sgd"))
+        check_option("tied_values", self.tied_values, ("identity", "keep"))
         parse_kernels(self.kernels)
         _check_int("n_clusters", self.n_clusters, minimum=1, allow_none=True)
         _check_int("max_iter", self.max_iter, minimum=1, allow_none=True)
         _check_int("batch_size", self.batch_size, minimum=2)
-        for name in ("temperature", "tol", "learning_rate"):
+        names = ("tol", "learning_rate")
+        if not (isinstance(self.temperature, str) and self.temperature == "auto"):
+            names = ("temperature",) + names
+        for name in names:
             val = getattr(self, name)
             if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
-                raise CatEmbedError(f"{name} must be a positive number; got {val!r}.")
+                extra = " or 'auto'" if name == "temperature" else ""
+                raise CatEmbedError(f"{name} must be a positive number{extra}; got {val!r}.")
         if self.n_components is not None and self.n_components != "all":
             _check_int("n_components", self.n_components, minimum=1,
                        extra=" or 'all' or None")
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
-        spaces = kernel_spaces(stats, kernels)
+        tied = tied_attributes(stats)
+        if tied:
+            names = ", ".join(repr(str(stats.feature_names[j])) for j in tied[:5])
+            more = f" and {len(tied) - 5} more" if len(tied) > 5 else ""
+            fix = ("each gets the identity kernel as one more space (tied_values='identity')"
+                   if self.tied_values == "identity" else
+                   "their rows get equal vectors; tied_values='identity' separates them")
+            warnings.warn(
+                f"columns {names}{more} have values with the same frequency and the same "
+                "co-occurrences with every other value, which UNTIE's coupling spaces "
+                f"cannot tell apart; {fix}.",
+                CatEmbedWarning, stacklevel=4,
+            )
+        spaces = kernel_spaces(
+            stats, kernels, identity_for=tied if self.tied_values == "identity" else ()
+        )
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
+        null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
         lam0, _ = problem.spectrum(np.ones(problem.n_coords))
         c = self.n_clusters or getattr(self, "_fit_n_classes", None)
         if c is None:
@@ -295,16 +322,25 @@ class UNTIE(ValueEmbedder):
                 CatEmbedWarning, stacklevel=4,
             )
         self.n_clusters_ = int(c)
-        tau = default_tau(problem, c, self.temperature)
-        if c >= problem.rank:
+        auto = isinstance(self.temperature, str)
+        self.temperature_ = 1.0 if auto else float(self.temperature)
+        self.temperature_scores_ = []
+        tau = default_tau(problem, c, self.temperature_)
+        if problem.n_free(c) >= problem.rank:
             res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
             w = res.w
             self.tau_ = tau
             self.objective_path_ = res.path
             self.sgd_objective_ = None
         elif self.solver == "exact":
-            res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100, tol=self.tol)
+            if auto:
+                res, self.temperature_, self.temperature_scores_ = untie_auto(
+                    problem, c, null=null, max_iter=self.max_iter or 100, tol=self.tol)
+            else:
+                res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100,
+                                  tol=self.tol)
             w = res.w
+            tau = res.tau
             self.tau_ = res.tau
             self.objective_path_ = res.path
             self.sgd_objective_ = None
@@ -339,12 +375,13 @@ class UNTIE(ValueEmbedder):
             self.objective_path_ = res.path
             self.sgd_objective_ = res.objective
         self.n_iter_ = int(res.n_iter)
+        w = self._check_degenerate(problem, null, w, c)
         self.omega_ = w
-        self.objective_ = regularised_objective(problem, w, c, tau)
+        self.objective_ = (regularised_objective(problem, w, c, tau) if np.isfinite(tau)
+                           else problem.objective(w * (w.size / w.sum()), c))
         w_unit = w * (w.size / w.sum()) if w.sum() > 0 else w
         self.kmeans_objective_ = problem.objective(w_unit, c)
-        total = float(problem.energy @ w_unit)
-        self.energy_ratio_ = self.kmeans_objective_ / total if total > 0 else 0.0
+        self.energy_ratio_ = energy_ratio(problem, w_unit, c)
         self._space_of = problem.space_of
         self._space_names = [
             (str(stats.feature_names[s.attribute]), s.coupling, s.kernel) for s in spaces
@@ -359,6 +396,38 @@ class UNTIE(ValueEmbedder):
             start += T.shape[1]
         self._fit_projection(stats, tables)
         return tables
+
+    def _check_degenerate(self, problem: ValueLevelProblem, null: ValueLevelProblem,
+                          w: np.ndarray, c: int) -> np.ndarray:
+        """Keep the learned ``w`` only if its :func:`gap_statistic` (the objective made
+        scale-free and measured against shuffled columns) is at least that of
+        ``omega = 1``; else warn and return ``omega = 1``."""
+        ones = np.ones(problem.n_coords)
+        self.uniform_gap_ = gap_statistic(problem, null, ones, c)
+        self.fallback_ = False
+        if not float(problem.energy @ ones) > 0:
+            warnings.warn(
+                "every row gets the same UNTIE vector: the kernel spaces do not vary over "
+                "the rows (constant columns, or tied values with tied_values='keep').",
+                CatEmbedWarning, stacklevel=5,
+            )
+            self.gap_ = self.uniform_gap_
+            return w
+        ok = np.all(np.isfinite(w)) and float(problem.energy @ w) > 0
+        gap = gap_statistic(problem, null, w, c) if ok else float("-inf")
+        tol = 1e-9 * max(abs(self.uniform_gap_), 1.0) if np.isfinite(self.uniform_gap_) else 0
+        if gap < self.uniform_gap_ - tol:
+            warnings.warn(
+                f"the learned kernel weights are degenerate: they keep less cluster "
+                f"structure than uniform weights (gap statistic {gap:.4g} < "
+                f"{self.uniform_gap_:.4g}, see UNTIE's temperature); using omega = 1.",
+                CatEmbedWarning, stacklevel=5,
+            )
+            self.fallback_ = True
+            self.gap_ = self.uniform_gap_
+            return ones
+        self.gap_ = gap
+        return w
 
     def _fit_codes(self, rows: Any, stats: ValueStatistics) -> np.ndarray:
         with warnings.catch_warnings():
@@ -504,6 +573,11 @@ class UNTIE(ValueEmbedder):
             "n_iter": self.n_iter_,
             "tau": self.tau_,
             "sgd_objective": self.sgd_objective_,
+            "gap": self.gap_,
+            "uniform_gap": self.uniform_gap_,
+            "fallback": bool(self.fallback_),
+            "temperature": self.temperature_,
+            "temperature_scores": [[float(t), float(r)] for t, r in self.temperature_scores_],
         }
         return arrays, meta
 
@@ -519,6 +593,11 @@ class UNTIE(ValueEmbedder):
         self.n_iter_ = int(meta["n_iter"])
         self.tau_ = float(meta["tau"])
         self.sgd_objective_ = meta["sgd_objective"]
+        self.gap_ = float(meta.get("gap", float("nan")))
+        self.uniform_gap_ = float(meta.get("uniform_gap", float("nan")))
+        self.fallback_ = bool(meta.get("fallback", False))
+        self.temperature_ = float(meta.get("temperature", float("nan")))
+        self.temperature_scores_ = [tuple(x) for x in meta.get("temperature_scores", [])]
         self._proj_tables = None
         if "components" in arrays:
             self.components_ = np.asarray(arrays["components"], dtype=float)
