@@ -64,6 +64,47 @@ exactly too (top eigenvectors), so ``F`` never increases and the alternation con
 stops when the relative change of ``F`` is at most ``tol``. ``tau = temperature * mean_d a_d``
 at ``omega = 1``, which makes ``temperature`` scale-free.
 
+Choosing the temperature without labels, and refusing degenerate weights
+-----------------------------------------------------------------------
+``F`` cannot choose ``tau`` itself: as ``tau`` falls, weight moves onto coordinates of
+little energy and both the objective and the share of ``Tr(S)`` outside the cluster subspace
+fall, whether or not the rows have clusters (on Zoo that share goes from 0.17 at
+``omega = 1`` to 0.006 at ``temperature=0.3``). This is the collapse seen on held-out data: a
+partition driven by near-constant coordinates. ``temperature="auto"`` (the default) solves at
+``temperature`` 0.3, 1, 3, 10, 30 and 100 and keeps the weights, ``omega = 1`` included,
+with the largest gap statistic (Witten and Tibshirani, *A framework for feature selection in
+clustering*, JASA 2010, Sec. 3.2, the rule they use to set the strength of feature weights
+for k-means): ``log Tr(H^T S H) - log Tr(H_0^T S_0 H_0)``, the energy the best cluster
+subspace captures, against the same for the table with every column shuffled on its own.
+The expectation over shuffles is taken in closed form on the counts (within an attribute
+the co-occurrence block stays ``diag(counts)``, between attributes it becomes
+``n p_j p_k^T``; see :func:`~catembed.embed._untie_core.independence_cooc`), so it costs one
+more value-level eigenproblem and no rows. Concentrating weight on few coordinates raises
+the captured share of the shuffled table as much as the real one, so only cluster
+structure shared across columns counts. No labels and no benchmark F-score enter; the
+earlier default (``temperature=10``) had been picked by F-score on Table IV sets and is gone.
+
+Whatever the solver or temperature, the learned weights are then compared with
+``omega = 1`` on that gap: if they score lower (``solver="sgd"`` or a fixed temperature can),
+``fit`` warns (:class:`~catembed.CatEmbedWarning`) and uses ``omega = 1``
+(``fallback_ = True``).
+
+Values the coupling spaces cannot tell apart
+--------------------------------------------
+Two values of one attribute with the same frequency and the same conditional probabilities
+``p(v | u)`` for every other value have equal coupling vectors (Eqs. 1-5), hence equal kernel
+rows and equal Eq. 21 vectors. In a full factorial design with uniform counts (Nursery,
+ThreeOf9) this holds for every value of every attribute and all rows got the same vector.
+``tied_values="identity"`` (default) adds to each such attribute one kernel space, the
+identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
+``tied_values="keep"`` keeps the paper's spaces (and warns too).
+
+Spec and paper: the objective is centred by default (``centered=True``: ``H`` contains the
+constant vector, as every k-means indicator ``Z L^{1/2}`` does), which the paper's Eq. 17
+relaxation leaves out; k-means does not depend on the mean, the uncentred objective
+rewards coordinates for their mean. Eq. 8 of the paper weights rows (``T_p K_p``) while
+Eqs. 11-13 and 21 weight columns; we follow Eqs. 13 and 21, as the spec does.
+
 ``solver="sgd"`` follows the paper's recipe (Adam, learning rate 1e-3, batch 20, 1000
 iterations, ``omega = |theta|`` from 1, L1 penalty ``1 / log(#spaces)``, prune below 1e-3) on
 row batches (see :func:`~catembed.embed._untie_core.untie_sgd`); it needs the rows, so it
@@ -147,22 +188,23 @@ class UNTIE(ValueEmbedder):
         ``"exact"``: entropy-regularised omega step, solved by block-coordinate descent to
         convergence on value-level matrices. ``"sgd"``: the paper's Adam recipe on row
         batches (needs ``fit(X)``, not ``fit_statistics``).
-    temperature : float, default=10.0
+    temperature : float or "auto", default="auto"
         Entropy weight of the exact omega step, in units of the mean coordinate residual:
         a coordinate whose residual is ``temperature`` times the mean loses a factor ``e``
-        of weight. Large: weights stay near 1 (at 1000 the clusterings equal ``omega = 1``);
-        small: weight concentrates on few coordinates. 10 was chosen by k-means F-score
-        among 0.1, 1, 3, 10, 30 and 1000 on UNTIE Table IV sets (zoo, promoters,
-        soybean_large, breast_cancer_wisconsin, tic_tac_toe, hepatitis, primary_tumor,
-        spect_heart), so it is tuned on the benchmark it is reported on.
-    centered : bool, default=False
-        ``False``: Eq. 20 as printed, ``H`` = any ``c`` orthonormal columns (the top ``c``
-        eigenvectors of ``S``). ``True``: a tighter relaxation of the same k-means problem:
-        every cluster-indicator ``H = Z L^{1/2}`` spans the constant vector, so ``H`` is
-        the constant vector plus the top ``c - 1`` eigenvectors of the centred kernel
-        ``J S J`` (``J = I - 1 1^T / n``; value-level through ``C - n p p^T``). On eight
-        Table IV sets both gave the same k-means F-scores within 0.005 at
-        ``temperature=10``.
+        of weight. Large: weights stay near 1; small: weight concentrates on few
+        coordinates. ``"auto"``: the one of 0.3, 1, 3, 10, 30, 100 and ``inf``
+        (``omega = 1``) with the largest gap statistic against shuffled columns (see the
+        module docstring); no labels are used.
+    centered : bool, default=True
+        ``True``: every cluster-indicator ``H = Z L^{1/2}`` spans the constant vector, so
+        ``H`` is the constant vector plus the top ``c - 1`` eigenvectors of the centred
+        kernel ``J S J`` (``J = I - 1 1^T / n``; value-level through ``C - n p p^T``): the
+        objective ignores the mean of the vectors, as k-means does. ``False``: Eq. 20 as
+        printed, ``H`` = the top ``c`` eigenvectors of ``S``.
+    tied_values : {"identity", "keep"}, default="identity"
+        Values of one attribute that the coupling spaces cannot tell apart (same frequency,
+        same co-occurrences): give the attribute one more kernel space, the identity
+        kernel, so that they differ, or keep the paper's spaces. Both warn.
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
@@ -173,8 +215,10 @@ class UNTIE(ValueEmbedder):
         Rows per Adam step (``"sgd"``).
     n_components : int, "all" or None, default=None
         ``None``: ``transform`` returns the Eq. 21 vectors (``D = 2 |F| l`` columns, e.g.
-        28 per value with the default bank). An int: the top principal components of those
-        vectors, computed from the statistics. ``"all"``: every component with non-zero
+        28 per value with the default bank: 2,856 on Adult, 22 GiB at a million rows).
+        An int: the top principal components of those vectors, computed from the
+        statistics, a width independent of ``|V|`` (``n_components=16``: 1M rows of Adult
+        give 122 MiB of float64). ``"all"``: every component with non-zero
         variance (at most ``l``), which keeps all Euclidean distances, so k-means or nearest
         neighbours give the same results as on the full vectors.
     random_state : int, RandomState or None, default=None
@@ -199,7 +243,16 @@ class UNTIE(ValueEmbedder):
         ``F`` after each alternation (exact) or the batch loss per step (sgd).
     n_iter_ : int
     tau_ : float
-        Entropy weight used (exact) or L1 weight (sgd).
+        Entropy weight used (``inf`` when ``"auto"`` chose ``omega = 1``); for ``"sgd"`` the
+        entropy weight its ``objective_`` is reported with (temperature 1 when ``"auto"``).
+    temperature_ : float
+        The temperature used (``inf``: ``omega = 1``).
+    temperature_scores_ : list of (float, float)
+        ``(temperature, gap statistic)`` of every candidate tried by ``"auto"``.
+    gap_, uniform_gap_ : float
+        Gap statistic of the final weights and of ``omega = 1``.
+    fallback_ : bool
+        ``True`` when the learned weights scored below ``omega = 1`` and were replaced.
     components_ : ndarray of shape (D, n_components), only when ``n_components`` is set.
     explained_variance_ : ndarray, only when ``n_components`` is set.
     """
