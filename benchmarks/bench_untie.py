@@ -6,12 +6,20 @@
 2. Synthetic planted tables (``synthetic.py``, 20 attributes x 10 values) of 10,000 and
    1,000,000 rows: counting pass and fit after counting, reported separately. The fit after
    counting sees only the statistics, so its time should not grow with the rows.
-3. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present (prepared
+3. ``--transform-1m``: Adult's categorical columns resampled (with replacement, seed 0) to
+   1,000,000 rows; ``fit`` with ``n_components=16`` (a width independent of ``|V|``; the
+   Eq. 21 vectors would be ``28 |V| + ...`` columns) and ``transform`` of all the rows, with
+   the times, the output width and the process's peak resident memory (``ru_maxrss``; run it
+   under ``/usr/bin/time -v`` for the same figure from outside).
+4. ``--objectives``: the exact and sgd solvers on every UNTIE Table IV set present (prepared
    as ``src/catembed/evaluation/tables/untie-4.json`` says), with the
-   objective both minimise (``objective_``, see ``catembed.embed.untie``) and the
-   scale-free share of kernel energy outside the cluster subspace (``energy_ratio_``).
+   objective both minimise at temperature 10 (``objective_``, see ``catembed.embed.untie``)
+   and the scale-free share of kernel energy outside the cluster subspace
+   (``energy_ratio_``); then the default ``temperature="auto"``: the temperature it chose
+   (``inf`` = ``omega = 1``), its gap statistic against that of ``omega = 1``, fit time.
 
-Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--no-timing] [--skip-1m]``
+Usage: ``python benchmarks/bench_untie.py [--repeat 3] [--objectives] [--no-timing] [--skip-1m]
+[--transform-1m [--rows N] [--n-components K]]``
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 import tracemalloc
 import warnings
@@ -102,6 +111,31 @@ def bench_scaling(repeat: int, sizes: list[int]) -> None:
         print(f"  ratio fit-after-counting {b:,} / {a:,} rows = {rows[b] / rows[a]:.2f}")
 
 
+def bench_transform_adult(n_rows: int, n_components: int) -> None:
+    folder = SHARED / "datasets" / "adult"
+    if not (folder / "data.csv").exists():
+        print("adult: not in the data folder, skipped")
+        return
+    ds = load_dataset(folder)
+    cols = [c for c, k in ds.meta["columns"].items() if k in ("categorical", "binary")]
+    rng = np.random.default_rng(0)
+    X = ds.frame[cols].iloc[rng.integers(0, len(ds.frame), n_rows)].reset_index(drop=True)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    t0 = time.perf_counter()
+    est = UNTIE(n_clusters=2, n_components=n_components).fit(X)
+    t1 = time.perf_counter()
+    Z = est.transform(X)
+    t2 = time.perf_counter()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    full = est.omega_.size
+    print(f"Adult resampled: {n_rows:,} rows x {len(cols)} categorical columns, |V| = "
+          f"{est.stats_.n_values}; Eq. 21 width would be {full:,} columns "
+          f"({n_rows * full * 8 / 2**30:.1f} GiB as float64)")
+    print(f"  fit {t1 - t0:.2f} s, transform {t2 - t1:.2f} s -> {Z.shape} {Z.dtype} "
+          f"({Z.nbytes / 2**20:.0f} MiB)")
+    print(f"  peak RSS {rss:.0f} MiB (after loading and resampling: {rss0:.0f} MiB)")
+
+
 def table4_sets():
     """(label, features, labels) of every UNTIE Table IV set present, prepared as the
     ``untie-4`` table says (its presets, targets and aliases)."""
@@ -123,24 +157,29 @@ def table4_sets():
 
 
 def bench_objectives() -> None:
-    print("exact vs sgd, objective F (lower is better) and energy ratio; c = number of classes")
+    print("exact vs sgd at temperature 10: objective F (lower is better) and energy ratio; "
+          "temperature='auto': chosen temperature and gap statistic (learned / omega = 1); "
+          "c = number of classes")
     print(f"{'data set':<14}{'n':>7}{'|V|':>6}{'c':>4}{'F exact':>14}{'F sgd':>14}"
-          f"{'ratio exact':>13}{'ratio sgd':>11}{'exact<=sgd':>11}{'fit s':>7}")
+          f"{'ratio exact':>13}{'ratio sgd':>11}{'exact<=sgd':>11}{'auto T':>8}"
+          f"{'gap':>8}{'gap w=1':>8}{'fit s':>7}")
     for label, X, y in table4_sets():
         if X is None:
             print(f"{label:<14} missing")
             continue
         c = int(y.nunique())
+        ex = UNTIE(n_clusters=c, temperature=10).fit(X)
+        sg = UNTIE(n_clusters=c, temperature=10, solver="sgd", random_state=0).fit(X)
         t0 = time.perf_counter()
-        ex = UNTIE(n_clusters=c).fit(X)
-        t_ex = time.perf_counter() - t0
-        sg = UNTIE(n_clusters=c, solver="sgd", random_state=0).fit(X)
+        auto = UNTIE(n_clusters=c).fit(X)
+        t_auto = time.perf_counter() - t0
         # objectives of order 1e-12 are rounding noise (e.g. ThreeOf9, where every kernel is
         # constant and the objective is 0 for any weights): compare with a tolerance
         ok = ex.objective_ <= sg.objective_ + 1e-9 * X.shape[0]
         print(f"{label:<14}{X.shape[0]:>7}{ex.stats_.n_values:>6}{c:>4}{ex.objective_:>14.6g}"
               f"{sg.objective_:>14.6g}{ex.energy_ratio_:>13.5f}{sg.energy_ratio_:>11.5f}"
-              f"{str(ok):>11}{t_ex:>7.2f}", flush=True)
+              f"{str(ok):>11}{auto.temperature_:>8g}{auto.gap_:>8.4f}{auto.uniform_gap_:>8.4f}"
+              f"{t_auto:>7.2f}", flush=True)
 
 
 def main() -> None:
@@ -150,9 +189,16 @@ def main() -> None:
                     help="compare the exact and sgd solvers on every Table IV set present")
     ap.add_argument("--no-timing", action="store_true", help="only the --objectives part")
     ap.add_argument("--skip-1m", action="store_true", help="scale to 100k rows instead of 1M")
+    ap.add_argument("--transform-1m", action="store_true",
+                    help="fit and transform Adult resampled to --rows rows (only this part)")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--n-components", type=int, default=16)
     args = ap.parse_args()
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     warnings.simplefilter("ignore", CatEmbedWarning)
+    if args.transform_1m:
+        bench_transform_adult(args.rows, args.n_components)
+        return
     if not args.no_timing:
         bench_connect4(args.repeat)
         bench_scaling(args.repeat, [10_000, 100_000 if args.skip_1m else 1_000_000])

@@ -17,6 +17,8 @@ from catembed.embed._untie_core import (
     ValueLevelProblem,
     coupling_spaces,
     eigengap_n_clusters,
+    gap_statistic,
+    independence_cooc,
     kernel_matrix,
     kernel_spaces,
     parse_kernels,
@@ -142,11 +144,13 @@ def test_fitted_model_objective_and_similarity_match_naive():
     X = est.transform(df)
     assert X.shape == (50, 3 * 2 * 8)  # 3 kernels x (intra, inter) x l=8 values
     S = X @ X.T
-    lam = np.linalg.eigvalsh(S)[::-1]
+    Xc = X - X.mean(axis=0)  # centered=True (default): the constant vector is in H
+    lam = np.linalg.eigvalsh(Xc @ Xc.T)[::-1]
     w = est.omega_
     scale = w.size / w.sum()
-    assert est.kmeans_objective_ == pytest.approx(scale * lam[2:].sum(), rel=1e-8)
-    assert est.energy_ratio_ == pytest.approx(lam[2:].sum() / lam.sum(), rel=1e-8)
+    assert est.kmeans_objective_ == pytest.approx(scale * lam[1:].sum(), rel=1e-8)
+    assert est.energy_ratio_ == pytest.approx(lam[1:].sum() / lam.sum(), rel=1e-8)
+    assert est.gap_ >= est.uniform_gap_ and not est.fallback_
     assert np.allclose(est.similarity(df), S)
     assert np.allclose(est.similarity(df.iloc[:5], df.iloc[10:13]), S[:5, 10:13])
 
@@ -163,7 +167,7 @@ def test_objective_does_not_depend_on_repeating_rows():
 # ---------------------------------------------------------------- the exact solver
 def test_exact_solver_decreases_and_converges():
     df = random_table(n=80, sizes=(4, 3, 3, 2), seed=11)
-    est = UNTIE(n_clusters=3).fit(df)
+    est = UNTIE(n_clusters=3, temperature=3).fit(df)
     path = np.asarray(est.objective_path_)
     assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))
     assert est.n_iter_ < 100
@@ -192,10 +196,52 @@ def test_omega_step_is_the_exact_minimiser():
         assert F(w_star) <= F(v) + 1e-12
 
 
+def test_independence_cooc_and_gap_by_hand():
+    """Shuffling each column of a full factorial changes nothing: the null counts equal the
+    real ones and the gap is 0 for any weights; planted clusters give a positive gap."""
+    df = full_factorial((3, 2, 4))
+    stats = ValueStatistics.from_frame(df)
+    assert np.allclose(independence_cooc(stats), stats.cooc_dense())
+    spaces = kernel_spaces(stats, parse_kernels(["poly:1"]), identity_for=[0, 1, 2])
+    real = ValueLevelProblem(stats, spaces, centered=True)
+    null = ValueLevelProblem(stats, spaces, centered=True, null=True)
+    w = np.random.default_rng(0).uniform(0.5, 2, real.n_coords)
+    assert gap_statistic(real, null, w, 3) == pytest.approx(0.0, abs=1e-9)
+    # two attributes: the off-diagonal block becomes n p q^T
+    small = ValueStatistics.from_frame(pd.DataFrame({"a": list("xxxy"), "b": list("uvvv")}))
+    assert np.allclose(independence_cooc(small), [[3, 0, 3 / 4, 9 / 4], [0, 1, 1 / 4, 3 / 4],
+                                                  [3 / 4, 1 / 4, 1, 0], [9 / 4, 3 / 4, 0, 3]])
+    rng = np.random.default_rng(1)
+    g = rng.integers(0, 2, 200)
+    planted = pd.DataFrame({f"a{j}": np.where(rng.random(200) < 0.9, g, rng.integers(0, 2, 200))
+                            .astype(str) for j in range(5)})
+    st = ValueStatistics.from_frame(planted)
+    sp = kernel_spaces(st, parse_kernels(["gaussian:1", "poly:1"]))
+    real = ValueLevelProblem(st, sp, centered=True)
+    null = ValueLevelProblem(st, sp, centered=True, null=True)
+    assert gap_statistic(real, null, np.ones(real.n_coords), 2) > 0.5
+
+
+def test_auto_temperature_maximises_the_gap():
+    df = random_table(n=80, sizes=(3, 4, 2, 3), seed=6)
+    kernels = ["gaussian:1", "gaussian:8", "poly:2"]
+    est = UNTIE(n_clusters=3, kernels=kernels).fit(df)
+    temps, gaps = zip(*est.temperature_scores_, strict=True)
+    assert temps[0] == np.inf and len(temps) == 7
+    assert est.temperature_ == temps[int(np.argmax(gaps))]
+    stats = ValueStatistics.from_frame(df)
+    spaces = kernel_spaces(stats, parse_kernels(kernels))
+    real = ValueLevelProblem(stats, spaces, centered=True)
+    null = ValueLevelProblem(stats, spaces, centered=True, null=True)
+    assert gap_statistic(real, null, est.omega_, 3) == pytest.approx(max(gaps), rel=1e-9)
+    fixed = UNTIE(n_clusters=3, kernels=["gaussian:1"], temperature=3).fit(df)
+    assert fixed.temperature_ == 3 and fixed.temperature_scores_ == []
+
+
 def test_exact_beats_sgd_on_the_same_objective():
     df = random_table(n=200, sizes=(3, 3, 2, 4), seed=2)
-    exact = UNTIE(n_clusters=3).fit(df)
-    sgd = UNTIE(n_clusters=3, solver="sgd", random_state=0, max_iter=200).fit(df)
+    exact = UNTIE(n_clusters=3, temperature=10).fit(df)
+    sgd = UNTIE(n_clusters=3, temperature=10, solver="sgd", random_state=0, max_iter=200).fit(df)
     assert exact.tau_ == pytest.approx(sgd.tau_)
     assert exact.objective_ <= sgd.objective_
     assert sgd.sgd_objective_ == sgd.objective_path_[-1]
@@ -227,9 +273,9 @@ def test_n_clusters_from_labels_or_eigengap():
     assert UNTIE(n_clusters=2).fit(df, y).n_clusters_ == 2
     est = UNTIE().fit(df)
     stats = ValueStatistics.from_frame(df)
-    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(None)))
+    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(None)), centered=True)
     lam, _ = problem.spectrum(np.ones(problem.n_coords))
-    assert est.n_clusters_ == eigengap_n_clusters(lam)
+    assert est.n_clusters_ == eigengap_n_clusters(lam, centered=True)
 
 
 # ---------------------------------------------------------------- outputs
@@ -331,7 +377,8 @@ def test_couplings_watermelon_by_hand():
 # ---------------------------------------------------------------- errors
 @pytest.mark.parametrize(
     "params",
-    [{"solver": "lp"}, {"n_clusters": 0}, {"temperature": 0}, {"kernels": "poly:1"},
+    [{"solver": "lp"}, {"n_clusters": 0}, {"temperature": 0}, {"temperature": "hot"},
+     {"tied_values": "merge"}, {"kernels": "poly:1"},
      {"n_components": "some"}, {"batch_size": 1}, {"max_iter": 0}],
 )
 def test_bad_parameters(params):
@@ -399,6 +446,71 @@ def test_centered_variant_matches_naive_nxn():
     Xb = O @ value_matrix(stats, spaces)
     resid = Xb - H @ (H.T @ Xb)
     assert np.allclose(problem.coefficients(Wc), (resid ** 2).sum(axis=0), atol=1e-8)
-    est = UNTIE(n_clusters=c, centered=True, kernels=["gaussian:2", "poly:1"]).fit(df)
+    est = UNTIE(n_clusters=c, temperature=3, kernels=["gaussian:2", "poly:1"]).fit(df)
     path = np.asarray(est.objective_path_)
     assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))
+
+
+# ---------------------------------------------------------------- degenerate cases
+def full_factorial(sizes=(3, 2, 2)) -> pd.DataFrame:
+    """Every combination once (like Nursery): uniform counts, independent attributes."""
+    grid = np.stack(np.meshgrid(*[np.arange(s) for s in sizes], indexing="ij"), -1)
+    grid = grid.reshape(-1, len(sizes))
+    return pd.DataFrame({f"a{j}": [f"v{x}" for x in grid[:, j]] for j in range(len(sizes))})
+
+
+def test_tied_values_get_the_identity_kernel_nursery_regression():
+    """Nursery (a full factorial) gave every row the same vector: all values of an
+    attribute have the same frequency and the same conditional probabilities."""
+    df = full_factorial()
+    with pytest.warns(CatEmbedWarning, match="cannot tell apart"):
+        est = UNTIE(n_clusters=2, kernels=["gaussian:1", "poly:1"]).fit(df)
+    X = est.transform(df)
+    assert np.unique(X.round(10), axis=0).shape[0] == len(df)  # 12 distinct rows
+    assert ("a0", "identity", "delta") in est.kernel_weights_.index
+    assert X.shape[1] == 2 * 2 * 7 + 7  # 2 kernels x (intra, inter) x 7 values + identity
+    with pytest.warns(CatEmbedWarning, match="same UNTIE vector"):
+        keep = UNTIE(n_clusters=2, kernels=["poly:1"], tied_values="keep").fit(df)
+    Xk = keep.transform(df)
+    assert np.allclose(Xk, Xk[0])
+
+
+def test_nursery_rows_are_distinct():
+    from catembed.datasets import load_dataset
+    from conftest import shared_dataset
+
+    df = load_dataset(shared_dataset("nursery")).frame
+    X = df.drop(columns="class")
+    with pytest.warns(CatEmbedWarning, match="cannot tell apart"):
+        Z = UNTIE(n_components="all").fit_transform(X)
+    assert np.unique(Z.round(8), axis=0).shape[0] == X.drop_duplicates().shape[0] == 12960
+
+
+def test_learned_weights_never_worse_than_uniform():
+    for seed in range(4):
+        df = random_table(n=60, sizes=(3, 4, 2, 3), seed=seed)
+        est = UNTIE(n_clusters=3, kernels=["gaussian:0.5", "gaussian:8", "poly:2"]).fit(df)
+        assert est.gap_ >= est.uniform_gap_
+        assert not est.fallback_
+
+
+def test_degenerate_weights_fall_back_to_uniform(monkeypatch):
+    """A weighting with less cluster structure than omega = 1 (here all weight on the
+    coordinate the clusters explain worst) is refused with a warning."""
+    import catembed.embed.untie as mod
+    from catembed.embed._untie_core import SolverResult
+
+    def bad_solver(problem, c, *, tau, max_iter, tol):
+        Wc, _ = problem.h_factor(np.ones(problem.n_coords), c)
+        e = problem.energy
+        r = np.where(e > 0, problem.coefficients(Wc) / np.where(e > 0, e, 1), -1)
+        w = np.full(problem.n_coords, 1e-6)
+        w[np.argmax(r)] = problem.n_coords
+        return SolverResult(w, 0.0, 1, [0.0], tau)
+
+    monkeypatch.setattr(mod, "untie_exact", bad_solver)
+    df = random_table(n=60, sizes=(3, 4, 2), seed=1)
+    with pytest.warns(CatEmbedWarning, match="degenerate"):
+        est = UNTIE(n_clusters=3, kernels=["gaussian:1", "poly:2"], temperature=10).fit(df)
+    assert est.fallback_ and np.allclose(est.omega_, 1)
+    assert est.gap_ == est.uniform_gap_

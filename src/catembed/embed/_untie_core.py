@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.special import softmax
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
@@ -26,10 +26,17 @@ __all__ = [
     "KernelSpace",
     "ValueLevelProblem",
     "coupling_spaces",
+    "captured_energy",
     "eigengap_n_clusters",
+    "gap_statistic",
+    "independence_cooc",
+    "energy_ratio",
+    "energy_shares",
     "kernel_matrix",
     "kernel_spaces",
     "parse_kernels",
+    "tied_attributes",
+    "untie_auto",
     "untie_exact",
     "untie_sgd",
 ]
@@ -41,6 +48,15 @@ DEFAULT_KERNELS: tuple[str, ...] = tuple(
 )
 
 _TINY = 1e-100
+_CONTROLLER: list[ThreadpoolController] = []
+
+
+def _one_blas_thread():
+    """Context manager limiting BLAS to one thread; the controller (which scans the loaded
+    libraries, ~0.1 s) is made once."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 _SMALL_EIGH = 512
 
 _KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
@@ -143,11 +159,38 @@ class KernelSpace:
     K: np.ndarray
 
 
+def tied_attributes(stats: ValueStatistics) -> list[int]:
+    """Attributes with two or more values that the coupling spaces cannot tell apart.
+
+    Two values of attribute ``j`` with the same frequency and the same conditional
+    probabilities ``p(v | u)`` for every other value ``u`` (UNTIE Eqs. 1-5) have equal coupling
+    vectors, so every kernel row and every Eq. 21 vector of the two is equal. A full factorial
+    design with uniform counts (Nursery, ThreeOf9) ties all the values of every attribute, and
+    every row then gets the same vector.
+    """
+    out = []
+    for j, (intra, inter) in enumerate(coupling_spaces(stats)):
+        F = np.hstack([intra, inter])
+        if F.shape[0] > 1 and np.unique(np.round(F, 12), axis=0).shape[0] < F.shape[0]:
+            out.append(j)
+    return out
+
+
 def kernel_spaces(
-    stats: ValueStatistics, kernels: list[tuple[str, float]]
+    stats: ValueStatistics,
+    kernels: list[tuple[str, float]],
+    *,
+    identity_for: Sequence[int] = (),
 ) -> list[KernelSpace]:
-    """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels."""
+    """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels.
+
+    Attributes listed in ``identity_for`` get one more space, the identity kernel
+    ``K = I`` (coupling ``"identity"``, kernel ``"delta"``: the ``g -> inf`` limit of the
+    Gaussian bank), which separates values whose coupling vectors are equal (see
+    :func:`tied_attributes`).
+    """
     spaces = []
+    ident = set(int(j) for j in identity_for)
     for j, (intra, inter) in enumerate(coupling_spaces(stats)):
         for coupling, F in (("intra", intra), ("inter", inter)):
             for kind, param in kernels:
@@ -155,6 +198,8 @@ def kernel_spaces(
                     KernelSpace(j, coupling, kernel_name(kind, param),
                                 kernel_matrix(F, kind, param))
                 )
+        if j in ident:
+            spaces.append(KernelSpace(j, "identity", "delta", np.eye(intra.shape[0])))
     return spaces
 
 
@@ -165,6 +210,23 @@ def _psd_factor(A: np.ndarray, rtol: float | None = None) -> np.ndarray:
     tol = (rtol if rtol is not None else A.shape[0] * np.finfo(float).eps) * max(lam_max, 1e-300)
     keep = lam > tol
     return np.sqrt(lam[keep])[:, None] * V[:, keep].T
+
+
+def independence_cooc(stats: ValueStatistics) -> np.ndarray:
+    """The co-occurrence counts expected when every column is shuffled on its own.
+
+    Within an attribute the block stays ``diag(counts)``; between attributes ``j != k`` it
+    becomes ``n p_j p_k^T``. This is the null model of the gap statistic in
+    :func:`untie_auto`: same values, same frequencies, no co-occurrence structure.
+    """
+    n = max(stats.n_rows, 1)
+    cnt = stats.counts.astype(np.float64)
+    C = np.outer(cnt, cnt) / n
+    offs = stats.offsets
+    for j in range(stats.n_features):
+        sl = slice(offs[j], offs[j + 1])
+        C[sl, sl] = np.diag(cnt[sl])
+    return C
 
 
 class ValueLevelProblem:
@@ -183,9 +245,15 @@ class ValueLevelProblem:
     """
 
     def __init__(
-        self, stats: ValueStatistics, spaces: list[KernelSpace], *, centered: bool = False
+        self,
+        stats: ValueStatistics,
+        spaces: list[KernelSpace],
+        *,
+        centered: bool = False,
+        null: bool = False,
     ) -> None:
-        C = stats.cooc_dense().astype(np.float64)
+        C = independence_cooc(stats) if null else stats.cooc_dense().astype(np.float64)
+        self.null = bool(null)
         self.centered = bool(centered)
         if centered:
             # C_c = O^T (I - 1 1^T / n) O: the counts of the centred one-hot matrix
@@ -247,14 +315,14 @@ class ValueLevelProblem:
         M = np.zeros((r, r))
         for Rj, K, sl in self._blocks:
             wp = w[sl].reshape(K.shape[0], K.shape[2])
-            G = np.einsum("pvd,pd,pud->vu", K, wp, K, optimize=True)
+            G = np.tensordot(K * wp[:, None, :], K, axes=([0, 2], [0, 2]))
             RG = Rj @ G
             M += RG @ Rj.T
         M = (M + M.T) / 2
         if M.shape[0] <= _SMALL_EIGH:
             # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
             # their spin-waiting made it 10-100x slower than one thread
-            with threadpool_limits(limits=1, user_api="blas"):
+            with _one_blas_thread():
                 lam, W = np.linalg.eigh(M)
         else:
             lam, W = np.linalg.eigh(M)
@@ -266,7 +334,7 @@ class ValueLevelProblem:
         proj = np.zeros(self._n_coords)
         for Rj, K, sl in self._blocks:
             Q = Wc.T @ Rj  # c x l_j
-            P = np.einsum("cv,pvd->pcd", Q, K, optimize=True)
+            P = np.matmul(Q[None], K)
             proj[sl] = np.einsum("pcd,pcd->pd", P, P).reshape(-1)
         return np.maximum(self.energy - proj, 0.0)
 
@@ -329,6 +397,21 @@ class SolverResult:
     tau: float
 
 
+def energy_shares(problem: ValueLevelProblem, w: np.ndarray) -> np.ndarray:
+    """``u_d = w_d e_d / sum_k w_k e_k``: each coordinate's share of ``Tr(S)`` (0 if none)."""
+    we = np.asarray(w, dtype=float) * problem.energy
+    total = we.sum()
+    return we / total if total > 0 else np.zeros_like(we)
+
+
+def energy_ratio(problem: ValueLevelProblem, w: np.ndarray, c: int) -> float:
+    """``min_H Tr(S (I - H H^T)) / Tr(S)`` at weights ``w``: the share of the kernel energy
+    outside the best ``c``-cluster subspace (a relaxed k-means within-cluster share, 0..1).
+    It does not change when ``w`` is multiplied by a constant; 0 when ``Tr(S) = 0``."""
+    total = float(problem.energy @ np.asarray(w, dtype=float))
+    return problem.objective(w, c) / total if total > 0 else 0.0
+
+
 def regularised_objective(problem: ValueLevelProblem, w: np.ndarray, c: int, tau: float) -> float:
     """``F(w) = min_H Tr(S_w (I - H H^T)) + tau sum_d w_d log w_d`` after rescaling
     ``w`` to the feasible set ``sum_d w_d = D`` (the objective is positively homogeneous in
@@ -348,7 +431,7 @@ def default_tau(problem: ValueLevelProblem, c: int, temperature: float) -> float
     w = np.ones(problem.n_coords)
     Wc, _ = problem.h_factor(w, c)
     mean_a = float(problem.coefficients(Wc).mean()) if problem.n_coords else 0.0
-    return temperature * mean_a if mean_a > 0 else 1.0
+    return float(temperature) * mean_a if mean_a > 0 else 1.0
 
 
 def untie_exact(
@@ -380,6 +463,70 @@ def untie_exact(
         if abs(path[-2] - path[-1]) <= tol * max(abs(path[-1]), 1e-300):
             break
     return SolverResult(w, path[-1], n_iter, path, tau)
+
+
+#: Temperatures tried by ``temperature="auto"`` (see :func:`untie_auto`).
+AUTO_TEMPERATURES: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def captured_energy(problem: ValueLevelProblem, w: np.ndarray, c: int) -> float:
+    """``Tr(H^T S H)`` at the optimal ``H``: the kernel energy inside the cluster subspace
+    (``Tr(S)`` minus the objective)."""
+    return float(problem.energy @ np.asarray(w, dtype=float)) - problem.objective(w, c)
+
+
+def gap_statistic(problem: ValueLevelProblem, null: ValueLevelProblem, w: np.ndarray,
+                  c: int) -> float:
+    """``log(captured energy) - log(captured energy under independence)`` at weights ``w``.
+
+    The permutation gap of sparse k-means (Witten and Tibshirani, JASA 2010, Sec. 3.2) with
+    its expectation taken in closed form: shuffling each column on its own keeps the value
+    counts (so ``Tr(S)`` and each coordinate's energy) and replaces the co-occurrences by
+    :func:`independence_cooc`. Concentrating weight on a few coordinates raises the
+    captured share of the real and the null kernel alike, so the gap rewards only cluster
+    structure that the columns share. ``-inf`` when nothing is captured.
+    """
+    real = captured_energy(problem, w, c)
+    base = captured_energy(null, w, c)
+    if not (real > 0 and base > 0):
+        return float("-inf")
+    return float(np.log(real) - np.log(base))
+
+
+def untie_auto(
+    problem: ValueLevelProblem,
+    c: int,
+    *,
+    null: ValueLevelProblem,
+    temperatures: Sequence[float] = AUTO_TEMPERATURES,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+) -> tuple[SolverResult, float, list[tuple[float, float]]]:
+    """Solve at every temperature and keep the weights with the largest
+    :func:`gap_statistic`, ``omega = 1`` included (as temperature ``inf``, tried first,
+    so a tie keeps it).
+
+    The choice uses no labels: it is the gap statistic Witten and Tibshirani use to set the
+    sparsity of feature weights for k-means. The objective alone cannot choose: at a low
+    temperature weight moves onto few coordinates and the objective, even divided by
+    ``Tr(S)``, falls whether or not the data have clusters.
+
+    Returns
+    -------
+    (result, temperature, [(temperature, gap), ...])
+    """
+    ones = np.ones(problem.n_coords)
+    best = (gap_statistic(problem, null, ones, c), float("inf"),
+            SolverResult(ones, 0.0, 0, [0.0], float("inf")))
+    tried = [(float("inf"), best[0])]
+    for t in temperatures:
+        tau = default_tau(problem, c, t)
+        res = untie_exact(problem, c, tau=tau, max_iter=max_iter, tol=tol)
+        gap = gap_statistic(problem, null, res.w, c)
+        tried.append((float(t), gap))
+        if gap > best[0] + 1e-9 * max(abs(best[0]), 1.0):
+            best = (gap, float(t), res)
+    return best[2], best[1], tried
 
 
 def untie_sgd(

@@ -64,6 +64,47 @@ exactly too (top eigenvectors), so ``F`` never increases and the alternation con
 stops when the relative change of ``F`` is at most ``tol``. ``tau = temperature * mean_d a_d``
 at ``omega = 1``, which makes ``temperature`` scale-free.
 
+Choosing the temperature without labels, and refusing degenerate weights
+-----------------------------------------------------------------------
+``F`` cannot choose ``tau`` itself: as ``tau`` falls, weight moves onto coordinates of
+little energy and both the objective and the share of ``Tr(S)`` outside the cluster subspace
+fall, whether or not the rows have clusters (on Zoo that share goes from 0.17 at
+``omega = 1`` to 0.006 at ``temperature=0.3``). This is the collapse seen on held-out data: a
+partition driven by near-constant coordinates. ``temperature="auto"`` (the default) solves at
+``temperature`` 0.3, 1, 3, 10, 30 and 100 and keeps the weights, ``omega = 1`` included,
+with the largest gap statistic (Witten and Tibshirani, *A framework for feature selection in
+clustering*, JASA 2010, Sec. 3.2, the rule they use to set the strength of feature weights
+for k-means): ``log Tr(H^T S H) - log Tr(H_0^T S_0 H_0)``, the energy the best cluster
+subspace captures, against the same for the table with every column shuffled on its own.
+The expectation over shuffles is taken in closed form on the counts (within an attribute
+the co-occurrence block stays ``diag(counts)``, between attributes it becomes
+``n p_j p_k^T``; see :func:`~catembed.embed._untie_core.independence_cooc`), so it costs one
+more value-level eigenproblem and no rows. Concentrating weight on few coordinates raises
+the captured share of the shuffled table as much as the real one, so only cluster
+structure shared across columns counts. No labels and no benchmark F-score enter; the
+earlier default (``temperature=10``) had been picked by F-score on Table IV sets and is gone.
+
+Whatever the solver or temperature, the learned weights are then compared with
+``omega = 1`` on that gap: if they score lower (``solver="sgd"`` or a fixed temperature can),
+``fit`` warns (:class:`~catembed.CatEmbedWarning`) and uses ``omega = 1``
+(``fallback_ = True``).
+
+Values the coupling spaces cannot tell apart
+--------------------------------------------
+Two values of one attribute with the same frequency and the same conditional probabilities
+``p(v | u)`` for every other value have equal coupling vectors (Eqs. 1-5), hence equal kernel
+rows and equal Eq. 21 vectors. In a full factorial design with uniform counts (Nursery,
+ThreeOf9) this holds for every value of every attribute and all rows got the same vector.
+``tied_values="identity"`` (default) adds to each such attribute one kernel space, the
+identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
+``tied_values="keep"`` keeps the paper's spaces (and warns too).
+
+Spec and paper: the objective is centred by default (``centered=True``: ``H`` contains the
+constant vector, as every k-means indicator ``Z L^{1/2}`` does), which the paper's Eq. 17
+relaxation leaves out; k-means does not depend on the mean, the uncentred objective
+rewards coordinates for their mean. Eq. 8 of the paper weights rows (``T_p K_p``) while
+Eqs. 11-13 and 21 weight columns; we follow Eqs. 13 and 21, as the spec does.
+
 ``solver="sgd"`` follows the paper's recipe (Adam, learning rate 1e-3, batch 20, 1000
 iterations, ``omega = |theta|`` from 1, L1 penalty ``1 / log(#spaces)``, prune below 1e-3) on
 row batches (see :func:`~catembed.embed._untie_core.untie_sgd`); it needs the rows, so it
@@ -98,9 +139,13 @@ from ._untie_core import (
     coupling_spaces,
     default_tau,
     eigengap_n_clusters,
+    energy_ratio,
+    gap_statistic,
     kernel_spaces,
     parse_kernels,
     regularised_objective,
+    tied_attributes,
+    untie_auto,
     untie_exact,
     untie_sgd,
 )
@@ -147,22 +192,23 @@ class UNTIE(ValueEmbedder):
         ``"exact"``: entropy-regularised omega step, solved by block-coordinate descent to
         convergence on value-level matrices. ``"sgd"``: the paper's Adam recipe on row
         batches (needs ``fit(X)``, not ``fit_statistics``).
-    temperature : float, default=10.0
+    temperature : float or "auto", default="auto"
         Entropy weight of the exact omega step, in units of the mean coordinate residual:
         a coordinate whose residual is ``temperature`` times the mean loses a factor ``e``
-        of weight. Large: weights stay near 1 (at 1000 the clusterings equal ``omega = 1``);
-        small: weight concentrates on few coordinates. 10 was chosen by k-means F-score
-        among 0.1, 1, 3, 10, 30 and 1000 on UNTIE Table IV sets (zoo, promoters,
-        soybean_large, breast_cancer_wisconsin, tic_tac_toe, hepatitis, primary_tumor,
-        spect_heart), so it is tuned on the benchmark it is reported on.
-    centered : bool, default=False
-        ``False``: Eq. 20 as printed, ``H`` = any ``c`` orthonormal columns (the top ``c``
-        eigenvectors of ``S``). ``True``: a tighter relaxation of the same k-means problem:
-        every cluster-indicator ``H = Z L^{1/2}`` spans the constant vector, so ``H`` is
-        the constant vector plus the top ``c - 1`` eigenvectors of the centred kernel
-        ``J S J`` (``J = I - 1 1^T / n``; value-level through ``C - n p p^T``). On eight
-        Table IV sets both gave the same k-means F-scores within 0.005 at
-        ``temperature=10``.
+        of weight. Large: weights stay near 1; small: weight concentrates on few
+        coordinates. ``"auto"``: the one of 0.3, 1, 3, 10, 30, 100 and ``inf``
+        (``omega = 1``) with the largest gap statistic against shuffled columns (see the
+        module docstring); no labels are used.
+    centered : bool, default=True
+        ``True``: every cluster-indicator ``H = Z L^{1/2}`` spans the constant vector, so
+        ``H`` is the constant vector plus the top ``c - 1`` eigenvectors of the centred
+        kernel ``J S J`` (``J = I - 1 1^T / n``; value-level through ``C - n p p^T``): the
+        objective ignores the mean of the vectors, as k-means does. ``False``: Eq. 20 as
+        printed, ``H`` = the top ``c`` eigenvectors of ``S``.
+    tied_values : {"identity", "keep"}, default="identity"
+        Values of one attribute that the coupling spaces cannot tell apart (same frequency,
+        same co-occurrences): give the attribute one more kernel space, the identity
+        kernel, so that they differ, or keep the paper's spaces. Both warn.
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
@@ -173,8 +219,10 @@ class UNTIE(ValueEmbedder):
         Rows per Adam step (``"sgd"``).
     n_components : int, "all" or None, default=None
         ``None``: ``transform`` returns the Eq. 21 vectors (``D = 2 |F| l`` columns, e.g.
-        28 per value with the default bank). An int: the top principal components of those
-        vectors, computed from the statistics. ``"all"``: every component with non-zero
+        28 per value with the default bank: 2,856 on Adult, 22 GiB at a million rows).
+        An int: the top principal components of those vectors, computed from the
+        statistics, a width independent of ``|V|`` (``n_components=16``: 1M rows of Adult
+        give 122 MiB of float64). ``"all"``: every component with non-zero
         variance (at most ``l``), which keeps all Euclidean distances, so k-means or nearest
         neighbours give the same results as on the full vectors.
     random_state : int, RandomState or None, default=None
@@ -210,7 +258,16 @@ class UNTIE(ValueEmbedder):
         ``F`` after each alternation (exact) or the batch loss per step (sgd).
     n_iter_ : int
     tau_ : float
-        Entropy weight used (exact) or L1 weight (sgd).
+        Entropy weight used (``inf`` when ``"auto"`` chose ``omega = 1``); for ``"sgd"`` the
+        entropy weight its ``objective_`` is reported with (temperature 1 when ``"auto"``).
+    temperature_ : float
+        The temperature used (``inf``: ``omega = 1``).
+    temperature_scores_ : list of (float, float)
+        ``(temperature, gap statistic)`` of every candidate tried by ``"auto"``.
+    gap_, uniform_gap_ : float
+        Gap statistic of the final weights and of ``omega = 1``.
+    fallback_ : bool
+        ``True`` when the learned weights scored below ``omega = 1`` and were replaced.
     components_ : ndarray of shape (D, n_components), only when ``n_components`` is set.
     explained_variance_ : ndarray, only when ``n_components`` is set.
     """
@@ -226,8 +283,9 @@ class UNTIE(ValueEmbedder):
         n_clusters: int | None = None,
         kernels: Any = None,
         solver: str = "exact",
-        temperature: float = 10.0,
-        centered: bool = False,
+        temperature: Any = "auto",
+        centered: bool = True,
+        tied_values: str = "identity",
         max_iter: int | None = None,
         tol: float = 1e-8,
         learning_rate: float = 1e-3,
@@ -248,6 +306,7 @@ class UNTIE(ValueEmbedder):
         self.solver = solver
         self.temperature = temperature
         self.centered = centered
+        self.tied_values = tied_values
         self.max_iter = max_iter
         self.tol = tol
         self.learning_rate = learning_rate
@@ -291,22 +350,43 @@ class UNTIE(ValueEmbedder):
     def _check_params(self) -> None:
         super()._check_params()
         check_option("solver", self.solver, ("exact", "sgd"))
+        check_option("tied_values", self.tied_values, ("identity", "keep"))
         parse_kernels(self.kernels)
         _check_int("n_clusters", self.n_clusters, minimum=1, allow_none=True)
         _check_int("max_iter", self.max_iter, minimum=1, allow_none=True)
         _check_int("batch_size", self.batch_size, minimum=2)
-        for name in ("temperature", "tol", "learning_rate"):
+        names = ("tol", "learning_rate")
+        if not (isinstance(self.temperature, str) and self.temperature == "auto"):
+            names = ("temperature",) + names
+        for name in names:
             val = getattr(self, name)
             if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
-                raise CatEmbedError(f"{name} must be a positive number; got {val!r}.")
+                extra = " or 'auto'" if name == "temperature" else ""
+                raise CatEmbedError(f"{name} must be a positive number{extra}; got {val!r}.")
         if self.n_components is not None and self.n_components != "all":
             _check_int("n_components", self.n_components, minimum=1,
                        extra=" or 'all' or None")
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
-        spaces = kernel_spaces(stats, kernels)
+        tied = tied_attributes(stats)
+        if tied:
+            names = ", ".join(repr(str(stats.feature_names[j])) for j in tied[:5])
+            more = f" and {len(tied) - 5} more" if len(tied) > 5 else ""
+            fix = ("each gets the identity kernel as one more space (tied_values='identity')"
+                   if self.tied_values == "identity" else
+                   "their rows get equal vectors; tied_values='identity' separates them")
+            warnings.warn(
+                f"columns {names}{more} have values with the same frequency and the same "
+                "co-occurrences with every other value, which UNTIE's coupling spaces "
+                f"cannot tell apart; {fix}.",
+                CatEmbedWarning, stacklevel=4,
+            )
+        spaces = kernel_spaces(
+            stats, kernels, identity_for=tied if self.tied_values == "identity" else ()
+        )
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
+        null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
         lam0, _ = problem.spectrum(np.ones(problem.n_coords))
         c = self.n_clusters or getattr(self, "_fit_n_classes", None)
         if c is None:
@@ -318,16 +398,25 @@ class UNTIE(ValueEmbedder):
                 CatEmbedWarning, stacklevel=4,
             )
         self.n_clusters_ = int(c)
-        tau = default_tau(problem, c, self.temperature)
-        if c >= problem.rank:
+        auto = isinstance(self.temperature, str)
+        self.temperature_ = 1.0 if auto else float(self.temperature)
+        self.temperature_scores_ = []
+        tau = default_tau(problem, c, self.temperature_)
+        if problem.n_free(c) >= problem.rank:
             res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
             w = res.w
             self.tau_ = tau
             self.objective_path_ = res.path
             self.sgd_objective_ = None
         elif self.solver == "exact":
-            res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100, tol=self.tol)
+            if auto:
+                res, self.temperature_, self.temperature_scores_ = untie_auto(
+                    problem, c, null=null, max_iter=self.max_iter or 100, tol=self.tol)
+            else:
+                res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100,
+                                  tol=self.tol)
             w = res.w
+            tau = res.tau
             self.tau_ = res.tau
             self.objective_path_ = res.path
             self.sgd_objective_ = None
@@ -362,12 +451,13 @@ class UNTIE(ValueEmbedder):
             self.objective_path_ = res.path
             self.sgd_objective_ = res.objective
         self.n_iter_ = int(res.n_iter)
+        w = self._check_degenerate(problem, null, w, c)
         self.omega_ = w
-        self.objective_ = regularised_objective(problem, w, c, tau)
+        self.objective_ = (regularised_objective(problem, w, c, tau) if np.isfinite(tau)
+                           else problem.objective(w * (w.size / w.sum()), c))
         w_unit = w * (w.size / w.sum()) if w.sum() > 0 else w
         self.kmeans_objective_ = problem.objective(w_unit, c)
-        total = float(problem.energy @ w_unit)
-        self.energy_ratio_ = self.kmeans_objective_ / total if total > 0 else 0.0
+        self.energy_ratio_ = energy_ratio(problem, w_unit, c)
         self._space_of = problem.space_of
         self._space_names = [
             (str(stats.feature_names[s.attribute]), s.coupling, s.kernel) for s in spaces
@@ -382,6 +472,38 @@ class UNTIE(ValueEmbedder):
             start += T.shape[1]
         self._fit_projection(stats, tables)
         return tables
+
+    def _check_degenerate(self, problem: ValueLevelProblem, null: ValueLevelProblem,
+                          w: np.ndarray, c: int) -> np.ndarray:
+        """Keep the learned ``w`` only if its :func:`gap_statistic` (the objective made
+        scale-free and measured against shuffled columns) is at least that of
+        ``omega = 1``; else warn and return ``omega = 1``."""
+        ones = np.ones(problem.n_coords)
+        self.uniform_gap_ = gap_statistic(problem, null, ones, c)
+        self.fallback_ = False
+        if not float(problem.energy @ ones) > 0:
+            warnings.warn(
+                "every row gets the same UNTIE vector: the kernel spaces do not vary over "
+                "the rows (constant columns, or tied values with tied_values='keep').",
+                CatEmbedWarning, stacklevel=5,
+            )
+            self.gap_ = self.uniform_gap_
+            return w
+        ok = np.all(np.isfinite(w)) and float(problem.energy @ w) > 0
+        gap = gap_statistic(problem, null, w, c) if ok else float("-inf")
+        tol = 1e-9 * max(abs(self.uniform_gap_), 1.0) if np.isfinite(self.uniform_gap_) else 0
+        if gap < self.uniform_gap_ - tol:
+            warnings.warn(
+                f"the learned kernel weights are degenerate: they keep less cluster "
+                f"structure than uniform weights (gap statistic {gap:.4g} < "
+                f"{self.uniform_gap_:.4g}, see UNTIE's temperature); using omega = 1.",
+                CatEmbedWarning, stacklevel=5,
+            )
+            self.fallback_ = True
+            self.gap_ = self.uniform_gap_
+            return ones
+        self.gap_ = gap
+        return w
 
     def _fit_codes(self, rows: Any, stats: ValueStatistics) -> np.ndarray:
         with warnings.catch_warnings():
@@ -527,6 +649,11 @@ class UNTIE(ValueEmbedder):
             "n_iter": self.n_iter_,
             "tau": self.tau_,
             "sgd_objective": self.sgd_objective_,
+            "gap": self.gap_,
+            "uniform_gap": self.uniform_gap_,
+            "fallback": bool(self.fallback_),
+            "temperature": self.temperature_,
+            "temperature_scores": [[float(t), float(r)] for t, r in self.temperature_scores_],
         }
         return arrays, meta
 
@@ -542,6 +669,11 @@ class UNTIE(ValueEmbedder):
         self.n_iter_ = int(meta["n_iter"])
         self.tau_ = float(meta["tau"])
         self.sgd_objective_ = meta["sgd_objective"]
+        self.gap_ = float(meta.get("gap", float("nan")))
+        self.uniform_gap_ = float(meta.get("uniform_gap", float("nan")))
+        self.fallback_ = bool(meta.get("fallback", False))
+        self.temperature_ = float(meta.get("temperature", float("nan")))
+        self.temperature_scores_ = [tuple(x) for x in meta.get("temperature_scores", [])]
         self._proj_tables = None
         if "components" in arrays:
             self.components_ = np.asarray(arrays["components"], dtype=float)
