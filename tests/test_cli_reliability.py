@@ -95,8 +95,8 @@ def test_failed_run_keeps_the_old_output_and_leaves_no_temporary_file(
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    real = cio.as_output_frame
-    monkeypatch.setattr(cio, "as_output_frame", boom)
+    real = cio.TableWriter.write
+    monkeypatch.setattr(cio.TableWriter, "write", boom)
     code, _, err = run(["embed", csv_file, "--chunksize", "10", "-o", out], capsys)
     assert code == 130 and err.strip() == "catembed: interrupted"
     assert out.read_bytes() == b"old output"

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ._validation import CatEmbedError
 
-__all__ = ["CsvScan", "TableWriter", "as_output_frame", "atomic_output", "check_not_input",
+__all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input",
            "check_output_path", "count_rows", "index_columns", "iter_chunks", "numeric_columns",
            "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns"]
 
@@ -669,20 +669,3 @@ class TableWriter:
                     with contextlib.suppress(OSError):
                         self._tmp.unlink()
                 self._tmp = None
-
-
-def as_output_frame(
-    embedding: np.ndarray,
-    names: Sequence[str],
-    index: pd.Index,
-    before: pd.DataFrame | None = None,
-    after: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """Assemble ``[before | embedding | after]`` with the input's index."""
-    parts = []
-    if before is not None and before.shape[1]:
-        parts.append(before)
-    parts.append(pd.DataFrame(embedding, index=index, columns=list(names)))
-    if after is not None and after.shape[1]:
-        parts.append(after)
-    return pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
