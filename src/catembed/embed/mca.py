@@ -125,6 +125,10 @@ class MCA(ValueEmbedder):
     """
 
     _combine = "sum"
+    #: ``n_components`` is MCA's own number of axes (no PCA of the value table on top), and
+    #: the coordinates stay float64: they equal prince's to 1e-6
+    _own_n_components = True
+    _compact_dtype = np.float64
     _feature_prefix = "mca"
 
     def __init__(

@@ -645,15 +645,16 @@ class UNTIE(ValueEmbedder):
             "objective": self.objective_,
             "kmeans_objective": self.kmeans_objective_,
             "energy_ratio": self.energy_ratio_,
-            "objective_path": [float(v) for v in self.objective_path_],
+            "objective_path": [_json_float(v) for v in self.objective_path_],
             "n_iter": self.n_iter_,
-            "tau": self.tau_,
+            "tau": _json_float(self.tau_),
             "sgd_objective": self.sgd_objective_,
-            "gap": self.gap_,
-            "uniform_gap": self.uniform_gap_,
+            "gap": _json_float(self.gap_),
+            "uniform_gap": _json_float(self.uniform_gap_),
             "fallback": bool(self.fallback_),
-            "temperature": self.temperature_,
-            "temperature_scores": [[float(t), float(r)] for t, r in self.temperature_scores_],
+            "temperature": _json_float(self.temperature_),
+            "temperature_scores": [[_json_float(t), _json_float(r)]
+                                   for t, r in self.temperature_scores_],
         }
         return arrays, meta
 
@@ -665,7 +666,7 @@ class UNTIE(ValueEmbedder):
         self.objective_ = float(meta["objective"])
         self.kmeans_objective_ = float(meta["kmeans_objective"])
         self.energy_ratio_ = float(meta["energy_ratio"])
-        self.objective_path_ = list(meta["objective_path"])
+        self.objective_path_ = [float(v) for v in meta["objective_path"]]
         self.n_iter_ = int(meta["n_iter"])
         self.tau_ = float(meta["tau"])
         self.sgd_objective_ = meta["sgd_objective"]
@@ -673,13 +674,21 @@ class UNTIE(ValueEmbedder):
         self.uniform_gap_ = float(meta.get("uniform_gap", float("nan")))
         self.fallback_ = bool(meta.get("fallback", False))
         self.temperature_ = float(meta.get("temperature", float("nan")))
-        self.temperature_scores_ = [tuple(x) for x in meta.get("temperature_scores", [])]
+        self.temperature_scores_ = [tuple(float(v) for v in x)
+                                    for x in meta.get("temperature_scores", [])]
         self._proj_tables = None
         if "components" in arrays:
             self.components_ = np.asarray(arrays["components"], dtype=float)
             self.mean_ = np.asarray(arrays["mean"], dtype=float)
             self.explained_variance_ = np.asarray(arrays["explained_variance"], dtype=float)
             self._set_proj_tables(self._tables)
+
+
+def _json_float(v: float) -> float | str:
+    """A float for a model file's JSON header: ``inf`` (uniform weights' temperature) and
+    ``nan`` as the strings ``float()`` reads back."""
+    v = float(v)
+    return v if np.isfinite(v) else str(v)
 
 
 class Couplings(ValueEmbedder):
