@@ -92,12 +92,18 @@ def child(args: argparse.Namespace) -> None:
         rows = catembed.transform_file(est, args.data, args.out, id_columns=["id"],
                                        progress=False)
         out["transform_s"] = time.perf_counter() - t1
-        meta = pq.ParquetFile(args.out).metadata
-        out["rows_out"] = rows
+        pf = pq.ParquetFile(args.out)
+        out["rows_out"] = pf.metadata.num_rows
+        out["rows_written"] = rows
         out["rows_in"] = io.count_rows(args.data)
-        out["cols_out"] = meta.num_columns
-        ids = pq.read_table(args.out, columns=["id"])["id"].to_numpy()
-        out["id_equal"] = bool(np.array_equal(ids, np.arange(out["rows_in"])))
+        out["cols_out"] = pf.metadata.num_columns
+        # the ids, batch by batch (reading the whole column would dominate the peak RSS)
+        start, equal = 0, True
+        for batch in pf.iter_batches(batch_size=1 << 20, columns=["id"]):
+            ids = batch.column(0).to_numpy()
+            equal &= bool(np.array_equal(ids, np.arange(start, start + len(ids))))
+            start += len(ids)
+        out["id_equal"] = equal and start == out["rows_in"]
     else:
         import pandas as pd
 
