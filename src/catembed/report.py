@@ -146,7 +146,11 @@ def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
             if name not in [entry.get("name"), *(entry.get("aliases") or [])]:
                 continue
             scores = entry.get("scores") or {}
-            cells = {c["method"]: scores.get(c["label"]) for c in spec.get("columns") or []
+            clusterer = (spec.get("protocol") or {}).get("clusterer")
+            cells = {c["method"] + (f" ({c.get('clusterer', clusterer)})"
+                                    if c.get("clusterer", clusterer) not in (None, "kmeans")
+                                    else ""): scores.get(c["label"])
+                     for c in spec.get("columns") or []
                      if c.get("method") in methods and scores.get(c["label"]) is not None}
             if cells:
                 out.append({"table": spec["id"], "source": f"{spec.get('paper', '')}, "

@@ -374,7 +374,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     out = Path(args.output or f"study-{args.study}")
     result = run_study(args.study, out, data_dir=_bench_data_dir(args.data_dir),
                        seed=args.seed, runs=args.runs, fmt=args.format,
-                       quiet=args.quiet or args.json)
+                       quiet=args.quiet or args.json, datasets=_split(args.datasets) or None)
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
         sys.stdout.write("\n")
@@ -515,7 +515,8 @@ def register(subparsers: Any) -> None:
     b.add_argument("--init", help="k-means seeding (default: the table's)")
     b.add_argument("--refit", choices=["auto", "once", "always"],
                    help="refit policy of the runs (default auto: random methods per run)")
-    b.add_argument("--datasets", help="comma-separated subset of the table's data sets")
+    b.add_argument("--datasets", help="comma-separated subset of the table's data sets "
+                   "(--study: data sets to use instead of the paper's)")
     b.add_argument("--columns", help="comma-separated subset of the table's columns")
     b.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")
     b.add_argument("--output", "-o", help="--table: also write the Markdown table to this "

@@ -76,10 +76,12 @@ class Study:
 class _Ctx:
     """Where data sets are found, the seed, the runs, and the progress log."""
 
-    def __init__(self, data_dir: str | None, seed: int, runs: int | None, quiet: bool):
+    def __init__(self, data_dir: str | None, seed: int, runs: int | None, quiet: bool,
+                 datasets: list[str] | None = None):
         from .cli import data_roots
 
         self.roots = data_roots(data_dir)
+        self.datasets = datasets
         self.seed = seed
         self.runs = runs
         self.quiet = quiet
@@ -93,6 +95,10 @@ class _Ctx:
         from ..datasets import load_dataset
 
         found, missing = [], []
+        if self.datasets:
+            notes.append(f"data sets from --datasets instead of the paper's "
+                         f"({', '.join(names)})")
+            names = self.datasets
         for n in names:
             folder = next((r / n for r in self.roots if (r / n / "data.csv").exists()), None)
             if folder is None:
@@ -501,7 +507,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
 
 def run_study(name: str, out_dir: str | os.PathLike, *, data_dir: str | None = None,
               seed: int = 0, runs: int | None = None, fmt: str = "png",
-              quiet: bool = False) -> StudyResult:
+              quiet: bool = False, datasets: list[str] | None = None) -> StudyResult:
     """Run a study and write ``NAME.png`` (or ``.svg``) and ``NAME.csv`` into ``out_dir``.
 
     Parameters
@@ -517,6 +523,8 @@ def run_study(name: str, out_dir: str | os.PathLike, *, data_dir: str | None = N
         k-means runs per setting (sensitivity studies); default the study's.
     fmt : {"png", "svg"}
     quiet : bool
+    datasets : list of str, optional
+        Data sets to use instead of the study's defaults (the paper's).
     """
     import matplotlib
 
@@ -533,7 +541,7 @@ def run_study(name: str, out_dir: str | os.PathLike, *, data_dir: str | None = N
     if out.exists() and not out.is_dir():
         raise CatEmbedError(f"-o {out} is a file; a study writes into a folder.")
     out.mkdir(parents=True, exist_ok=True)
-    ctx = _Ctx(data_dir, seed, runs, quiet)
+    ctx = _Ctx(data_dir, seed, runs, quiet, datasets)
     t0 = time.perf_counter()
     table, fig, notes = STUDIES[name].run(ctx)
     seconds = time.perf_counter() - t0
