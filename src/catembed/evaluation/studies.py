@@ -468,7 +468,8 @@ def _untie_retrieval(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
 
     notes: list[str] = []
     sets = ctx.find(["dermatology", "dna_statlog", "splice"], notes, preset="categorical")
-    notes.append("dna_statlog stands for the paper's DNAnominal (the StatLog DNA table)")
+    if any(d.name == "dna_statlog" for d in sets):
+        notes.append("dna_statlog stands for the paper's DNAnominal (the StatLog DNA table)")
     ks = [1, 5, 10, 20, 50, 100]
     rows = []
     fig, axes = plt.subplots(1, len(sets), figsize=(5.5 * len(sets), 4.2), squeeze=False)
