@@ -165,6 +165,8 @@ def _sensitivity(ctx: _Ctx, method: str, grids: dict[str, list[float]],
         for r, what in enumerate(("F-score", "representation dimension")):
             ax = axes[r, c]
             ax.set_xscale("log")
+            ax.minorticks_off()
+            ax.set_xticks(grids[param], [f"{v:g}" for v in grids[param]], fontsize=7)
             ax.set_xlabel(param)
             ax.set_ylabel(what)
             ax.legend(fontsize=7)
