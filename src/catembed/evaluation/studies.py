@@ -165,6 +165,8 @@ def _sensitivity(ctx: _Ctx, method: str, grids: dict[str, list[float]],
         for r, what in enumerate(("F-score", "representation dimension")):
             ax = axes[r, c]
             ax.set_xscale("log")
+            ax.minorticks_off()
+            ax.set_xticks(grids[param], [f"{v:g}" for v in grids[param]], fontsize=7)
             ax.set_xlabel(param)
             ax.set_ylabel(what)
             ax.legend(fontsize=7)
@@ -468,7 +470,8 @@ def _untie_retrieval(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
 
     notes: list[str] = []
     sets = ctx.find(["dermatology", "dna_statlog", "splice"], notes, preset="categorical")
-    notes.append("dna_statlog stands for the paper's DNAnominal (the StatLog DNA table)")
+    if any(d.name == "dna_statlog" for d in sets):
+        notes.append("dna_statlog stands for the paper's DNAnominal (the StatLog DNA table)")
     ks = [1, 5, 10, 20, 50, 100]
     rows = []
     fig, axes = plt.subplots(1, len(sets), figsize=(5.5 * len(sets), 4.2), squeeze=False)
