@@ -150,6 +150,7 @@ def _estimators(draw_metric: str) -> dict[str, object]:
         "idf": catembed.IDFEmbedder(),
         "untie": catembed.UNTIE(random_state=0),
         "couplings": catembed.Couplings(),
+        "mca": catembed.MCA(n_components=2),
         "distance": CategoricalDistance(metric=draw_metric),
     }
     if HAVE_TORCH:
