@@ -126,7 +126,7 @@ def transform_file(
     target : str, optional
         A column copied after the embedding (a class label).
     progress : bool
-        Show a progress bar on standard error.
+        Show a progress bar on standard error (when it is a terminal).
     handle_unknown : {"error", "ignore", "warn"}, optional
         Override the model's policy for values it never saw (the model is not changed).
     max_block_bytes : int
@@ -179,7 +179,7 @@ def transform_file(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=io.count_rows(input), desc="transform", unit="rows",
-                   unit_scale=True, file=sys.stderr, leave=False)
+                   unit_scale=True, file=sys.stderr, leave=False, disable=None)
     try:
         with io.TableWriter(output, index=False) as writer:
             rows = write_chunks(
