@@ -144,7 +144,8 @@ def test_cost_guard_refuses_on_time_before_counting(monkeypatch):
     def no_counting(*args, **kwargs):
         raise AssertionError("counted before the cost check")
 
-    monkeypatch.setattr("catembed.base.compute_statistics", no_counting)
+    # the check runs between the factorisation and the co-occurrence counting
+    monkeypatch.setattr("catembed.stats._count_codes", no_counting)
     with pytest.raises(CatEmbedError, match=r"CDE on 291 distinct values in 3 columns would "
                                             r"take about .* hours .*CATEMBED_MAX_SECONDS"):
         catembed.CDE().fit(X)

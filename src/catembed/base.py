@@ -12,7 +12,8 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -114,8 +115,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         df = self._validate_input(X, reset=True)
         cat_cols = self._select_columns(df)
         df = self._fit_numeric(df)
-        self._check_cost_before_counting(df, cat_cols)
-        stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing)
+        stats = compute_statistics(df, columns=cat_cols, handle_missing=self.handle_missing,
+                                   before_count=self._check_cost_before_counting)
         self._fit_statistics(stats)
         return self
 
@@ -426,22 +427,17 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
         check_fit_cost(self, stats.sizes)
-        tables = self._fit_values(stats)
-        self._set_tables(tables)
-        self._fit_output_projection()
+        with value_level_threads(int(np.sum(stats.sizes))):
+            tables = self._fit_values(stats)
+            self._set_tables(tables)
+            self._fit_output_projection()
 
-    def _check_cost_before_counting(self, df: pd.DataFrame, columns: list[str]) -> None:
-        """The cost check of :func:`check_fit_cost` from the distinct-value counts, before the
-        co-occurrence counting pass (which itself is quadratic in the number of columns)."""
-        sizes = []
-        for c in columns:
-            try:
-                sizes.append(int(df[c].nunique(dropna=False)))
-            except TypeError:  # unhashable values: the counting pass names the column
-                return
+    def _check_cost_before_counting(self, sizes: np.ndarray, n_rows: int) -> None:
+        """The cost check of :func:`check_fit_cost` from the distinct-value counts of the
+        factorised columns, before the co-occurrence counts are allocated."""
         mc = getattr(self, "max_categories", None)
-        pooled = [min(s, mc + 1) if mc is not None else s for s in sizes]
-        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=len(df),
+        pooled = np.minimum(sizes, mc + 1) if mc is not None else sizes
+        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=n_rows,
                        counted_sizes=np.asarray(sizes, dtype=np.int64))
 
     def _pool(self, stats: ValueStatistics) -> tuple[ValueStatistics, list[np.ndarray | None]]:
@@ -1017,6 +1013,29 @@ def _memory_limit() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return 8.0 * 2**30
+
+
+#: value sets up to this size are fitted with one BLAS / OpenMP thread
+SMALL_VALUE_SET = 1024
+
+
+@contextmanager
+def value_level_threads(n_values: int) -> Iterator[None]:
+    """One BLAS and OpenMP thread for the value-level work on a small value set.
+
+    The value-level matrices are ``l x l`` (``l`` the number of values), tiny next to the
+    table. Multi-threaded BLAS gains nothing on them and, on a machine whose cores are busy,
+    loses a lot: the first SVD of a 72 x 296 matrix took 2.1 s with two OpenBLAS threads at
+    load average 8 on 2 cores, 14 ms with one. Above :data:`SMALL_VALUE_SET` values the
+    libraries' own thread settings apply.
+    """
+    if n_values > SMALL_VALUE_SET:
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
 
 
 def check_fit_cost(

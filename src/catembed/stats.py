@@ -25,7 +25,7 @@ rows) makes ``l`` explode; drop it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -355,6 +355,7 @@ class ValueStatistics:
         columns: Sequence[str] | None = None,
         handle_missing: str = "category",
         dense_limit: int = DENSE_LIMIT,
+        before_count: Callable[[np.ndarray, int], None] | None = None,
     ) -> ValueStatistics:
         """Count one table (a DataFrame or a 2-D array) in one pass.
 
@@ -367,6 +368,9 @@ class ValueStatistics:
             Missing values (NaN, None, empty string) are a value of their own, or an error.
         dense_limit : int
             Largest ``l`` for which ``cooc`` is stored dense.
+        before_count : callable, optional
+            Called as ``before_count(sizes, n_rows)`` once the columns are factorised and
+            before the co-occurrence counts are allocated (a cost check may raise there).
         """
         check_option("handle_missing", handle_missing, ("category", "error"))
         df = as_frame(X)
@@ -378,6 +382,8 @@ class ValueStatistics:
                 raise CatEmbedError(f"column {name!r} is not in the input.")
             codes[:, j], c = factorize(df[name], handle_missing)
             cats.append(c)
+        if before_count is not None:
+            before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
         return cls.from_codes(codes, cats, names, dense_limit=dense_limit)
 
     @classmethod
@@ -718,6 +724,7 @@ def compute_statistics(
     handle_missing: str = "category",
     dense_limit: int = DENSE_LIMIT,
     progress: Any = None,
+    before_count: Callable[[np.ndarray, int], None] | None = None,
 ) -> ValueStatistics:
     """Value statistics of a table, or of an iterable of chunks of one table.
 
@@ -735,6 +742,9 @@ def compute_statistics(
         Largest number of values for a dense co-occurrence matrix.
     progress : callable, optional
         Called with the number of rows of each chunk once it is counted.
+    before_count : callable, optional
+        For an in-memory table: called as ``before_count(sizes, n_rows)`` between the
+        factorisation and the counting (see :meth:`ValueStatistics.from_frame`).
     """
     if _is_dask_collection(data):
         return _dask_statistics(
@@ -743,7 +753,8 @@ def compute_statistics(
         )
     if isinstance(data, (pd.DataFrame, pd.Series, np.ndarray, list)):
         stats = ValueStatistics.from_frame(
-            data, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit
+            data, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit,
+            before_count=before_count,
         )
         if progress is not None:
             progress(stats.n_rows)
