@@ -54,6 +54,20 @@ def test_mca_from_merged_chunks_equals_whole(table):
     np.testing.assert_allclose(parts.transform(table), whole.transform(table), atol=1e-12)
 
 
+def test_mca_pools_rare_values_like_a_relabelled_table(table):
+    # max_categories=3 pools the two rarest values of each column into one value: the
+    # same MCA as on the table with those values relabelled by hand
+    with pytest.warns(CatEmbedWarning, match="pooled rare values"):
+        pooled = MCA(n_components=3, max_categories=3).fit(table)
+    relabelled = table.copy()
+    for col in table:
+        rare = table[col].value_counts().sort_index().sort_values(kind="mergesort").index[:2]
+        relabelled[col] = table[col].where(~table[col].isin(rare), "zz_rare")
+    ref = MCA(n_components=3).fit(relabelled)
+    _same_up_to_sign(pooled.transform(table), ref.transform(relabelled), atol=1e-10)
+    assert all(len(c) == 3 for c in pooled.categories_)
+
+
 def test_mca_caps_components_and_validates(table):
     df = pd.DataFrame({"a": list("xxyy"), "b": list("uvuv")})
     with pytest.warns(CatEmbedWarning, match="non-trivial"):

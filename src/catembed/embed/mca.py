@@ -107,6 +107,15 @@ class MCA(ValueEmbedder):
     categorical_features : "auto", "all", list or mask, default="auto"
     numeric : {"drop", "discretize", "passthrough"}, default="drop"
     n_bins : int, default=5
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column, in the Burt matrix, with a
+        warning (scikit-learn's ``OneHotEncoder`` meaning).
+    max_categories : int or None, default=100
+        At most this many values per column (the infrequent value included). Default 100:
+        the Burt matrix is ``J x J``, so memory is quadratic in the number of values. With
+        at most 100 values per column (every data set of the papers) nothing is pooled and
+        the coordinates equal prince's; ``None`` keeps every value, as prince does.
 
     Attributes
     ----------
@@ -140,6 +149,8 @@ class MCA(ValueEmbedder):
         categorical_features: Any = "auto",
         numeric: str = "drop",
         n_bins: int = 5,
+        min_frequency: int | float | None = None,
+        max_categories: int | None = 100,
     ) -> None:
         self.n_components = n_components
         self.handle_unknown = handle_unknown
@@ -147,6 +158,8 @@ class MCA(ValueEmbedder):
         self.categorical_features = categorical_features
         self.numeric = numeric
         self.n_bins = n_bins
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         k = _check_n_components(self.n_components)
