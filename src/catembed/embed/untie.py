@@ -137,9 +137,9 @@ from ._untie_core import (
     ValueLevelProblem,
     _psd_factor,
     coupling_spaces,
-    default_tau,
     eigengap_n_clusters,
     energy_ratio,
+    energy_rescaled,
     gap_statistic,
     kernel_spaces,
     parse_kernels,
@@ -401,7 +401,7 @@ class UNTIE(ValueEmbedder):
         auto = isinstance(self.temperature, str)
         self.temperature_ = 1.0 if auto else float(self.temperature)
         self.temperature_scores_ = []
-        tau = default_tau(problem, c, self.temperature_)
+        tau = self.temperature_
         if problem.n_free(c) >= problem.rank:
             res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
             w = res.w
@@ -453,9 +453,9 @@ class UNTIE(ValueEmbedder):
         self.n_iter_ = int(res.n_iter)
         w = self._check_degenerate(problem, null, w, c)
         self.omega_ = w
+        w_unit = energy_rescaled(problem, w)
         self.objective_ = (regularised_objective(problem, w, c, tau) if np.isfinite(tau)
-                           else problem.objective(w * (w.size / w.sum()), c))
-        w_unit = w * (w.size / w.sum()) if w.sum() > 0 else w
+                           else problem.objective(w_unit, c))
         self.kmeans_objective_ = problem.objective(w_unit, c)
         self.energy_ratio_ = energy_ratio(problem, w_unit, c)
         self._space_of = problem.space_of
