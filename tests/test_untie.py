@@ -597,3 +597,13 @@ def test_same_seed_same_output():
     assert np.array_equal(a.omega_, b.omega_) and np.array_equal(a.omega_, c.omega_)
     assert np.array_equal(a.transform(df), b.transform(df))
     assert a.temperature_scores_ == c.temperature_scores_
+
+
+def test_n_clusters_not_below_the_rank_keeps_uniform_weights():
+    """Titanic in Table IV (4 classes, two binary attributes): nothing to learn, omega = 1,
+    reported as temperature inf (it was reported as 1)."""
+    df = random_table(n=40, sizes=(2, 2), seed=2)
+    with pytest.warns(CatEmbedWarning, match="not below the rank"):
+        est = UNTIE(n_clusters=4).fit(df)
+    assert np.all(est.omega_ == 1) and est.temperature_ == np.inf and est.tau_ == np.inf
+    assert not est.fallback_

@@ -9,7 +9,8 @@ See :mod:`catembed.embed.untie` for the derivation.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "kernel_spaces",
     "omega_step",
     "parse_kernels",
+    "small_problem_threads",
     "tied_attributes",
     "untie_auto",
     "untie_exact",
@@ -52,13 +54,36 @@ _TINY = 1e-100
 _CONTROLLER: list[ThreadpoolController] = []
 
 
+_SMALL_EIGH = 512
+_LIMITED: list[bool] = [False]
+
+
 def _one_blas_thread():
     """Context manager limiting BLAS to one thread; the controller (which scans the loaded
     libraries, ~0.1 s) is made once."""
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
-_SMALL_EIGH = 512
+
+
+@contextmanager
+def small_problem_threads(rank: int) -> Iterator[None]:
+    """One BLAS thread for a whole solve whose matrices are small (``rank <= 512``).
+
+    Each alternation multiplies ``l_j x P l_j`` matrices and solves an ``r x r``
+    eigenproblem, tens of milliseconds at most: BLAS threads gain nothing there, and on a
+    busy machine their spin-waiting made the solve several times slower. Setting the limit
+    once for the solve (not per product) also saves the limiter's own cost.
+    """
+    if rank > _SMALL_EIGH or _LIMITED[0]:
+        yield
+        return
+    with _one_blas_thread():
+        _LIMITED[0] = True
+        try:
+            yield
+        finally:
+            _LIMITED[0] = False
 
 _KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
           "poly": "poly", "polynomial": "poly"}
@@ -320,7 +345,7 @@ class ValueLevelProblem:
             RG = Rj @ G
             M += RG @ Rj.T
         M = (M + M.T) / 2
-        if M.shape[0] <= _SMALL_EIGH:
+        if M.shape[0] <= _SMALL_EIGH and not _LIMITED[0]:
             # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
             # their spin-waiting made it 10-100x slower than one thread
             with _one_blas_thread():

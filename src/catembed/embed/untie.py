@@ -155,6 +155,7 @@ from ._untie_core import (
     kernel_spaces,
     parse_kernels,
     regularised_objective,
+    small_problem_threads,
     tied_attributes,
     untie_auto,
     untie_exact,
@@ -401,6 +402,12 @@ class UNTIE(ValueEmbedder):
         )
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
         null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
+        with small_problem_threads(max(problem.rank, null.rank)):
+            return self._solve(stats, spaces, problem, null)
+
+    def _solve(self, stats: ValueStatistics, spaces: list, problem: ValueLevelProblem,
+               null: ValueLevelProblem) -> list[np.ndarray]:
+        """Choose ``c`` and the weights, then the weighted value tables (Eq. 21)."""
         lam0, _ = problem.spectrum(np.ones(problem.n_coords))
         c = self.n_clusters or getattr(self, "_fit_n_classes", None)
         if c is None:
@@ -417,6 +424,8 @@ class UNTIE(ValueEmbedder):
         self.temperature_scores_ = []
         tau = self.temperature_
         if problem.n_free(c) >= problem.rank:
+            if auto:  # nothing to choose: omega = 1, reported as temperature inf
+                self.temperature_ = tau = float("inf")
             res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
             w = res.w
             self.tau_ = tau
