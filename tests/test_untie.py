@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import softmax
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -21,7 +20,10 @@ from catembed.embed._untie_core import (
     independence_cooc,
     kernel_matrix,
     kernel_spaces,
+    omega_step,
     parse_kernels,
+    regularised_objective,
+    untie_exact,
 )
 from catembed.embed.untie import UNTIE, Couplings
 
@@ -147,7 +149,9 @@ def test_fitted_model_objective_and_similarity_match_naive():
     Xc = X - X.mean(axis=0)  # centered=True (default): the constant vector is in H
     lam = np.linalg.eigvalsh(Xc @ Xc.T)[::-1]
     w = est.omega_
-    scale = w.size / w.sum()
+    # kmeans_objective_ is taken at the weights rescaled to Tr(S) of omega = 1
+    e = (Xc[:, w > 0] ** 2).sum(axis=0) / w[w > 0]
+    scale = e.sum() / (e @ w[w > 0])
     assert est.kmeans_objective_ == pytest.approx(scale * lam[1:].sum(), rel=1e-8)
     assert est.energy_ratio_ == pytest.approx(lam[1:].sum() / lam.sum(), rel=1e-8)
     assert est.gap_ >= est.uniform_gap_ and not est.fallback_
@@ -167,33 +171,64 @@ def test_objective_does_not_depend_on_repeating_rows():
 # ---------------------------------------------------------------- the exact solver
 def test_exact_solver_decreases_and_converges():
     df = random_table(n=80, sizes=(4, 3, 3, 2), seed=11)
-    est = UNTIE(n_clusters=3, temperature=3).fit(df)
-    path = np.asarray(est.objective_path_)
-    assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))
-    assert est.n_iter_ < 100
-    assert abs(path[-1] - path[-2]) <= 1e-8 * abs(path[-1])
-    assert est.omega_.sum() == pytest.approx(est.omega_.size)
-    assert np.all(est.omega_ > 0)
+    stats = ValueStatistics.from_frame(df)
+    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(None)), centered=True)
+    for tau in (0.03, 0.3, 3.0):
+        res = untie_exact(problem, 3, tau=tau)
+        path = np.asarray(res.path)
+        assert np.all(np.diff(path) <= 1e-9 * abs(path[0]))
+        assert res.n_iter < 100
+        assert abs(path[-1] - path[-2]) <= 1e-8 * abs(path[-1])
+        # the feasible set: Tr(S) of omega = 1
+        assert problem.energy @ res.w == pytest.approx(problem.energy.sum(), rel=1e-9)
+        assert np.all(res.w > 0)
+        assert res.objective == pytest.approx(
+            regularised_objective(problem, res.w, 3, tau), rel=1e-9)
 
 
 def test_omega_step_is_the_exact_minimiser():
+    """w_d = exp(-r_d / tau) / Z, r_d = a_d / e_d: no other feasible weights score lower."""
     df = random_table(n=40, seed=5)
     stats = ValueStatistics.from_frame(df)
     problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(["gaussian:1"])))
     Wc, _ = problem.h_factor(np.ones(problem.n_coords), 2)
     a = problem.coefficients(Wc)
-    tau = a.mean()
-    D = a.size
+    e = problem.energy
+    assert np.all(e > 0)
+    tau = 0.2
 
     def F(w):
-        return w @ a + tau * np.sum(w * np.log(w))
+        return w @ a + tau * np.sum(e * w * np.log(w))
 
-    w_star = D * softmax(-a / tau)
+    w_star = omega_step(problem, a, tau)
+    assert e @ w_star == pytest.approx(e.sum())
+    r = a / e
+    assert np.allclose(np.log(w_star) + r / tau, np.log(w_star[0]) + r[0] / tau)
     rng = np.random.default_rng(0)
     for _ in range(50):
-        v = w_star * np.exp(0.1 * rng.standard_normal(D))
-        v *= D / v.sum()
+        v = w_star * np.exp(0.1 * rng.standard_normal(a.size))
+        v *= e.sum() / (e @ v)
         assert F(w_star) <= F(v) + 1e-12
+
+
+def test_omega_step_has_no_bias_toward_rare_values():
+    """Two coordinates whose energy the cluster subspace captures equally well (same
+    r_d = a_d / e_d) get the same weight, however small their energy: the omega step ranks
+    coordinates by the share of their energy the clusters explain, not by its size. (The
+    earlier step, softmax(-a_d / tau), gave rare values a large weight for their small
+    residual alone, which drove the Hepatitis collapse.)"""
+    df, _, _ = planted_with_missing_markers()
+    stats = ValueStatistics.from_frame(df)
+    problem = ValueLevelProblem(stats, kernel_spaces(stats, parse_kernels(["gaussian:1"])),
+                                centered=True)
+    e = problem.energy
+    assert np.all(e > 0) and e.max() / e.min() > 10  # energies of very different sizes
+    a = 0.5 * e  # the same share everywhere
+    w = omega_step(problem, a, 0.1)
+    assert np.allclose(w, 1.0)
+    a[1] = 0.25 * e[1]  # better explained: more weight
+    w = omega_step(problem, a, 0.1)
+    assert w[1] / w[2] == pytest.approx(np.exp(0.25 / 0.1))
 
 
 def test_independence_cooc_and_gap_by_hand():
@@ -514,3 +549,61 @@ def test_degenerate_weights_fall_back_to_uniform(monkeypatch):
         est = UNTIE(n_clusters=3, kernels=["gaussian:1", "poly:2"], temperature=10).fit(df)
     assert est.fallback_ and np.allclose(est.omega_, 1)
     assert est.gap_ == est.uniform_gap_
+
+
+def planted_with_missing_markers(seed: int = 3, n: int = 300) -> tuple[pd.DataFrame, np.ndarray,
+                                                                      np.ndarray]:
+    """Two planted groups seen by six attributes, and 12 rows missing in four attributes
+    together (Hepatitis's lab values): the missing markers are rare values that co-occur,
+    a small real structure that is not the groups."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    cols = {}
+    for j in range(6):
+        v = np.where(rng.random(n) < 0.75, g, rng.integers(0, 3, n))
+        cols[f"a{j}"] = np.array([f"v{x}" for x in v], dtype=object)
+    miss = np.zeros(n, dtype=bool)
+    miss[rng.choice(n, 12, replace=False)] = True
+    for j in range(4):
+        cols[f"a{j}"][miss] = None
+    return pd.DataFrame(cols), g, miss
+
+
+def test_rare_co_occurring_missing_markers_do_not_take_the_weight():
+    """Hepatitis regression: the earlier omega step (weights softmax(-a_d / tau), a_d the
+    residual energy) favoured the missing-marker coordinates for their small energy alone;
+    "auto" chose temperature 0.3 on this table and k-means then split the 12 marker rows
+    from the rest (ARI 1.0 with the markers, 0.00 with the groups). Now the clusters are
+    the planted groups."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
+
+    df, g, miss = planted_with_missing_markers()
+    est = UNTIE(n_clusters=2, n_components="all").fit(df)
+    labels = KMeans(2, n_init=10, random_state=0).fit_predict(est.transform(df))
+    assert adjusted_rand_score(g, labels) > 0.9
+    assert abs(adjusted_rand_score(miss, labels)) < 0.05
+    # the learned weights keep at least the cluster structure of omega = 1 (the guard)
+    assert est.gap_ >= est.uniform_gap_
+
+
+def test_same_seed_same_output():
+    """The exact solver draws no random numbers: any seed, any order gives the same vectors;
+    fit and fit_statistics agree."""
+    df, _, _ = planted_with_missing_markers(seed=1, n=120)
+    a = UNTIE(n_clusters=2, random_state=0).fit(df)
+    b = UNTIE(n_clusters=2, random_state=0).fit(df)
+    c = UNTIE(n_clusters=2, random_state=7).fit_statistics(compute_statistics(df))
+    assert np.array_equal(a.omega_, b.omega_) and np.array_equal(a.omega_, c.omega_)
+    assert np.array_equal(a.transform(df), b.transform(df))
+    assert a.temperature_scores_ == c.temperature_scores_
+
+
+def test_n_clusters_not_below_the_rank_keeps_uniform_weights():
+    """Titanic in Table IV (4 classes, two binary attributes): nothing to learn, omega = 1,
+    reported as temperature inf (it was reported as 1)."""
+    df = random_table(n=40, sizes=(2, 2), seed=2)
+    with pytest.warns(CatEmbedWarning, match="not below the rank"):
+        est = UNTIE(n_clusters=4).fit(df)
+    assert np.all(est.omega_ == 1) and est.temperature_ == np.inf and est.tau_ == np.inf
+    assert not est.fallback_

@@ -9,13 +9,13 @@ See :mod:`catembed.embed.untie` for the derivation.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.spatial.distance import cdist
-from scipy.special import softmax
 from threadpoolctl import ThreadpoolController
 
 from .._validation import CatEmbedError
@@ -31,10 +31,13 @@ __all__ = [
     "gap_statistic",
     "independence_cooc",
     "energy_ratio",
+    "energy_rescaled",
     "energy_shares",
     "kernel_matrix",
     "kernel_spaces",
+    "omega_step",
     "parse_kernels",
+    "small_problem_threads",
     "tied_attributes",
     "untie_auto",
     "untie_exact",
@@ -51,13 +54,36 @@ _TINY = 1e-100
 _CONTROLLER: list[ThreadpoolController] = []
 
 
+_SMALL_EIGH = 512
+_LIMITED: list[bool] = [False]
+
+
 def _one_blas_thread():
     """Context manager limiting BLAS to one thread; the controller (which scans the loaded
     libraries, ~0.1 s) is made once."""
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
-_SMALL_EIGH = 512
+
+
+@contextmanager
+def small_problem_threads(rank: int) -> Iterator[None]:
+    """One BLAS thread for a whole solve whose matrices are small (``rank <= 512``).
+
+    Each alternation multiplies ``l_j x P l_j`` matrices and solves an ``r x r``
+    eigenproblem, tens of milliseconds at most: BLAS threads gain nothing there, and on a
+    busy machine their spin-waiting made the solve several times slower. Setting the limit
+    once for the solve (not per product) also saves the limiter's own cost.
+    """
+    if rank > _SMALL_EIGH or _LIMITED[0]:
+        yield
+        return
+    with _one_blas_thread():
+        _LIMITED[0] = True
+        try:
+            yield
+        finally:
+            _LIMITED[0] = False
 
 _KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
           "poly": "poly", "polynomial": "poly"}
@@ -266,7 +292,7 @@ class ValueLevelProblem:
         # Y = R B is never formed (it is r x D, D = 2 |F| l): column block of space p is
         # R_j K_p with R_j the attribute's columns of R, so everything below works per
         # attribute on the stacked l_j x l_j kernel matrices.
-        self._blocks = []  # (R_j, K_stack (P_j, l_j, l_j), coordinate slice)
+        self._blocks = []  # (R_j, [K_1 ... K_P] (l_j x P l_j), coordinate slice)
         self.space_of = []
         self.energy = []
         start = 0
@@ -276,7 +302,10 @@ class ValueLevelProblem:
                 continue
             K = np.stack([m for _, m in mats])
             width = K.shape[0] * K.shape[2]
-            self._blocks.append((self.R[:, offs[j]:offs[j + 1]], K, slice(start, start + width)))
+            # [K_1 K_2 ... K_P] (l_j x P l_j): column p * l_j + d is K_p[:, d], the order of
+            # the coordinates, so G_j and the projections are single matrix products
+            Kh = np.ascontiguousarray(K.transpose(1, 0, 2).reshape(K.shape[1], width))
+            self._blocks.append((self.R[:, offs[j]:offs[j + 1]], Kh, slice(start, start + width)))
             self.space_of.extend(np.full(K.shape[2], p) for p, _ in mats)
             # diag(B^T C B): the within-attribute block of C is diag(cnt), so
             # ||y_d||^2 = sum_v cnt(v) K_p[v, d]^2
@@ -301,10 +330,8 @@ class ValueLevelProblem:
     @property
     def Y(self) -> np.ndarray:
         """``R B`` (``r x D``), formed on request only (tests, small problems)."""
-        return np.hstack([
-            np.einsum("rv,pvd->prd", Rj, K).transpose(1, 0, 2).reshape(Rj.shape[0], -1)
-            for Rj, K, _ in self._blocks
-        ]) if self._blocks else np.zeros((self.rank, 0))
+        return np.hstack([Rj @ Kh for Rj, Kh, _ in self._blocks]) if self._blocks else \
+            np.zeros((self.rank, 0))
 
     def spectrum(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Eigenvalues (descending) and eigenvectors of ``M = Y diag(w) Y^T``.
@@ -313,13 +340,12 @@ class ValueLevelProblem:
         """
         r = self.rank
         M = np.zeros((r, r))
-        for Rj, K, sl in self._blocks:
-            wp = w[sl].reshape(K.shape[0], K.shape[2])
-            G = np.tensordot(K * wp[:, None, :], K, axes=([0, 2], [0, 2]))
+        for Rj, Kh, sl in self._blocks:
+            G = (Kh * w[sl]) @ Kh.T
             RG = Rj @ G
             M += RG @ Rj.T
         M = (M + M.T) / 2
-        if M.shape[0] <= _SMALL_EIGH:
+        if M.shape[0] <= _SMALL_EIGH and not _LIMITED[0]:
             # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
             # their spin-waiting made it 10-100x slower than one thread
             with _one_blas_thread():
@@ -332,10 +358,9 @@ class ValueLevelProblem:
         """``a_d = ||(I - H H^T) O b_d||^2`` for the ``H`` given by ``Wc`` (``r x c``):
         ``||y_d||^2 - ||W_c^T R_j K_p[:, d]||^2``."""
         proj = np.zeros(self._n_coords)
-        for Rj, K, sl in self._blocks:
-            Q = Wc.T @ Rj  # c x l_j
-            P = np.matmul(Q[None], K)
-            proj[sl] = np.einsum("pcd,pcd->pd", P, P).reshape(-1)
+        for Rj, Kh, sl in self._blocks:
+            P = (Wc.T @ Rj) @ Kh  # c x P l_j
+            proj[sl] = np.einsum("cd,cd->d", P, P)
         return np.maximum(self.energy - proj, 0.0)
 
     def objective(self, w: np.ndarray, c: int) -> float:
@@ -348,6 +373,12 @@ class ValueLevelProblem:
         """Eigenvectors chosen freely: ``c``, or ``c - 1`` next to the fixed constant vector
         when centred."""
         return max(c - 1, 0) if self.centered else c
+
+    def h_step(self, w: np.ndarray, c: int) -> tuple[np.ndarray, float]:
+        """``(W_c, min_H Tr(S (I - H H^T)))`` from one eigendecomposition."""
+        lam, W = self.spectrum(w)
+        k = self.n_free(c)
+        return W[:, :k], float(max(np.sum(lam[k:]), 0.0))
 
     def h_factor(self, w: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
         """``(W_c, A)``: ``H = U W_c = O A`` are the top-``c`` eigenvectors of ``S``."""
@@ -412,26 +443,52 @@ def energy_ratio(problem: ValueLevelProblem, w: np.ndarray, c: int) -> float:
     return problem.objective(w, c) / total if total > 0 else 0.0
 
 
-def regularised_objective(problem: ValueLevelProblem, w: np.ndarray, c: int, tau: float) -> float:
-    """``F(w) = min_H Tr(S_w (I - H H^T)) + tau sum_d w_d log w_d`` after rescaling
-    ``w`` to the feasible set ``sum_d w_d = D`` (the objective is positively homogeneous in
-    ``w``, so any weights can be compared on that set)."""
+def energy_rescaled(problem: ValueLevelProblem, w: np.ndarray) -> np.ndarray:
+    """``w`` scaled onto the feasible set of the omega step, ``sum_d e_d w_d = sum_d e_d``
+    (``Tr(S)`` equal to that of ``omega = 1``); the objective is positively homogeneous in
+    ``w``, so any weights can be compared there. Unchanged when ``Tr(S) = 0``."""
     w = np.asarray(w, dtype=float)
-    total = w.sum()
-    if total <= 0:
+    total = float(problem.energy @ w)
+    return w * (float(problem.energy.sum()) / total) if total > 0 else w
+
+
+def regularised_objective(problem: ValueLevelProblem, w: np.ndarray, c: int, tau: float) -> float:
+    """``F(w) = min_H Tr(S_w (I - H H^T)) + tau sum_d e_d w_d log w_d`` after rescaling
+    ``w`` to the feasible set ``sum_d e_d w_d = sum_d e_d`` (:func:`energy_rescaled`)."""
+    w = np.asarray(w, dtype=float)
+    if not float(problem.energy @ w) > 0:
         return float("inf")
-    w = w * (w.size / total)
-    ent = float(np.sum(np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)))
-    return problem.objective(w, c) + tau * ent
+    w = energy_rescaled(problem, w)
+    return problem.objective(w, c) + tau * _weighted_entropy(problem, w)
 
 
-def default_tau(problem: ValueLevelProblem, c: int, temperature: float) -> float:
-    """``tau = temperature * mean_d a_d`` at ``omega = 1``: the temperature is in units of
-    the average residual energy of a coordinate, so it does not depend on the data's scale."""
-    w = np.ones(problem.n_coords)
-    Wc, _ = problem.h_factor(w, c)
-    mean_a = float(problem.coefficients(Wc).mean()) if problem.n_coords else 0.0
-    return float(temperature) * mean_a if mean_a > 0 else 1.0
+def _weighted_entropy(problem: ValueLevelProblem, w: np.ndarray) -> float:
+    """``sum_d e_d w_d log w_d`` (0 at ``omega = 1``; ``0 log 0 = 0``)."""
+    return float(np.sum(np.where(w > 0, problem.energy * w * np.log(np.where(w > 0, w, 1.0)),
+                                 0.0)))
+
+
+def omega_step(problem: ValueLevelProblem, a: np.ndarray, tau: float) -> np.ndarray:
+    """The exact minimiser over ``w`` of ``sum_d w_d a_d + tau sum_d e_d w_d log w_d`` with
+    ``sum_d e_d w_d = sum_d e_d``: ``w_d = exp(-r_d / tau) / Z``, ``r_d = a_d / e_d`` the
+    share of coordinate ``d``'s energy outside the cluster subspace (0..1).
+
+    Lagrange: ``a_d + tau e_d (log w_d + 1) + mu e_d = 0``, so ``log w_d = -r_d / tau``
+    plus a constant fixed by the constraint. Coordinates without energy (``e_d = 0``: constant
+    over the rows) do not enter ``S`` and keep ``w_d = 1``.
+    """
+    e = problem.energy
+    ok = e > 0
+    w = np.ones_like(e)
+    if not np.any(ok):
+        return w
+    r = np.clip(a[ok] / e[ok], 0.0, 1.0)
+    z = -(r - r.min()) / tau
+    v = np.exp(z)
+    v *= e[ok].sum() / float(e[ok] @ v)
+    v[v < 1e-30] = 0.0  # no subnormal products w * y^2 (see kernel_matrix)
+    w[ok] = v
+    return w
 
 
 def untie_exact(
@@ -442,31 +499,31 @@ def untie_exact(
     max_iter: int = 100,
     tol: float = 1e-8,
 ) -> SolverResult:
-    """Block-coordinate descent on ``F(w, H) = sum_d w_d a_d(H) + tau sum_d w_d log w_d``
-    with ``sum_d w_d = D``, ``w >= 0``.
+    """Block-coordinate descent on ``F(w, H) = sum_d w_d a_d(H) + tau sum_d e_d w_d log w_d``
+    with ``sum_d e_d w_d = sum_d e_d``, ``w >= 0``.
 
     ``H``-step: top-``c`` eigenvectors (exact minimiser given ``w``). ``omega``-step: the
-    exact minimiser given ``H``, ``w = D softmax(-a / tau)``. ``F`` never increases; stop when
-    its relative change is at most ``tol``.
+    exact minimiser given ``H`` (:func:`omega_step`), ``w_d`` proportional to
+    ``exp(-r_d / tau)`` with ``r_d = a_d / e_d``. ``F`` never increases; stop when its
+    relative change is at most ``tol``.
     """
-    D = problem.n_coords
-    w = np.ones(D)
-    Wc, _ = problem.h_factor(w, c)
-    path = [regularised_objective(problem, w, c, tau)]
+    w = np.ones(problem.n_coords)
+    Wc, obj = problem.h_step(w, c)
+    path = [obj]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
-        a = problem.coefficients(Wc)
-        w = D * softmax(-a / tau)
-        w[w < 1e-30] = 0.0  # no subnormal products w * y^2 (see kernel_matrix)
-        Wc, _ = problem.h_factor(w, c)
-        path.append(regularised_objective(problem, w, c, tau))
+        # omega_step's weights are on the feasible set already, so F is the H-step's
+        # objective plus the entropy term: one eigendecomposition per alternation
+        w = omega_step(problem, problem.coefficients(Wc), tau)
+        Wc, obj = problem.h_step(w, c)
+        path.append(obj + tau * _weighted_entropy(problem, w))
         if abs(path[-2] - path[-1]) <= tol * max(abs(path[-1]), 1e-300):
             break
     return SolverResult(w, path[-1], n_iter, path, tau)
 
 
 #: Temperatures tried by ``temperature="auto"`` (see :func:`untie_auto`).
-AUTO_TEMPERATURES: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+AUTO_TEMPERATURES: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
 
 def captured_energy(problem: ValueLevelProblem, w: np.ndarray, c: int) -> float:
@@ -520,8 +577,7 @@ def untie_auto(
             SolverResult(ones, 0.0, 0, [0.0], float("inf")))
     tried = [(float("inf"), best[0])]
     for t in temperatures:
-        tau = default_tau(problem, c, t)
-        res = untie_exact(problem, c, tau=tau, max_iter=max_iter, tol=tol)
+        res = untie_exact(problem, c, tau=float(t), max_iter=max_iter, tol=tol)
         gap = gap_statistic(problem, null, res.w, c)
         tried.append((float(t), gap))
         if gap > best[0] + 1e-9 * max(abs(best[0]), 1.0):
