@@ -503,7 +503,7 @@ def test_cdepp_default_training_is_stacked_scg():
         CDEPlusPlus(training="greedy").fit(X)
 
 
-def test_collapsed_codes_fall_back_to_the_cluster_indicators():
+def test_collapsed_codes_fall_back_to_the_cluster_indicators(tmp_path):
     # MATLAB's default regulariser weights with MATLAB's scaling: the second autoencoder,
     # trained on the first one's sparse codes, reconstructs no better than the column means
     # (Lenses, 9 values); CDE++ then uses the rows of C (the encoder='none' ablation), warns,
@@ -518,6 +518,10 @@ def test_collapsed_codes_fall_back_to_the_cluster_indicators():
     assert est.encoder_used_ == "none" and est.n_components_ == C.shape[1]
     ablation = CDEPlusPlus(encoder="none").fit(X)
     np.testing.assert_array_equal(est.transform(X), ablation.transform(X))
+    save(est, tmp_path / "fallback.npz")
+    back = load(tmp_path / "fallback.npz")
+    assert back.encoder_used_ == "none"
+    np.testing.assert_array_equal(back.transform(X), est.transform(X))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CatEmbedWarning)
         ok = CDEPlusPlus(random_state=0).fit(X)
