@@ -275,6 +275,7 @@ class _AutoencoderMixin:
     def _autoencode(self, C: np.ndarray) -> np.ndarray:
         q = code_size(C.shape[1], self.hidden_factor)
         l2, rho = self.l2_weight, self.sparsity_proportion
+        self._collapsed = False
         if self.training == "stacked":
             codes, layers = train_stacked_autoencoder(
                 C, (self.hidden_size, q), l2_weight=l2, sparsity_weight=self.sparsity_weight,
@@ -446,9 +447,10 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
     n_components_ : int
         Width of the value vectors.
     encoder_used_ : str
-        ``encoder``, or ``"none"`` when the autoencoder's codes collapsed (reconstruction
-        error at least 0.9 times the column means', a label-free test) and the rows of ``C``
-        were used instead, with a :class:`~catembed.CatEmbedWarning`.
+        ``encoder``, or ``"none"`` when the autoencoder's codes collapsed (``training=
+        "stacked"``: reconstruction error at least 0.9 times the column means', a label-free
+        test) and the rows of ``C`` were used instead, with a
+        :class:`~catembed.CatEmbedWarning`.
     n_epochs_, reconstruction_error_, loss_
         The autoencoder's epochs (both layers for ``"stacked"``), mean squared reconstruction
         error (baseline, after) and final loss (``encoder="autoencoder"`` only). The baseline
