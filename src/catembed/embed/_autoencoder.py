@@ -6,7 +6,13 @@ outputs and averaged over the samples, plus ``l2_weight / 2`` times the squared 
 the biases), plus ``sparsity_weight`` times ``sum_i KL(rho || rho_hat_i)`` where ``rho_hat_i``
 is the mean activation of code unit ``i`` (method spec, section 2). Training is full batch
 (L-BFGS by default; the paper's MATLAB used scaled conjugate gradient), at most
-``max_epochs`` iterations.
+``max_epochs`` iterations. That is :func:`train_autoencoder`, the end-to-end network
+(``training="joint"`` of the estimators).
+
+The estimators' default is :func:`train_stacked_autoencoder`: MATLAB ``trainAutoencoder``
+layers stacked layer-wise, in NumPy, each with the objective scaled as MATLAB's code scales
+it (:func:`sparse_autoencoder_objective`, ``mse_normalization="matlab"``), ``ScaleData``,
+``randsmall`` initialisation and a port of ``trainscg`` (:func:`scaled_conjugate_gradient`).
 
 PyTorch is an optional dependency (``pip install "catembed[deep]"``); it is imported only
 inside the functions here.
@@ -508,9 +514,10 @@ def sparse_autoencoder_objective(
         the number of error entries ``N * K``):
         ``E = 1/(N K) sum_n sum_k e_kn**2 + l2_weight / K * |W|**2
         + 2 sparsity_weight / K * sum_i KL(rho || rho_hat_i)``, the errors ``e`` in the
-        units of the data before ``ScaleData`` (MATLAB reverses the output ``mapminmax``
-        before it measures the error): ``e = (x_hat - X) / x_scale``. Up to the factor
-        ``K``, this is the documented formula below with both regularisers twice as heavy.
+        units of the data before ``ScaleData`` (our reading: MATLAB reverses the output
+        ``mapminmax`` before it measures the error): ``e = (x_hat - X) / x_scale``. Up to
+        the factor ``K``, this is the documented formula below with both regularisers twice
+        as heavy.
     ``"samples"``
         The formula as the ``trainAutoencoder`` page prints it: ``E = 1/N sum_n sum_k
         (x_kn - x_hat_kn)**2 + l2_weight / 2 * |W|**2 + sparsity_weight * sum_i KL``.
