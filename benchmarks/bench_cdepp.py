@@ -10,7 +10,8 @@ hybrid clustering, autoencoder, transform) and by stage. Data are read from
 ``$CATEMBED_SHARED/datasets`` (default ``../shared/datasets``).
 
 Usage: ``python benchmarks/bench_cdepp.py [--repeat 3] [--device cpu|cuda]
-[--only paper|chess|binary]``
+[--only paper|chess|binary|ae] [--no-joint]``; ``--only ae`` prints label-free figures of the
+autoencoder on each paper set's value-cluster matrix instead of timings
 """
 
 from __future__ import annotations
@@ -26,7 +27,12 @@ import numpy as np
 
 from catembed import CatEmbedWarning, CDEPlusPlus
 from catembed.datasets import load_dataset
-from catembed.embed._autoencoder import code_size, train_autoencoder, train_stacked_autoencoder
+from catembed.embed._autoencoder import (
+    code_size,
+    stacked_reconstruction,
+    train_autoencoder,
+    train_stacked_autoencoder,
+)
 from catembed.embed.cde import cde_influence_matrices
 from catembed.embed.cdepp import hybrid_value_clusters
 from catembed.stats import compute_statistics
@@ -55,8 +61,11 @@ def stages(X, device: str, seed: int) -> dict[str, float]:
     t = time.perf_counter()
     q = code_size(h.indicator.shape[1], 10)
     if device == "cpu":  # the default: MATLAB-style layer-wise training in NumPy
-        _, layers = train_stacked_autoencoder(h.indicator, (64, q), l2_weight=0.001,
-                                              sparsity_proportion=0.05, random_state=seed)
+        d = CDEPlusPlus()
+        _, layers = train_stacked_autoencoder(
+            h.indicator, (d.hidden_size, q), l2_weight=d.l2_weight,
+            sparsity_proportion=d.sparsity_proportion, mse_normalization=d.mse_normalization,
+            random_state=seed)
         epochs = sum(layer.n_epochs for layer in layers)
     else:  # the end-to-end PyTorch network, the only one that runs on a GPU
         epochs = train_autoencoder(h.indicator, q, device=device, random_state=seed).n_epochs
@@ -86,19 +95,21 @@ def paper_frames():
         yield entry["label"], apply_preset(raw, entry.get("preset", spec.get("preset")))
 
 
-def time_paper_sets(repeat: int) -> None:
+def time_paper_sets(repeat: int, joint: bool = True) -> None:
     """Median fit time per set: the default training and the end-to-end PyTorch network."""
     print("Wall and CPU seconds of one fit (median over seeds); on a shared machine the CPU "
           "time is what the fit costs (both trainings run on one thread).")
     print("set | n x d | l values | vc | q | stacked (default) wall / CPU s | epochs | "
-          "joint wall / CPU s | joint / stacked CPU | load")
+          + ("joint wall / CPU s | joint / stacked CPU | " if joint else "") + "load")
     ratios = []
     for label, data in paper_frames():
         X = data.features
         times: dict[str, list[float]] = {"stacked": [], "joint": []}
         cpu: dict[str, list[float]] = {"stacked": [], "joint": []}
+        if not joint:
+            times["joint"] = cpu["joint"] = [float("nan")]
         for seed in range(repeat):
-            for training in times:
+            for training in times if joint else ("stacked",):
                 opt = "scg" if training == "stacked" else "lbfgs"
                 t, c = time.perf_counter(), time.process_time()
                 est = CDEPlusPlus(random_state=seed, training=training, optimizer=opt).fit(X)
@@ -110,10 +121,56 @@ def time_paper_sets(repeat: int) -> None:
         st, jt = np.median(times["stacked"]), np.median(times["joint"])
         sc, jc = np.median(cpu["stacked"]), np.median(cpu["joint"])
         ratios.append(jc / sc)
+        cells = f"{jt:.2f} / {jc:.2f} | {jc / sc:.1f} | " if joint else ""
         print(f"{label} | {X.shape[0]} x {X.shape[1]} | {info[0]} | {info[1]} | {info[2]} | "
-              f"{st:.2f} / {sc:.2f} | {info[3]} | {jt:.2f} / {jc:.2f} | {jc / sc:.1f} | "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
-    print(f"median joint / stacked CPU time ratio {np.median(ratios):.1f}")
+              f"{st:.2f} / {sc:.2f} | {info[3]} | {cells}{os.getloadavg()[0]:.1f}", flush=True)
+    if joint:
+        print(f"median joint / stacked CPU time ratio {np.median(ratios):.1f}")
+
+
+AE_SETTINGS = {  # name -> train_stacked_autoencoder keywords
+    "MATLAB scaling, MATLAB weights": {"mse_normalization": "matlab", "l2_weight": 1e-3,
+                                       "sparsity_proportion": 0.05},
+    "MATLAB scaling, 1e-5 / 0.3 (default)": {"mse_normalization": "matlab", "l2_weight": 1e-5,
+                                             "sparsity_proportion": 0.3},
+    "documented formula, Ng init (first pass)": {"mse_normalization": "samples",
+                                                 "init": "ng", "l2_weight": 1e-5,
+                                                 "sparsity_proportion": 0.3},
+}
+
+
+def autoencoder_diagnostics(seed: int = 0) -> None:
+    """Label-free figures of the stacked autoencoder on each paper set's ``C`` (issue 12).
+
+    For each setting of :data:`AE_SETTINGS`: the reconstruction error of the stacked network
+    over that of the column means, the second layer's ``trainscg`` epochs and the largest
+    standard deviation of a code unit (constant codes: near 0). For the default also: how
+    many entries of ``C`` the rounded reconstruction gets wrong, and the Pearson correlation
+    of the values' pairwise distances in ``C`` and in the codes.
+    """
+    from scipy.spatial.distance import pdist
+
+    print(f"autoencoder on C, seed {seed}: reconstruction error / column means' error, "
+          "layer-2 epochs, max code std")
+    print("set | l | distinct rows | vc | q | " + " | ".join(AE_SETTINGS)
+          + " | wrong entries of round(reconstruction) | corr(distances in C, in codes)")
+    for label, data in paper_frames():
+        stats = compute_statistics(data.features)
+        m_c, m_o = cde_influence_matrices(stats)
+        C = hybrid_value_clusters({"M_o": m_o, "M_c": m_c}).indicator
+        q = code_size(C.shape[1], 10)
+        base = float(((C - C.mean(axis=0)) ** 2).mean())
+        cells = []
+        for name, kw in AE_SETTINGS.items():
+            codes, layers = train_stacked_autoencoder(C, (64, q), random_state=seed, **kw)
+            rec = stacked_reconstruction(layers, C)
+            cells.append(f"{((rec - C) ** 2).mean() / base:.3f}, {layers[1].n_epochs}, "
+                         f"{codes.std(axis=0).max():.3f}")
+            if "default" in name:
+                wrong = int((np.abs(rec - C) >= 0.5).sum())
+                corr = float(np.corrcoef(pdist(C), pdist(codes))[0, 1])
+        print(f"{label} | {C.shape[0]} | {len(np.unique(C, axis=0))} | {C.shape[1]} | {q} | "
+              + " | ".join(cells) + f" | {wrong} of {C.size} | {corr:.3f}", flush=True)
 
 
 def time_cdepp(name: str, X, repeat: int, device: str) -> None:
@@ -144,7 +201,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--only", choices=("paper", "chess", "binary"))
+    ap.add_argument("--only", choices=("paper", "chess", "binary", "ae"))
+    ap.add_argument("--no-joint", action="store_true",
+                    help="paper sets: time the default training only")
     args = ap.parse_args()
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     warnings.simplefilter("ignore", CatEmbedWarning)
@@ -152,8 +211,11 @@ def main() -> None:
     import torch  # noqa: F401  (imported once here so the first fit does not pay for it)
 
     print(f"import torch {time.perf_counter() - t:.2f} s")
+    if args.only == "ae":
+        autoencoder_diagnostics()
+        return
     if args.only in (None, "paper"):
-        time_paper_sets(args.repeat)
+        time_paper_sets(args.repeat, joint=not args.no_joint)
     if args.only in (None, "chess"):
         if (SHARED / "datasets" / "chess_krkopt" / "data.csv").exists():
             time_cdepp("Chess krkopt", chess_frame(), args.repeat, args.device)

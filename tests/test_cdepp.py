@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from catembed import CatEmbedError, CatEmbedWarning, CDEPlusPlus, load, save
+from catembed import CatEmbedError, CatEmbedWarning, CDEAutoencoder, CDEPlusPlus, load, save
 from catembed.datasets import load_dataset
 from catembed.embed._autoencoder import code_size, require_torch
 from catembed.embed.cde import cde_influence_matrices, matlab_kmeans, multi_granularity_clustering
@@ -402,6 +402,41 @@ def test_sparse_autoencoder_objective_value_and_gradient():
         assert err < 1e-5 * max(1.0, np.linalg.norm(f(theta)[1]))
 
 
+def test_matlab_objective_scaling_and_row_weights():
+    from scipy.optimize import check_grad
+
+    from catembed.embed._autoencoder import sparse_autoencoder_objective
+
+    X = _structured(12)[:, :7]
+    d, h, rho = 7, 4, 0.05
+    gain = np.array([1.0, 2.0, 1.0, 0.5, 1.0, 4.0, 1.0])  # ScaleData gains
+    Xs = X * gain
+    zero = np.zeros(d * h + h + h * d + d)
+    # MATLAB's code: summed squared error in the data's units + N K * (L2 / K) + 2 N K *
+    # (sparsity / K), all divided by the N K error entries
+    kl = rho * np.log(rho / 0.5) + (1 - rho) * np.log((1 - rho) / 0.5)
+    value = sparse_autoencoder_objective(zero, Xs, h, 0.001, 1.0, rho, "matlab", gain)[0]
+    assert value == pytest.approx(float((((0.5 - Xs) / gain) ** 2).mean()) + 2 * h * kl / d,
+                                  rel=1e-12)
+    theta = np.random.default_rng(1).normal(0, 0.5, zero.size)
+    w = np.concatenate([theta[:d * h], theta[d * h + h:d * h + h + h * d]])
+    with_l2 = sparse_autoencoder_objective(theta, Xs, h, 0.01, 1.0, rho, "matlab", gain)[0]
+    without = sparse_autoencoder_objective(theta, Xs, h, 0.0, 1.0, rho, "matlab", gain)[0]
+    assert with_l2 - without == pytest.approx(0.01 * (w ** 2).sum() / d, rel=1e-10)
+    # distinct rows weighted by their counts: the objective of the repeated table, exactly
+    counts = np.array([1, 3, 1, 2, 1, 1, 2, 1, 1, 1, 4, 1])
+    rep = np.repeat(Xs, counts, axis=0)
+    for norm in ("matlab", "samples", "elements"):
+        def f(t, norm=norm):
+            return sparse_autoencoder_objective(t, Xs, h, 0.01, 1.0, rho, norm, gain, counts)
+
+        full = sparse_autoencoder_objective(theta, rep, h, 0.01, 1.0, rho, norm, gain)
+        assert f(theta)[0] == pytest.approx(full[0], rel=1e-12)
+        np.testing.assert_allclose(f(theta)[1], full[1], rtol=1e-10, atol=1e-14)
+        err = check_grad(lambda t: f(t)[0], lambda t: f(t)[1], theta)
+        assert err < 1e-5 * max(1.0, np.linalg.norm(f(theta)[1]))
+
+
 def test_sparse_autoencoder_scg_and_lbfgs_agree():
     from catembed.embed._autoencoder import train_sparse_autoencoder
 
@@ -427,19 +462,24 @@ def test_stacked_autoencoder_is_layer_wise_and_deterministic():
     )
 
     X = _structured(40)
-    codes, layers = train_stacked_autoencoder(X, (16, 3), random_state=7, max_epochs=200)
-    again, _ = train_stacked_autoencoder(X, (16, 3), random_state=7, max_epochs=200)
-    other, _ = train_stacked_autoencoder(X, (16, 3), random_state=8, max_epochs=200)
+    kw = {"l2_weight": 1e-5, "sparsity_proportion": 0.3, "max_epochs": 200}
+    codes, layers = train_stacked_autoencoder(X, (16, 3), random_state=7, **kw)
+    again, _ = train_stacked_autoencoder(X, (16, 3), random_state=7, **kw)
+    other, _ = train_stacked_autoencoder(X, (16, 3), random_state=8, **kw)
     np.testing.assert_array_equal(codes, again)
     assert not np.array_equal(codes, other)
     assert codes.shape == (40, 3) and [la.W_enc.shape for la in layers] == [(20, 16), (16, 3)]
-    # the second autoencoder is trained on the first one's codes, nothing else
+    # the second autoencoder is trained on the first one's codes, nothing else (each
+    # distinct row once, weighted by its count)
     seeds = np.random.RandomState(7).randint(np.iinfo(np.int32).max, size=2)
-    first = train_sparse_autoencoder(X, 16, random_state=seeds[0], max_epochs=200)
+    U, inverse, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    assert len(U) < len(X)
+    first = train_sparse_autoencoder(U, 16, random_state=seeds[0], sample_weight=counts,
+                                     **kw)
     np.testing.assert_array_equal(first.W_enc, layers[0].W_enc)
-    second = train_sparse_autoencoder(first.encode(X), 3, random_state=seeds[1],
-                                      max_epochs=200)
-    np.testing.assert_array_equal(second.encode(first.encode(X)), codes)
+    second = train_sparse_autoencoder(first.encode(U), 3, random_state=seeds[1],
+                                      sample_weight=counts, **kw)
+    np.testing.assert_array_equal(second.encode(first.encode(U))[inverse.ravel()], codes)
     # the stacked network reconstructs better than the column means
     rec = stacked_reconstruction(layers, X)
     assert ((rec - X) ** 2).mean() < 0.5 * X.var(axis=0).mean()
@@ -449,8 +489,9 @@ def test_cdepp_default_training_is_stacked_scg():
     ds = load_dataset("lenses")
     X = ds.frame[ds.categorical_columns]
     est = CDEPlusPlus(random_state=0).fit(X)
-    assert (est.training, est.optimizer, est.l2_weight, est.sparsity_proportion) == (
-        "stacked", "scg", 1e-5, 0.3)
+    assert (est.training, est.optimizer, est.l2_weight, est.sparsity_proportion,
+            est.mse_normalization, est.encoder_used_) == (
+        "stacked", "scg", 1e-5, 0.3, "matlab", "autoencoder")
     # the codes keep most of C: reconstruction well below the column means' error
     assert est.reconstruction_error_[1] < 0.3 * est.reconstruction_error_[0]
     assert est.value_embedding_.to_numpy().std(axis=0).max() > 0.1
@@ -462,18 +503,30 @@ def test_cdepp_default_training_is_stacked_scg():
         CDEPlusPlus(training="greedy").fit(X)
 
 
-def test_near_constant_codes_are_reported():
-    # averaging the error over all entries makes MATLAB's default regularisers dominate on
-    # Lenses (9 values): the stacked network reconstructs no better than the column means
+def test_collapsed_codes_fall_back_to_the_cluster_indicators(tmp_path):
+    # MATLAB's default regulariser weights with MATLAB's scaling: the second autoencoder,
+    # trained on the first one's sparse codes, reconstructs no better than the column means
+    # (Lenses, 9 values); CDE++ then uses the rows of C (the encoder='none' ablation), warns,
+    # and so is never the collapsed embedding
     ds = load_dataset("lenses")
     X = ds.frame[ds.categorical_columns]
-    with pytest.warns(CatEmbedWarning, match="no better than the column means"):
-        est = CDEPlusPlus(random_state=0, mse_normalization="elements", l2_weight=0.001,
-                          sparsity_proportion=0.05).fit(X)
+    with pytest.warns(CatEmbedWarning, match="rows of the cluster indicator matrix"):
+        est = CDEPlusPlus(random_state=0, l2_weight=0.001, sparsity_proportion=0.05).fit(X)
     C = est.value_clusters_.to_numpy()
     assert est.reconstruction_error_[0] == pytest.approx(C.var(axis=0).mean())
     assert est.reconstruction_error_[1] >= 0.9 * est.reconstruction_error_[0]
+    assert est.encoder_used_ == "none" and est.n_components_ == C.shape[1]
+    ablation = CDEPlusPlus(encoder="none").fit(X)
+    np.testing.assert_array_equal(est.transform(X), ablation.transform(X))
+    save(est, tmp_path / "fallback.npz")
+    back = load(tmp_path / "fallback.npz")
+    assert back.encoder_used_ == "none"
+    np.testing.assert_array_equal(back.transform(X), est.transform(X))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CatEmbedWarning)
-        ok = CDEPlusPlus(random_state=0).fit(X)  # the documented per-sample error
+        ok = CDEPlusPlus(random_state=0).fit(X)
+    assert ok.encoder_used_ == "autoencoder"
     assert ok.reconstruction_error_[1] < 0.5 * ok.reconstruction_error_[0]
+    # CDE-AE has no indicator ablation to fall back to: it keeps the codes and warns
+    with pytest.warns(CatEmbedWarning, match="no better than the column means"):
+        CDEAutoencoder(random_state=0, l2_weight=0.001, sparsity_proportion=0.05).fit(X)

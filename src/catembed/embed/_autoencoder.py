@@ -6,7 +6,13 @@ outputs and averaged over the samples, plus ``l2_weight / 2`` times the squared 
 the biases), plus ``sparsity_weight`` times ``sum_i KL(rho || rho_hat_i)`` where ``rho_hat_i``
 is the mean activation of code unit ``i`` (method spec, section 2). Training is full batch
 (L-BFGS by default; the paper's MATLAB used scaled conjugate gradient), at most
-``max_epochs`` iterations.
+``max_epochs`` iterations. That is :func:`train_autoencoder`, the end-to-end network
+(``training="joint"`` of the estimators).
+
+The estimators' default is :func:`train_stacked_autoencoder`: MATLAB ``trainAutoencoder``
+layers stacked layer-wise, in NumPy, each with the objective scaled as MATLAB's code scales
+it (:func:`sparse_autoencoder_objective`, ``mse_normalization="matlab"``), ``ScaleData``,
+``randsmall`` initialisation and a port of ``trainscg`` (:func:`scaled_conjugate_gradient`).
 
 PyTorch is an optional dependency (``pip install "catembed[deep]"``); it is imported only
 inside the functions here.
@@ -42,7 +48,8 @@ __all__ = [
 ]
 
 OPTIMIZERS = ("scg", "lbfgs", "adam")
-MSE_NORMALIZATIONS = ("elements", "samples")
+MSE_NORMALIZATIONS = ("matlab", "elements", "samples")
+INITS = ("matlab", "ng")
 
 
 def require_torch() -> Any:
@@ -140,8 +147,7 @@ def warn_if_no_better_than_constant(error: float, baseline: float) -> None:
         warnings.warn(
             f"the autoencoder reconstructs its input no better than the column means "
             f"(mean squared error {error:.4g} vs {baseline:.4g}): its codes are nearly "
-            "constant. Lower l2_weight or sparsity_weight, or use "
-            "mse_normalization='samples'.",
+            "constant. Lower l2_weight or sparsity_weight.",
             CatEmbedWarning,
             stacklevel=4,
         )
@@ -491,23 +497,33 @@ def sparse_autoencoder_objective(
     sparsity_weight: float,
     sparsity_proportion: float,
     mse_normalization: str = "samples",
+    x_scale: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray]:
     """MATLAB ``trainAutoencoder``'s ``msesparse`` objective and its gradient.
 
-    ``E = 1/M sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight / 2 * (|W_enc|**2 + |W_dec|**2)
-    + sparsity_weight * sum_i KL(rho || rho_hat_i)`` for the network
-    ``x_hat = logsig(logsig(x @ W_enc + b_enc) @ W_dec + b_dec)``, ``rho_hat_i`` the mean
-    activation of hidden unit ``i`` over the ``N`` samples (MATLAB documentation of
-    ``trainAutoencoder``, "Sparse Autoencoders"); the gradient by backpropagation.
+    The network is ``x_hat = logsig(logsig(x @ W_enc + b_enc) @ W_dec + b_dec)`` on the
+    rescaled inputs ``X``; ``rho_hat_i`` is the mean activation of hidden unit ``i`` over the
+    ``N`` samples, ``K`` the number of features, ``|W|**2`` the squared weights of encoder and
+    decoder (not the biases). Three readings, by ``mse_normalization``:
 
-    ``M`` is the normalisation of the squared error: ``mse_normalization="samples"``
-    (``M = N``, the formula as the ``trainAutoencoder`` page prints it), or ``"elements"``
-    (``M = N * K``, the mean over all entries, as MATLAB's ``mse`` performance function
-    computes it; whether ``msesparse`` does too we could not check). The two differ by the
-    factor ``K`` (features) in the weight of the error against the regularisers; with
-    ``"elements"`` and MATLAB's default weights the codes of small tables come out nearly
-    constant (reconstruction no better than the column means, seen on Lenses), so
-    ``"samples"`` is the default.
+    ``"matlab"``
+        What MATLAB's code computes (Deep Learning Toolbox: the ``msesparse`` terms
+        ``computeWeightRegularization`` and ``computeSparsityRegularizationNNMex``, added
+        to the summed squared error in ``nnCalcLib.grad`` before the whole is divided by
+        the number of error entries ``N * K``):
+        ``E = 1/(N K) sum_n sum_k e_kn**2 + l2_weight / K * |W|**2
+        + 2 sparsity_weight / K * sum_i KL(rho || rho_hat_i)``, the errors ``e`` in the
+        units of the data before ``ScaleData`` (our reading: MATLAB reverses the output
+        ``mapminmax`` before it measures the error): ``e = (x_hat - X) / x_scale``. Up to
+        the factor ``K``, this is the documented formula below with both regularisers twice
+        as heavy.
+    ``"samples"``
+        The formula as the ``trainAutoencoder`` page prints it: ``E = 1/N sum_n sum_k
+        (x_kn - x_hat_kn)**2 + l2_weight / 2 * |W|**2 + sparsity_weight * sum_i KL``.
+    ``"elements"``
+        The same with the error averaged over all ``N * K`` entries (regularisers ``K``
+        times heavier than documented).
 
     Parameters
     ----------
@@ -516,31 +532,53 @@ def sparse_autoencoder_objective(
     X : ndarray of shape (N, d)
         The (already rescaled) inputs, also the targets.
     hidden_size, l2_weight, sparsity_weight, sparsity_proportion : the terms above.
-    mse_normalization : {"samples", "elements"}, default="samples"
+    mse_normalization : {"matlab", "samples", "elements"}, default="samples"
+    x_scale : ndarray of shape (d,), optional
+        ``"matlab"`` only: the ``ScaleData`` gain of each feature (errors are divided by
+        it); default 1.
+    sample_weight : ndarray of shape (N,), optional
+        How many times each row occurs (the objective of the table with every row repeated
+        that many times; ``N`` is then the sum of the weights).
 
     Returns
     -------
     value : float
     gradient : ndarray of the shape of ``theta``
     """
-    n, d = X.shape
+    d = X.shape[1]
+    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)[:, None]
+    n = X.shape[0] if sw is None else float(sw.sum())
     w1, b1, w2, b2 = _unpack(theta, d, int(hidden_size))
     rho, lam, beta = float(sparsity_proportion), float(l2_weight), float(sparsity_weight)
     H = _sigmoid(X @ w1 + b1)
     Y = _sigmoid(H @ w2 + b2)
     R = Y - X
-    rho_hat = np.clip(H.mean(axis=0), 1e-12, 1 - 1e-12)
+    rho_hat = np.clip((H.sum(axis=0) if sw is None else sw.T @ H).ravel() / n,
+                      1e-12, 1 - 1e-12)
     kl = rho * np.log(rho / rho_hat) + (1 - rho) * np.log((1 - rho) / (1 - rho_hat))
-    m = n * d if mse_normalization == "elements" else n
-    value = (float((R * R).sum()) / m
-             + lam * 0.5 * (float((w1 * w1).sum()) + float((w2 * w2).sum()))
-             + beta * float(kl.sum()))
-    dz2 = (2.0 / m) * R * Y * (1 - Y)
-    dh = dz2 @ w2.T + (beta / n) * (-rho / rho_hat + (1 - rho) / (1 - rho_hat))
+    if mse_normalization == "matlab":
+        m = n * d
+        if x_scale is not None:
+            R = R / x_scale
+        lam_eff, beta_eff = 2.0 * lam / d, 2.0 * beta / d  # as in lam_eff / 2 * |W|**2
+        dY = (2.0 / m) * (R / x_scale if x_scale is not None else R)
+    else:
+        m = n * d if mse_normalization == "elements" else n
+        lam_eff, beta_eff = lam, beta
+        dY = (2.0 / m) * R
+    sq = R * R if sw is None else R * R * sw
+    value = (float(sq.sum()) / m
+             + lam_eff * 0.5 * (float((w1 * w1).sum()) + float((w2 * w2).sum()))
+             + beta_eff * float(kl.sum()))
+    dz2 = dY * Y * (1 - Y)
+    if sw is not None:
+        dz2 *= sw
+    dkl = (beta_eff / n) * (-rho / rho_hat + (1 - rho) / (1 - rho_hat))
+    dh = dz2 @ w2.T + (dkl if sw is None else sw * dkl)
     dz1 = dh * H * (1 - H)
     grad = np.concatenate([
-        (X.T @ dz1 + lam * w1).ravel(), dz1.sum(axis=0),
-        (H.T @ dz2 + lam * w2).ravel(), dz2.sum(axis=0),
+        (X.T @ dz1 + lam_eff * w1).ravel(), dz1.sum(axis=0),
+        (H.T @ dz2 + lam_eff * w2).ravel(), dz2.sum(axis=0),
     ])
     return value, grad
 
@@ -555,27 +593,27 @@ def train_sparse_autoencoder(
     max_epochs: int = 1000,
     optimizer: str = "scg",
     scale_data: bool = True,
-    mse_normalization: str = "samples",
+    mse_normalization: str = "matlab",
+    init: str = "matlab",
+    sample_weight: np.ndarray | None = None,
     random_state: Any = None,
 ) -> SparseAutoencoderLayer:
     """One sparse autoencoder ``d -> hidden_size -> d`` as MATLAB ``trainAutoencoder`` trains it.
 
-    The objective is the one MATLAB documents for ``trainAutoencoder`` (loss ``msesparse``):
-
-    ``E = 1/M sum_n sum_k (x_kn - x_hat_kn)**2 + l2_weight * 1/2 sum(W**2)
-    + sparsity_weight * sum_i KL(rho || rho_hat_i)``
-    (:func:`sparse_autoencoder_objective`; ``M = N`` as documented, or ``M = N * K``),
-
-    with ``rho_hat_i`` the mean activation of hidden unit ``i`` over the ``N`` samples, the
-    squared weights of encoder and decoder (not the biases), logistic (``logsig``) encoder and
-    decoder, the input rescaled to the decoder's range ``[0, 1]`` per feature (``ScaleData``),
-    weights drawn uniformly in ``+-sqrt(6 / (d + hidden_size + 1))`` and biases 0 (the
-    range of Ng's sparse-autoencoder notes; MATLAB does not document its own). Defaults
-    are MATLAB's: ``L2WeightRegularization = 0.001``, ``SparsityRegularization = 1``,
-    ``SparsityProportion = 0.05``, ``MaxEpochs = 1000``, ``trainscg``
+    The objective is ``msesparse`` (:func:`sparse_autoencoder_objective`; by default
+    ``mse_normalization="matlab"``, the scaling MATLAB's code applies:
+    ``1/(N K) sum e**2 + l2_weight / K * sum(W**2) + 2 sparsity_weight / K * sum_i
+    KL(rho || rho_hat_i)``, errors in the units of the input), with ``rho_hat_i`` the mean
+    activation of hidden unit ``i`` over the ``N`` samples, logistic (``logsig``) encoder and
+    decoder, and the input rescaled to the decoder's range ``[0, 1]`` per feature
+    (``ScaleData``, MATLAB ``mapminmax``; a constant feature maps to 0). ``init="matlab"``
+    draws every weight and bias uniformly in ``[-0.1, 0.1]`` (MATLAB's ``Autoencoder``
+    network sets ``randsmall`` for all of them); ``init="ng"`` draws the weights in
+    ``+-sqrt(6 / (d + hidden_size + 1))`` with zero biases (Ng's sparse-autoencoder notes).
+    Defaults are MATLAB's: ``L2WeightRegularization = 0.001``, ``SparsityRegularization =
+    1``, ``SparsityProportion = 0.05``, ``MaxEpochs = 1000``, ``trainscg``
     (:func:`scaled_conjugate_gradient`); ``optimizer="lbfgs"`` runs SciPy's L-BFGS-B on the
-    same objective instead. Computed in NumPy (float64), full batch: a few milliseconds per
-    epoch even for thousands of samples.
+    same objective instead. Computed in NumPy (float64), full batch.
 
     Parameters
     ----------
@@ -585,7 +623,11 @@ def train_sparse_autoencoder(
     max_epochs : int
     optimizer : {"scg", "lbfgs"}
     scale_data : bool
-    mse_normalization : {"samples", "elements"}
+    mse_normalization : {"matlab", "samples", "elements"}
+    init : {"matlab", "ng"}
+    sample_weight : ndarray of shape (n_samples,), optional
+        Row multiplicities: training on distinct rows with their counts is training on the
+        full table (:func:`sparse_autoencoder_objective`).
     random_state : int, RandomState instance or None
 
     Returns
@@ -594,6 +636,7 @@ def train_sparse_autoencoder(
     """
     check_option("optimizer", optimizer, ("scg", "lbfgs"))
     check_option("mse_normalization", mse_normalization, MSE_NORMALIZATIONS)
+    check_option("init", init, INITS)
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     h = int(hidden_size)
@@ -603,12 +646,16 @@ def train_sparse_autoencoder(
     else:
         x_min, x_scale = np.zeros(d), np.ones(d)
     Xs = (X - x_min) * x_scale
-    r = math.sqrt(6.0 / (d + h + 1))
-    theta0 = np.concatenate([
-        rng.uniform(-r, r, d * h), np.zeros(h), rng.uniform(-r, r, h * d), np.zeros(d)
-    ])
+    if init == "matlab":
+        theta0 = rng.uniform(-0.1, 0.1, d * h + h + h * d + d)
+    else:
+        r = math.sqrt(6.0 / (d + h + 1))
+        theta0 = np.concatenate([
+            rng.uniform(-r, r, d * h), np.zeros(h), rng.uniform(-r, r, h * d), np.zeros(d)
+        ])
     args = (Xs, h, float(l2_weight), float(sparsity_weight), float(sparsity_proportion),
-            mse_normalization)
+            mse_normalization, x_scale if mse_normalization == "matlab" else None,
+            sample_weight)
 
     def fun(theta):
         return sparse_autoencoder_objective(theta, *args)
@@ -651,7 +698,8 @@ def train_stacked_autoencoder(
     autoencoder (``vc -> 64 -> vc``) is trained on the inputs, its codes are the inputs of the
     second (``64 -> q -> 64``), and so on; the last codes are returned. Each layer is
     :func:`train_sparse_autoencoder` with ``kwargs`` and its own seed drawn from
-    ``random_state``.
+    ``random_state``. Identical input rows are trained once with their count as weight
+    (``sample_weight``), which leaves the objective unchanged.
 
     Returns
     -------
@@ -659,15 +707,22 @@ def train_stacked_autoencoder(
     layers : list of SparseAutoencoderLayer
     """
     rng = check_random_state(random_state)
-    codes = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    # identical rows (values in the same clusters everywhere) are trained once, weighted by
+    # their count: the same objective at a fraction of the cost
+    codes, inverse, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    weight = None if len(codes) == len(X) else counts
+    if weight is None:
+        codes = X
     layers = []
     for size in layer_sizes:
         layer = train_sparse_autoencoder(
-            codes, int(size), random_state=rng.randint(np.iinfo(np.int32).max), **kwargs
+            codes, int(size), random_state=rng.randint(np.iinfo(np.int32).max),
+            sample_weight=weight, **kwargs
         )
         codes = layer.encode(codes)
         layers.append(layer)
-    return codes, layers
+    return (codes if weight is None else codes[inverse.ravel()]), layers
 
 
 def stacked_reconstruction(layers: list[SparseAutoencoderLayer], X: np.ndarray) -> np.ndarray:
