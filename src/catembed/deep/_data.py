@@ -81,8 +81,9 @@ def split_columns(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list
     return df, cat, num
 
 
-def chunks(df: pd.DataFrame, size: int = CHUNK) -> Iterator[pd.DataFrame]:
-    """Consecutive row slices of ``df`` (views where pandas can)."""
+def chunks(df: pd.DataFrame, size: int | None = None) -> Iterator[pd.DataFrame]:
+    """Consecutive row slices of ``df`` of ``size`` rows (default :data:`CHUNK`)."""
+    size = CHUNK if size is None else size
     for start in range(0, len(df), size):
         yield df.iloc[start:start + size]
 
@@ -143,8 +144,10 @@ def encode_compact(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np
     n = len(df)
     codes = np.empty((n, len(enc.categorical)), dtype=code_dtype(enc))
     nums = np.empty((n, len(enc.numeric)), dtype=np.float32)
-    for start, part in zip(range(0, n, CHUNK), chunks(df), strict=False):
+    start = 0
+    for part in chunks(df):
         c, x = apply_encoding(enc, part)
         codes[start:start + len(part)] = c
         nums[start:start + len(part)] = x
+        start += len(part)
     return codes, nums

@@ -30,9 +30,14 @@ Every choice is label-free: a fixed budget of optimiser steps (``pretrain_steps`
 tables get more epochs and large ones are bounded in time), Adam at ``1e-3``, the IDEC
 defaults ``gamma=0.1`` and ``tol=0.001``. The number of clusters is the caller's.
 
-Training is mini-batch (memory does not grow with ``n`` beyond the encoded input and the
-``n x k`` assignment), deterministic on CPU for an integer ``random_state`` (a private torch
-RNG, a fixed thread count, deterministic algorithms); ``device="cuda"`` trains on a GPU.
+Memory does not grow with ``n`` beyond the table itself: the fit encodes the table once,
+compactly (one byte per categorical cell when the table has at most 256 values, ``float32``
+numbers), trains on mini-batches, runs k-means on the latent vectors of at most
+:data:`KMEANS_SAMPLE` rows, and streams every full pass (cluster assignment, the column sums
+of ``q`` that the target distribution needs, the attention per cluster) over chunks of rows;
+no ``n x k`` or ``n x n_components`` array is held during the fit. Deterministic on CPU for
+an integer ``random_state`` (a private torch RNG, a fixed thread count, deterministic
+algorithms); ``device="cuda"`` trains on a GPU.
 """
 
 from __future__ import annotations
@@ -50,8 +55,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import CatEmbedError, check_option
 from ..embed._autoencoder import _deterministic, _device, require_torch
+from . import _data
 from ._data import (
-    CHUNK,
     MixedEncoding,
     apply_encoding,
     chunks,
@@ -436,7 +441,9 @@ class AutoencoderKMeans(_DeepClusterer):
     mirrors it and outputs one number per numeric column and one logit block per categorical
     column. The loss is the mean over columns of the squared error (numeric) and the
     cross-entropy (categorical). After ``pretrain_steps`` Adam steps on mini-batches,
-    scikit-learn's ``KMeans`` (``n_init=10``) clusters the latent vectors. Design from the
+    scikit-learn's ``KMeans`` (``n_init=10``) clusters the latent vectors (of a uniform
+    sample of :data:`KMEANS_SAMPLE` rows when the table is larger; every row then goes to
+    its nearest centre). Design from the
     plan of the Fehling thesis draft (Ch. 3, empty), the autoencoder stage of DEC / IDEC.
 
     Parameters
@@ -493,9 +500,12 @@ class IDEC(_DeepClusterer):
     The :class:`AutoencoderKMeans` network and its k-means centres, then ``cluster_steps``
     Adam steps on ``L_rec + gamma * KL(P || Q)``: ``q_ij = (1 + |z_i - mu_j|^2 / alpha)^(-(
     alpha + 1) / 2)`` normalised over ``j`` (DEC Eq. 1), ``p_ij ∝ q_ij^2 / sum_i q_ij``
-    (DEC Eq. 3) recomputed on the whole table every ``update_interval`` steps; stops when
+    (DEC Eq. 3) fixed for ``update_interval`` steps, then renewed; stops when
     the fraction of rows that changed cluster since the last update is below ``tol`` (IDEC
-    Sec. 3.3). ``gamma=0.1`` and ``tol=0.001`` are IDEC's defaults.
+    Sec. 3.3). ``gamma=0.1`` and ``tol=0.001`` are IDEC's defaults. An update makes one
+    streaming pass over the rows for the assignments and the column sums ``f_j`` of ``q``
+    and freezes a copy of the network; the target of a batch is then computed from the
+    frozen copy and ``f``, exactly DEC's ``P`` without storing it for all rows.
 
     Parameters are those of :class:`AutoencoderKMeans`; in addition:
 
@@ -666,8 +676,9 @@ class _Rows:
     def chunks(self, rows: np.ndarray | None = None) -> Any:
         """``(codes, nums)`` of consecutive chunks of all rows, or of the rows ``rows``."""
         n = self.n if rows is None else len(rows)
-        for s in range(0, n, CHUNK):
-            yield self.take(slice(s, s + CHUNK) if rows is None else rows[s:s + CHUNK])
+        size = _data.CHUNK
+        for s in range(0, n, size):
+            yield self.take(slice(s, s + size) if rows is None else rows[s:s + size])
 
 
 class _Batches:
