@@ -5,10 +5,16 @@ sorted categories fix the value ids, so value vectors of CDE / UNTIE fitted on t
 statistics line up with the embedding rows); every column gets one extra row for a value
 unseen at fit time. Numeric columns are standardised (population standard deviation, as
 scikit-learn's ``StandardScaler``); a missing number becomes the column mean (0).
+
+Everything here reads the table in chunks of :data:`CHUNK` rows, so that a fit holds the
+table once, compactly: :func:`encode_compact` stores one value id per categorical cell in
+the narrowest integer type (one byte when the table has at most 256 values) and one
+``float32`` per number, about ``m_cat + 4 m_num`` bytes a row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +22,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CatEmbedError
-from ..stats import ValueStatistics, encode
+from ..stats import compute_statistics, encode
+
+#: rows read, encoded or passed through a network at a time
+CHUNK = 8192
 
 
 @dataclass
@@ -39,7 +48,7 @@ class MixedEncoding:
 
     categorical: list[str]
     numeric: list[str]
-    stats: ValueStatistics | None
+    stats: Any
     offsets: np.ndarray
     sizes: np.ndarray
     mean: np.ndarray
@@ -72,22 +81,35 @@ def split_columns(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list
     return df, cat, num
 
 
+def chunks(df: pd.DataFrame, size: int | None = None) -> Iterator[pd.DataFrame]:
+    """Consecutive row slices of ``df`` of ``size`` rows (default :data:`CHUNK`)."""
+    size = CHUNK if size is None else size
+    for start in range(0, len(df), size):
+        yield df.iloc[start:start + size]
+
+
 def fit_encoding(df: pd.DataFrame, categorical: list[str], numeric: list[str]) -> MixedEncoding:
-    """Count the categorical columns and the numeric means and scales of ``df``."""
+    """Count the categorical columns and the numeric means and scales of ``df``.
+
+    The value statistics are counted chunk by chunk and merged exactly
+    (:func:`catembed.stats.compute_statistics`); means and population standard deviations
+    are taken one column at a time, skipping missing numbers.
+    """
     if categorical:
-        stats = ValueStatistics.from_frame(df, columns=categorical)
+        stats = compute_statistics(chunks(df, 8 * CHUNK), columns=categorical)
         sizes = np.asarray(stats.sizes, dtype=np.int64)
     else:
         stats, sizes = None, np.zeros(0, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).astype(np.int64)
-    if numeric:
-        vals = df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-        mean = np.nanmean(vals, axis=0) if len(vals) else np.zeros(len(numeric))
-        scale = np.nanstd(vals, axis=0)
-        mean = np.nan_to_num(mean)
-        scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
-    else:
-        mean = scale = np.zeros(0)
+    mean = np.zeros(len(numeric))
+    scale = np.ones(len(numeric))
+    for j, c in enumerate(numeric):
+        col = df[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isnan(col).all():
+            continue
+        m, sd = np.nanmean(col), np.nanstd(col)
+        mean[j] = m if np.isfinite(m) else 0.0
+        scale[j] = sd if np.isfinite(sd) and sd > 0 else 1.0
     return MixedEncoding(list(categorical), list(numeric), stats, offsets[: len(sizes)],
                          sizes, mean, scale)
 
@@ -107,4 +129,25 @@ def apply_encoding(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np
         nums = np.nan_to_num((vals - enc.mean) / enc.scale).astype(np.float32)
     else:
         nums = np.zeros((len(df), 0), dtype=np.float32)
+    return codes, nums
+
+
+def code_dtype(enc: MixedEncoding) -> type:
+    """The narrowest integer type that holds every global value id of ``enc``."""
+    n = enc.n_embeddings
+    return np.uint8 if n <= 256 else np.int16 if n <= 32768 else np.int32
+
+
+def encode_compact(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`apply_encoding` of the whole of ``df``, chunk by chunk, into compact arrays:
+    value ids in :func:`code_dtype`, numbers in ``float32``."""
+    n = len(df)
+    codes = np.empty((n, len(enc.categorical)), dtype=code_dtype(enc))
+    nums = np.empty((n, len(enc.numeric)), dtype=np.float32)
+    start = 0
+    for part in chunks(df):
+        c, x = apply_encoding(enc, part)
+        codes[start:start + len(part)] = c
+        nums[start:start + len(part)] = x
+        start += len(part)
     return codes, nums

@@ -146,8 +146,11 @@ class ClusteringModel(nn.Module):
         return z, self.decoder.loss(z, codes - self.offsets, nums)
 
 
-def target_distribution(q: torch.Tensor) -> torch.Tensor:
+def target_distribution(q: torch.Tensor, colsum: torch.Tensor | None = None) -> torch.Tensor:
     """DEC's sharpened target ``p_ij = (q_ij^2 / f_j) / sum_j'(...)``, ``f_j = sum_i q_ij``
-    (Xie et al. 2016, Eq. 3)."""
-    w = q.pow(2) / q.sum(dim=0)
+    (Xie et al. 2016, Eq. 3).
+
+    ``q`` may be a batch of the rows when ``colsum`` gives ``f`` over all of them.
+    """
+    w = q.pow(2) / (q.sum(dim=0) if colsum is None else colsum)
     return w / w.sum(dim=1, keepdim=True)

@@ -30,13 +30,19 @@ Every choice is label-free: a fixed budget of optimiser steps (``pretrain_steps`
 tables get more epochs and large ones are bounded in time), Adam at ``1e-3``, the IDEC
 defaults ``gamma=0.1`` and ``tol=0.001``. The number of clusters is the caller's.
 
-Training is mini-batch (memory does not grow with ``n`` beyond the encoded input and the
-``n x k`` assignment), deterministic on CPU for an integer ``random_state`` (a private torch
-RNG, a fixed thread count, deterministic algorithms); ``device="cuda"`` trains on a GPU.
+Memory does not grow with ``n`` beyond the table itself: the fit encodes the table once,
+compactly (one byte per categorical cell when the table has at most 256 values, ``float32``
+numbers), trains on mini-batches, runs k-means on the latent vectors of at most
+:data:`KMEANS_SAMPLE` rows, and streams every full pass (cluster assignment, the column sums
+of ``q`` that the target distribution needs, the attention per cluster) over chunks of rows;
+no ``n x k`` or ``n x n_components`` array is held during the fit. Deterministic on CPU for
+an integer ``random_state`` (a private torch RNG, a fixed thread count, deterministic
+algorithms); ``device="cuda"`` trains on a GPU.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -49,7 +55,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import CatEmbedError, check_option
 from ..embed._autoencoder import _deterministic, _device, require_torch
-from ._data import MixedEncoding, apply_encoding, fit_encoding, split_columns
+from . import _data
+from ._data import (
+    MixedEncoding,
+    apply_encoding,
+    chunks,
+    encode_compact,
+    fit_encoding,
+    split_columns,
+)
 
 __all__ = [
     "AttentionClusterer",
@@ -62,6 +76,9 @@ __all__ = [
 ]
 
 VALUE_INITS = ("random", "cde", "untie")
+#: k-means after pretraining runs on the latent vectors of at most this many rows (a uniform
+#: sample of larger tables; every row then goes to its nearest centre)
+KMEANS_SAMPLE = 50_000
 
 
 def _check_positive_int(name: str, v: Any, minimum: int = 1) -> int:
@@ -239,7 +256,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.encoding_ = enc
         self.categorical_features_ = list(cat)
         self.numeric_features_ = list(num)
-        codes_np, nums_np = apply_encoding(enc, df)
+        codes_np, nums_np = encode_compact(enc, df)
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))
@@ -266,8 +283,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                                     torch.as_tensor(enc.sizes, dtype=torch.int64),
                                     int(self.n_clusters), int(self.n_components),
                                     float(self.alpha)).to(dev)
-            codes = torch.as_tensor(codes_np, device=dev)
-            nums = torch.as_tensor(nums_np, device=dev)
+            data = _Rows(codes_np, nums_np, dev, torch)
             gen = torch.Generator(device=dev).manual_seed(seed)
             corruption = float(self.corruption)
             bs = min(int(self.batch_size), n)
@@ -277,51 +293,62 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             # 1) pretraining: reconstruction only
             model.train()
             for _ in range(int(self.pretrain_steps)):
-                idx = torch.as_tensor(batches.next(), device=dev)
-                _, loss = model.recon_loss(codes[idx], nums[idx], corruption, gen)
+                _, loss = model.recon_loss(*data.take(batches.next()), corruption, gen)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
                 history.append(float(loss.detach()))
             self.pretrain_loss_ = list(history)
 
-            # 2) k-means in the latent space
-            Z = self._latent(model, codes, nums, torch)
+            # 2) k-means on the latent vectors of (at most KMEANS_SAMPLE) rows
+            if n <= KMEANS_SAMPLE:
+                sample = None
+            else:
+                sample = np.sort(rng.choice(n, KMEANS_SAMPLE, replace=False))
+            Z = self._latent(model, data.chunks(sample), torch)
             km = KMeans(int(self.n_clusters), n_init=10,
                         random_state=int(rng.randint(np.iinfo(np.int32).max))).fit(Z)
-            labels = km.labels_.astype(np.int64)
+            del Z
             with torch.no_grad():
                 model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
+            # the nearest centre of every row (argmax of the Student-t q)
+            labels = (km.labels_.astype(_label_dtype(self.n_clusters)) if sample is None
+                      else self._assign(model, data, torch)[0])
             self.n_iter_ = 0
             self.delta_label_ = []
             cluster_hist: list[float] = []
             # 3) IDEC: joint reconstruction + KL(P || Q)
             if objective == "idec" and int(self.cluster_steps) > 0:
                 opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
-                p = None
+                frozen = colsum = None
                 for step in range(int(self.cluster_steps)):
                     if step % int(self.update_interval) == 0:
-                        q = self._soft(model, codes, nums, torch)
-                        p = target_distribution(q)
-                        new = q.argmax(dim=1).cpu().numpy()
+                        # the target P of DEC Eq. 3, fixed until the next update: the column
+                        # sums f_j of q over all rows (one streaming pass) and a frozen copy
+                        # of the network give p for any batch, so no n x k array is kept
+                        new, colsum = self._assign(model, data, torch)
                         delta = float(np.mean(new != labels))
                         labels = new
                         self.delta_label_.append(delta)
                         if step > 0 and delta < float(self.tol):
                             break
+                        frozen = copy.deepcopy(model).eval()
                     model.train()
-                    idx = torch.as_tensor(batches.next(), device=dev)
-                    z, rec = model.recon_loss(codes[idx], nums[idx], corruption, gen)
+                    codes_b, nums_b = data.take(batches.next())
+                    with torch.no_grad():
+                        p = target_distribution(
+                            frozen.soft_assign(frozen.encoder(codes_b, nums_b)[0]), colsum)
+                    z, rec = model.recon_loss(codes_b, nums_b, corruption, gen)
                     qb = model.soft_assign(z)
-                    kl = torch.nn.functional.kl_div(qb.log(), p[idx], reduction="batchmean")
+                    kl = torch.nn.functional.kl_div(qb.log(), p, reduction="batchmean")
                     loss = rec + float(self.gamma) * kl
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
                     cluster_hist.append(float(loss.detach()))
                     self.n_iter_ = step + 1
-                q = self._soft(model, codes, nums, torch)
-                labels = q.argmax(dim=1).cpu().numpy()
+                del frozen
+                labels = self._assign(model, data, torch)[0]
             self.cluster_loss_ = cluster_hist
             self.loss_history_ = history + cluster_hist
             model.eval()
@@ -330,52 +357,70 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.fit_seconds_ = time.perf_counter() - t_start
-        self._after_fit(codes_np, nums_np)
+        self._after_fit(_Rows(codes_np, nums_np, torch.device("cpu"), torch))
         return self
 
-    def _after_fit(self, codes: np.ndarray, nums: np.ndarray) -> None:
+    def _after_fit(self, data: _Rows) -> None:
         pass
 
     # ------------------------------------------------------------------ inference
-    def _forward_batches(self, model: Any, codes: Any, nums: Any, torch: Any, fn: Any) -> Any:
-        out = []
-        step = 4096
+    def _forward_batches(self, model: Any, pairs: Any, torch: Any, fn: Any) -> Any:
+        """``fn(model, codes, nums)`` of every ``(codes, nums)`` chunk of ``pairs``, one chunk
+        at a time (a generator: the caller keeps only what it needs)."""
         model.eval()
-        with torch.no_grad():
-            for s in range(0, len(codes), step):
-                out.append(fn(model, codes[s:s + step], nums[s:s + step]))
-        return out
+        for c, x in pairs:
+            with torch.no_grad():
+                out = fn(model, c, x)
+            yield out
 
-    def _latent(self, model: Any, codes: Any, nums: Any, torch: Any) -> np.ndarray:
-        parts = self._forward_batches(model, codes, nums, torch,
-                                      lambda m, c, x: m.encoder(c, x)[0].cpu())
-        return torch.cat(parts).numpy().astype(np.float64)
+    def _latent(self, model: Any, pairs: Any, torch: Any) -> np.ndarray:
+        parts = self._forward_batches(model, pairs, torch,
+                                      lambda m, c, x: m.encoder(c, x)[0].cpu().numpy())
+        return np.concatenate(list(parts)).astype(np.float64)
 
-    def _soft(self, model: Any, codes: Any, nums: Any, torch: Any) -> Any:
-        parts = self._forward_batches(
-            model, codes, nums, torch, lambda m, c, x: m.soft_assign(m.encoder(c, x)[0]))
-        return torch.cat(parts)
+    def _assign(self, model: Any, data: _Rows, torch: Any) -> tuple[np.ndarray, Any]:
+        """One streaming pass: the most probable cluster of every row and the column sums
+        ``f_j = sum_i q_ij`` of the soft assignment (as a tensor on the model's device)."""
+        labels = np.empty(data.n, dtype=_label_dtype(self.n_clusters))
+        colsum = np.zeros(int(self.n_clusters))
+        start = 0
+        for q in self._forward_batches(model, data.chunks(), torch,
+                                       lambda m, c, x: m.soft_assign(m.encoder(c, x)[0])):
+            labels[start:start + len(q)] = q.argmax(dim=1).cpu().numpy()
+            colsum += q.sum(dim=0).cpu().numpy()
+            start += len(q)
+        return labels, torch.as_tensor(colsum, dtype=torch.float32, device=data.device)
 
-    def _encode_input(self, X: Any) -> tuple[Any, Any, Any]:
+    def _input_chunks(self, X: Any) -> tuple[Any, Any]:
+        """Torch and the ``(codes, nums)`` tensors of ``X``, encoded one chunk at a time."""
         check_is_fitted(self, "model_")
         torch = require_torch()
         df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
             np.asarray(X, dtype=object), columns=list(self.feature_names_in_))
         df = df.rename(columns=str)
-        codes, nums = apply_encoding(self.encoding_, df)
-        return torch, torch.as_tensor(codes), torch.as_tensor(nums)
+        apply_encoding(self.encoding_, df.iloc[:0])  # names a missing column before any work
+
+        def pairs() -> Any:
+            for part in chunks(df):
+                c, x = apply_encoding(self.encoding_, part)
+                yield torch.from_numpy(c), torch.from_numpy(x)
+
+        return torch, pairs()
 
     def transform(self, X: Any) -> np.ndarray:
         """The latent vectors ``(n_samples, n_components)`` of the rows of ``X``."""
-        torch, codes, nums = self._encode_input(X)
+        torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
-            return self._latent(self.model_, codes, nums, torch)
+            return self._latent(self.model_, pairs, torch)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Student-t soft assignment ``q_ij`` of every row to every cluster centre."""
-        torch, codes, nums = self._encode_input(X)
+        torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
-            return self._soft(self.model_, codes, nums, torch).numpy().astype(np.float64)
+            parts = self._forward_batches(
+                self.model_, pairs, torch,
+                lambda m, c, x: m.soft_assign(m.encoder(c, x)[0]).numpy())
+        return np.concatenate(list(parts)).astype(np.float64)
 
     def predict(self, X: Any) -> np.ndarray:
         """The cluster of every row: the most probable centre (for k-means: the nearest)."""
@@ -396,7 +441,9 @@ class AutoencoderKMeans(_DeepClusterer):
     mirrors it and outputs one number per numeric column and one logit block per categorical
     column. The loss is the mean over columns of the squared error (numeric) and the
     cross-entropy (categorical). After ``pretrain_steps`` Adam steps on mini-batches,
-    scikit-learn's ``KMeans`` (``n_init=10``) clusters the latent vectors. Design from the
+    scikit-learn's ``KMeans`` (``n_init=10``) clusters the latent vectors (of a uniform
+    sample of :data:`KMEANS_SAMPLE` rows when the table is larger; every row then goes to
+    its nearest centre). Design from the
     plan of the Fehling thesis draft (Ch. 3, empty), the autoencoder stage of DEC / IDEC.
 
     Parameters
@@ -453,9 +500,12 @@ class IDEC(_DeepClusterer):
     The :class:`AutoencoderKMeans` network and its k-means centres, then ``cluster_steps``
     Adam steps on ``L_rec + gamma * KL(P || Q)``: ``q_ij = (1 + |z_i - mu_j|^2 / alpha)^(-(
     alpha + 1) / 2)`` normalised over ``j`` (DEC Eq. 1), ``p_ij ∝ q_ij^2 / sum_i q_ij``
-    (DEC Eq. 3) recomputed on the whole table every ``update_interval`` steps; stops when
+    (DEC Eq. 3) fixed for ``update_interval`` steps, then renewed; stops when
     the fraction of rows that changed cluster since the last update is below ``tol`` (IDEC
-    Sec. 3.3). ``gamma=0.1`` and ``tol=0.001`` are IDEC's defaults.
+    Sec. 3.3). ``gamma=0.1`` and ``tol=0.001`` are IDEC's defaults. An update makes one
+    streaming pass over the rows for the assignments and the column sums ``f_j`` of ``q``
+    and freezes a copy of the network; the target of a batch is then computed from the
+    frozen copy and ``f``, exactly DEC's ``P`` without storing it for all rows.
 
     Parameters are those of :class:`AutoencoderKMeans`; in addition:
 
@@ -576,31 +626,59 @@ class AttentionClusterer(_DeepClusterer):
                                 int(self.embedding_dim), int(self.n_heads),
                                 int(self.n_layers), int(self.n_components))
 
-    def _after_fit(self, codes: np.ndarray, nums: np.ndarray) -> None:
+    def _after_fit(self, data: _Rows) -> None:
         torch = require_torch()
+        k, m = int(self.n_clusters), len(self.encoding_.columns)
+        sums = np.zeros((k, m))
+        start = 0
         with _deterministic(torch, self.n_threads, False):
-            w = self._weights(torch.as_tensor(codes), torch.as_tensor(nums), torch)
+            for w in self._forward_batches(self.model_, data.chunks(), torch,
+                                           lambda mod, c, x: mod.encoder(c, x)[1].numpy()):
+                lab = self.labels_[start:start + len(w)]
+                np.add.at(sums, lab, w.astype(np.float64))
+                start += len(w)
         cols = self.encoding_.columns
-        sums = np.zeros((int(self.n_clusters), w.shape[1]))
-        np.add.at(sums, self.labels_, w)
-        counts = np.bincount(self.labels_, minlength=int(self.n_clusters))[:, None]
+        counts = np.bincount(self.labels_, minlength=k)[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         self.cluster_attention_ = pd.DataFrame(mean, columns=cols)
         self.cluster_attention_.index.name = "cluster"
-        self.column_attention_ = pd.Series(w.mean(axis=0), index=cols, name="attention")
-
-    def _weights(self, codes: Any, nums: Any, torch: Any) -> np.ndarray:
-        parts = self._forward_batches(self.model_, codes, nums, torch,
-                                      lambda m, c, x: m.encoder(c, x)[1])
-        return torch.cat(parts).numpy().astype(np.float64)
+        self.column_attention_ = pd.Series(sums.sum(axis=0) / max(data.n, 1), index=cols,
+                                           name="attention")
 
     def attention_weights(self, X: Any) -> pd.DataFrame:
         """Pooling attention of every row over the columns ``(n_samples, n_columns)``."""
-        torch, codes, nums = self._encode_input(X)
+        torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
-            w = self._weights(codes, nums, torch)
-        return pd.DataFrame(w, columns=self.encoding_.columns)
+            parts = self._forward_batches(self.model_, pairs, torch,
+                                          lambda m, c, x: m.encoder(c, x)[1].numpy())
+        return pd.DataFrame(np.concatenate(list(parts)).astype(np.float64),
+                            columns=self.encoding_.columns)
+
+
+def _label_dtype(k: int) -> type:
+    return np.int16 if k < 2**15 else np.int32
+
+
+class _Rows:
+    """The compactly encoded training table: mini-batches and chunks as torch tensors on
+    the training device (value ids widened to ``int64`` one batch at a time)."""
+
+    def __init__(self, codes: np.ndarray, nums: np.ndarray, device: Any, torch: Any) -> None:
+        self.codes, self.nums, self.device, self.torch = codes, nums, device, torch
+        self.n = len(codes)
+
+    def take(self, idx: Any) -> tuple[Any, Any]:
+        t = self.torch
+        c = t.from_numpy(self.codes[idx].astype(np.int64)).to(self.device)
+        return c, t.from_numpy(np.ascontiguousarray(self.nums[idx])).to(self.device)
+
+    def chunks(self, rows: np.ndarray | None = None) -> Any:
+        """``(codes, nums)`` of consecutive chunks of all rows, or of the rows ``rows``."""
+        n = self.n if rows is None else len(rows)
+        size = _data.CHUNK
+        for s in range(0, n, size):
+            yield self.take(slice(s, s + size) if rows is None else rows[s:s + size])
 
 
 class _Batches:
