@@ -3,7 +3,9 @@
 Reads the JSON that ``catembed bench --table ID --json`` prints. Runs of the same table
 (e.g. a run of some columns and a later run of others, same seeds and runs) are merged
 data set by data set before ranking. On each data set where every column has a score the
-columns are ranked (1 = best, ties share the mean rank, Demsar 2006) and the ranks averaged.
+columns are ranked (1 = best, ties share the mean rank, Demsar 2006) and the ranks averaged;
+each column's mean score over the same sets is shown beside its rank. A later file's cell
+replaces an earlier one's for the same data set and column (list partial runs first).
 
 Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...]``
 """
@@ -47,17 +49,19 @@ def main() -> None:
                     t["scores"][row["dataset"]][lab] = v
                     if lab not in t["labels"]:
                         t["labels"].append(lab)
-    print("| table | metric | runs | sets ranked | average rank (1 = best) |")
+    print("| table | metric | runs | sets ranked "
+          "| average rank, 1 = best (mean score on those sets) |")
     print("|---|---|---:|---:|---|")
     for tid, t in tables.items():
         labels = t["labels"]
-        ranks = [rankdata([-s[lab] for lab in labels]) for s in t["scores"].values()
-                 if all(lab in s for lab in labels)]
+        full = [s for s in t["scores"].values() if all(lab in s for lab in labels)]
+        ranks = [rankdata([-s[lab] for lab in labels]) for s in full]
         if not ranks:
             continue
         mean = np.mean(ranks, axis=0)
+        score = np.mean([[s[lab] for lab in labels] for s in full], axis=0)
         order = np.argsort(mean, kind="stable")
-        cells = ", ".join(f"{labels[i]} {mean[i]:.2f}" for i in order)
+        cells = ", ".join(f"{labels[i]} {mean[i]:.2f} ({score[i]:.3f})" for i in order)
         print(f"| {tid} | {t['metric']} | {'/'.join(map(str, sorted(t['runs'])))} | "
               f"{len(ranks)} | {cells} |")
 

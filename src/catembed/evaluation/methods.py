@@ -160,7 +160,8 @@ for _name, _metric in (("cos", "cos"), ("dilca", "dilca"), ("algo", "ahmad")):
 for _metric in ("hamming", "ahmad", "dilca", "cos", "dm", "rough"):
     register_method(f"kmodes-{_metric}", labels="catembed.cluster.kmodes:kmodes_labels",
                     random=True, params={"metric": _metric},
-                    description=f"k-modes (Huang init) with the {_metric} value distance")
+                    description=f"k-modes (Cao 2009 init, one start) with the {_metric} "
+                    "value distance")
 # the mixed-type baselines of the Fehling thesis (issue 6)
 for _name, _fn in (("naive-kmeans", "naive_kmeans_labels"),
                    ("onehot-kmeans", "onehot_kmeans_labels"),
