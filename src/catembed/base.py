@@ -12,8 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._lookup import LookupPlan
+from ._threads import small_problem_threads
 from ._validation import (
     HANDLE_MISSING,
     HANDLE_UNKNOWN,
@@ -427,7 +427,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
         check_fit_cost(self, stats.sizes)
-        with value_level_threads(int(np.sum(stats.sizes))):
+        with small_problem_threads(int(np.sum(stats.sizes))):
             tables = self._fit_values(stats)
             self._set_tables(tables)
             self._fit_output_projection()
@@ -1013,29 +1013,6 @@ def _memory_limit() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return 8.0 * 2**30
-
-
-#: value sets up to this size are fitted with one BLAS / OpenMP thread
-SMALL_VALUE_SET = 1024
-
-
-@contextmanager
-def value_level_threads(n_values: int) -> Iterator[None]:
-    """One BLAS and OpenMP thread for the value-level work on a small value set.
-
-    The value-level matrices are ``l x l`` (``l`` the number of values), tiny next to the
-    table. Multi-threaded BLAS gains nothing on them and, on a machine whose cores are busy,
-    loses a lot: the first SVD of a 72 x 296 matrix took 2.1 s with two OpenBLAS threads at
-    load average 8 on 2 cores, 14 ms with one. Above :data:`SMALL_VALUE_SET` values the
-    libraries' own thread settings apply.
-    """
-    if n_values > SMALL_VALUE_SET:
-        yield
-        return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        yield
 
 
 def check_fit_cost(

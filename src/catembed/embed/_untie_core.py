@@ -9,15 +9,14 @@ See :mod:`catembed.embed.untie` for the derivation.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.spatial.distance import cdist
-from threadpoolctl import ThreadpoolController
 
+from .._threads import small_problem_threads as _small_threads
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
 
@@ -51,39 +50,19 @@ DEFAULT_KERNELS: tuple[str, ...] = tuple(
 )
 
 _TINY = 1e-100
-_CONTROLLER: list[ThreadpoolController] = []
-
-
 _SMALL_EIGH = 512
-_LIMITED: list[bool] = [False]
 
 
-def _one_blas_thread():
-    """Context manager limiting BLAS to one thread; the controller (which scans the loaded
-    libraries, ~0.1 s) is made once."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
-
-
-@contextmanager
-def small_problem_threads(rank: int) -> Iterator[None]:
+def small_problem_threads(rank: int) -> Any:
     """One BLAS thread for a whole solve whose matrices are small (``rank <= 512``).
 
     Each alternation multiplies ``l_j x P l_j`` matrices and solves an ``r x r``
     eigenproblem, tens of milliseconds at most: BLAS threads gain nothing there, and on a
-    busy machine their spin-waiting made the solve several times slower. Setting the limit
-    once for the solve (not per product) also saves the limiter's own cost.
+    busy machine their spin-waiting made the solve several times slower
+    (:mod:`catembed._threads`).
     """
-    if rank > _SMALL_EIGH or _LIMITED[0]:
-        yield
-        return
-    with _one_blas_thread():
-        _LIMITED[0] = True
-        try:
-            yield
-        finally:
-            _LIMITED[0] = False
+    return _small_threads(rank, _SMALL_EIGH, "blas")
+
 
 _KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
           "poly": "poly", "polynomial": "poly"}
@@ -345,12 +324,9 @@ class ValueLevelProblem:
             RG = Rj @ G
             M += RG @ Rj.T
         M = (M + M.T) / 2
-        if M.shape[0] <= _SMALL_EIGH and not _LIMITED[0]:
-            # a small eigenproblem gains nothing from BLAS threads, and on a busy machine
-            # their spin-waiting made it 10-100x slower than one thread
-            with _one_blas_thread():
-                lam, W = np.linalg.eigh(M)
-        else:
+        # a small eigenproblem gains nothing from BLAS threads, and on a busy machine their
+        # spin-waiting made it 10-100x slower than one thread
+        with small_problem_threads(M.shape[0]):
             lam, W = np.linalg.eigh(M)
         return lam[::-1], W[:, ::-1]
 
