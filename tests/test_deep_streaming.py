@@ -18,15 +18,7 @@ from catembed.deep._data import (  # noqa: E402
 )
 from catembed.deep._nets import target_distribution  # noqa: E402
 from catembed.stats import ValueStatistics  # noqa: E402
-from test_deep import FAST, planted  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+from test_deep import FAST, _one_thread, planted  # noqa: E402, F401 (autouse fixture)
 
 
 @pytest.fixture
