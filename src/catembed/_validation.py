@@ -31,6 +31,15 @@ NUMERIC_POLICIES = ("drop", "discretize", "passthrough")
 from ._errors import CatEmbedError, CatEmbedWarning  # noqa: E402 - defined without imports
 
 
+def categorical_input_tags(tags: Any) -> Any:
+    """scikit-learn tags of an estimator that takes categorical tables: strings, categories
+    and missing values (NaN, None, empty) are valid input."""
+    tags.input_tags.allow_nan = True
+    tags.input_tags.categorical = True
+    tags.input_tags.string = True
+    return tags
+
+
 def check_option(name: str, value: Any, allowed: Sequence[str]) -> None:
     """Raise a clear error when a string option is not one of ``allowed``."""
     if not isinstance(value, str) or value not in allowed:

@@ -29,6 +29,7 @@ from ._validation import (
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
+    categorical_input_tags,
     check_option,
     check_param_types,
     check_pooling,
@@ -821,10 +822,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         """Inverse of :meth:`_extra_state`."""
 
     def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
+        tags = categorical_input_tags(super().__sklearn_tags__())
         try:  # the output dtype is a parameter, whatever the input's
             tags.transformer_tags.preserves_dtype = [self._output_dtype().name]
         except CatEmbedError:

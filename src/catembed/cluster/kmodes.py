@@ -42,6 +42,7 @@ from .._validation import (
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
+    categorical_input_tags,
     check_option,
     check_param_types,
 )
@@ -498,11 +499,7 @@ default="cao"
         return np.argmin(self._cat_dist(codes), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 KModes.__doc__ = KModes.__doc__.replace("{shared}", _SHARED.strip("\n"))

@@ -34,7 +34,13 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, as_frame, check_option, select_categorical
+from .._validation import (
+    CatEmbedError,
+    as_frame,
+    categorical_input_tags,
+    check_option,
+    select_categorical,
+)
 from ..embed.mca import _check_table
 from ..stats import encode, factorize
 
@@ -247,11 +253,7 @@ class LCA(ClusterMixin, BaseEstimator):
         return np.argmax(self.predict_proba(X), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int = 5,

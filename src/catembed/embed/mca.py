@@ -45,7 +45,13 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, CatEmbedWarning, as_frame, select_categorical
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    categorical_input_tags,
+    select_categorical,
+)
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
 
@@ -363,11 +369,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         return np.asarray([f"famd{k}" for k in range(self.n_components_)], dtype=object)
 
     def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 def famd_embedder(random_state: Any = None, **params: Any) -> FAMD:
