@@ -36,6 +36,7 @@ result on Adult (0.51 against 0.68 F-score in one run).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -106,18 +107,22 @@ def kmeans_labels(
     return km.labels_
 
 
-def _top_eigenvectors(S: Any, k: int, random_state: Any) -> np.ndarray:
+def _top_eigenvectors(
+    S: Any, k: int, random_state: Any, dense: Callable[[], np.ndarray] | None = None
+) -> np.ndarray:
     """The ``k`` eigenvectors of the symmetric ``S`` with the largest eigenvalues.
 
     Dense ``eigh`` for small matrices; ARPACK (``eigsh``, a generous Krylov space) otherwise,
     falling back to dense ``eigh`` when ARPACK does not converge (clustered top eigenvalues,
-    e.g. a nearly disconnected graph) and the matrix fits in memory.
+    e.g. a nearly disconnected graph) and the matrix fits in memory. ``S`` may be a
+    :class:`~scipy.sparse.linalg.LinearOperator`; ``dense()`` then builds the matrix.
     """
     u = S.shape[0]
+    if dense is None:
+        def dense() -> np.ndarray:
+            return S.toarray() if sp.issparse(S) else np.asarray(S)
     if u <= 1000 or k >= u - 1:
-        dense = S.toarray() if sp.issparse(S) else np.asarray(S)
-        _, vecs = eigh(dense, subset_by_index=(u - k, u - 1))
-        return vecs
+        return eigh(dense(), subset_by_index=(u - k, u - 1))[1]
     rs = check_random_state(random_state)
     v0 = rs.uniform(-1, 1, u)
     try:
@@ -126,8 +131,7 @@ def _top_eigenvectors(S: Any, k: int, random_state: Any) -> np.ndarray:
     except ArpackNoConvergence:
         if u > 20000:
             raise
-        dense = S.toarray() if sp.issparse(S) else np.asarray(S)
-        _, vecs = eigh(dense, subset_by_index=(u - k, u - 1))
+        return eigh(dense(), subset_by_index=(u - k, u - 1))[1]
     return vecs
 
 
@@ -382,21 +386,10 @@ def nystrom_spectral_embedding(
     def dense() -> np.ndarray:
         B = C * scale[:, None]
         S = B @ cho_solve(factor, B.T, check_finite=False)
-        return eigh((S + S.T) / 2.0, subset_by_index=(u - k, u - 1))[1]
+        return (S + S.T) / 2.0
 
-    k = n_clusters
-    if u <= 1000 or k >= u - 1:
-        return dense()
     op = LinearOperator((u, u), matvec=matvec, matmat=matvec, dtype=np.float64)
-    v0 = rs.uniform(-1, 1, u)
-    try:
-        _, vecs = eigsh(op, k=k, which="LA", v0=v0, ncv=min(u, max(2 * k + 1, 40)),
-                        maxiter=20 * u)
-    except ArpackNoConvergence:
-        if u > 20000:
-            raise
-        return dense()
-    return vecs
+    return _top_eigenvectors(op, n_clusters, rs, dense=dense)
 
 
 def gaussian_spectral_labels(
