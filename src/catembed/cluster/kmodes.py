@@ -162,6 +162,11 @@ def kmodes_lloyd(
     return labels, modes, centers, cost, n_iter
 
 
+# Largest numeric magnitude KPrototypes accepts: squared Euclidean distances between such
+# numbers (and their sums over columns) stay finite in float64 (max ~1.8e308).
+_MAX_NUMERIC = 1e150
+
+
 def _sq_dist(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     d = (x * x).sum(1)[:, None] - 2.0 * x @ c.T + (c * c).sum(1)[None, :]
     return np.maximum(d, 0.0)
@@ -604,6 +609,14 @@ class KPrototypes(_Base):
         if np.isnan(arr).any():
             raise CatEmbedError(
                 "KPrototypes numeric columns have missing values; impute or drop those rows."
+            )
+        big = ~(np.abs(arr) <= _MAX_NUMERIC)
+        if big.any():
+            col = self.numeric_features_[int(np.flatnonzero(big.any(axis=0))[0])]
+            raise CatEmbedError(
+                f"KPrototypes numeric column {col!r} has infinite values or values beyond "
+                f"+-{_MAX_NUMERIC:.0e}, whose squared distances overflow float64; drop those "
+                "rows or rescale the column (e.g. standardise it or take its logarithm)."
             )
         return arr
 
