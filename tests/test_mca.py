@@ -119,6 +119,39 @@ def test_famd_unknown_values(table):
     assert np.isfinite(out).all()
 
 
+def test_famd_pools_rare_values_like_a_relabelled_table(table):
+    # as MCA: max_categories=3 pools the two rarest values of each categorical column,
+    # the same FAMD as on the table relabelled by hand; numeric columns are untouched
+    rng = np.random.default_rng(2)
+    df = table.copy()
+    df["n1"] = rng.normal(size=len(df)) + (df.w == "b")
+    with pytest.warns(CatEmbedWarning, match="FAMD pooled rare values"):
+        pooled = FAMD(n_components=3, max_categories=3).fit(df)
+    relabelled = df.copy()
+    for col in table:
+        rare = df[col].value_counts().sort_index().sort_values(kind="mergesort").index[:2]
+        relabelled[col] = df[col].where(~df[col].isin(rare), "zz_rare")
+    ref = FAMD(n_components=3).fit(relabelled)
+    _same_up_to_sign(pooled.transform(df), ref.transform(relabelled), atol=1e-10)
+    np.testing.assert_allclose(pooled.eigenvalues_, ref.eigenvalues_, atol=1e-12)
+    assert [len(c) for c in pooled.infrequent_categories_] == [2] * table.shape[1]
+    # a pooled value seen again at transform maps to the infrequent value, not "unknown"
+    assert np.isfinite(pooled.transform(df.iloc[:5])).all()
+
+
+def test_famd_refuses_a_huge_value_space_before_counting(monkeypatch):
+    # one identifier-like column of 20,000 values without pooling: a 3.2 GB covariance;
+    # with a 64 MB limit it is refused by name, before the co-occurrences are counted
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", str(64 * 2**20))
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(20000)], "c": ["a", "b"] * 10000,
+                       "x": np.arange(20000.0)})
+    with pytest.raises(CatEmbedError, match="FAMD on .* would need about"):
+        FAMD(n_components=2, max_categories=None).fit(df)
+    with pytest.warns(CatEmbedWarning, match="pooled"):
+        f = FAMD(n_components=2).fit(df)
+    assert len(f.stats_.categories[0]) == 100
+
+
 @parametrize_with_checks([MCA(n_components=2), FAMD(n_components=2)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

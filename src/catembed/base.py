@@ -405,7 +405,7 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                 CatEmbedWarning,
                 stacklevel=4,
             )
-        stats, infrequent = self._pool(stats)
+        stats, infrequent = pool_rare_values(self, stats)
         sizes = stats.sizes
         constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
         keep = [j for j, s in enumerate(sizes) if s > 1]
@@ -440,34 +440,6 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         pooled = np.minimum(sizes, mc + 1) if mc is not None else sizes
         check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=n_rows,
                        counted_sizes=np.asarray(sizes, dtype=np.int64))
-
-    def _pool(self, stats: ValueStatistics) -> tuple[ValueStatistics, list[np.ndarray | None]]:
-        """Pool rare values (``min_frequency`` / ``max_categories``) in the statistics."""
-        mf = getattr(self, "min_frequency", None)
-        mc = getattr(self, "max_categories", None)
-        none: list[np.ndarray | None] = [None] * stats.n_features
-        if mf is None and mc is None:
-            return stats, none
-        masks = [m if m.sum() >= 2 else np.zeros_like(m) for m in stats.infrequent(mf, mc)]
-        if not any(m.any() for m in masks):
-            return stats, none
-        infrequent = [c[m] if m.any() else None
-                      for c, m in zip(stats.categories, masks, strict=True)]
-        parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)} values, pools {int(m.sum())}"
-                 for f, c, m in zip(stats.feature_names, stats.categories, masks, strict=True)
-                 if m.any()]
-        rule = ", ".join(f"{k}={v!r}" for k, v in
-                         (("min_frequency", mf), ("max_categories", mc)) if v is not None)
-        warnings.warn(
-            f"{type(self).__name__} pooled rare values into one 'infrequent' value per column "
-            f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
-            "Set max_categories=None and min_frequency=None to keep every "
-            "value (the cost grows with the square of the number of values), or drop "
-            "identifier-like columns (CLI: --drop).",
-            CatEmbedWarning,
-            stacklevel=5,
-        )
-        return stats.pool(masks), infrequent
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray] | np.ndarray:
         """Learn the value tables from the statistics: override in subclasses.
@@ -601,7 +573,8 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         Pooled rare values get the code of the infrequent value; no ``handle_unknown``
         policy is applied.
         """
-        cats, remap = self._encoding_categories()
+        cats, remap = pooled_encoding(self.categories_,
+                                      getattr(self, "infrequent_categories_", None))
         codes = encode(X, list(self.feature_names_), cats, self.handle_missing)
         for j, r in remap.items():  # pooled values -> the infrequent value's code
             codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
@@ -628,25 +601,6 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
                 warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
                               stacklevel=4)
         return codes
-
-    def _encoding_categories(self) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
-        """Categories to encode against (pooled values listed again), and the code maps."""
-        pooled = getattr(self, "infrequent_categories_", None) or []
-        cats = list(self.categories_)
-        remap: dict[int, np.ndarray] = {}
-        for j, inf in enumerate(pooled):
-            if inf is None or not len(inf):
-                continue
-            c = self.categories_[j]
-            where = next(i for i, v in enumerate(c) if v is INFREQUENT)
-            has_nan = len(c) > where + 1
-            cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
-            r = np.arange(len(cats[j]))
-            r[where : where + len(inf)] = where
-            if has_nan:
-                r[-1] = where + 1
-            remap[j] = r
-        return cats, remap
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """Gather and combine the value vectors of encoded rows (unknown code -1 -> 0)."""
@@ -1011,6 +965,64 @@ def _memory_limit() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return 8.0 * 2**30
+
+
+def pool_rare_values(
+    est: Any, stats: ValueStatistics
+) -> tuple[ValueStatistics, list[np.ndarray | None]]:
+    """Pool the rare values of ``stats`` by the estimator's ``min_frequency`` /
+    ``max_categories`` (scikit-learn's ``OneHotEncoder`` meaning), with one warning.
+
+    Returns the pooled statistics and, per column, the pooled original values (``None``
+    where nothing was pooled); :func:`pooled_encoding` turns those back into code maps.
+    """
+    mf = getattr(est, "min_frequency", None)
+    mc = getattr(est, "max_categories", None)
+    none: list[np.ndarray | None] = [None] * stats.n_features
+    if mf is None and mc is None:
+        return stats, none
+    masks = [m if m.sum() >= 2 else np.zeros_like(m) for m in stats.infrequent(mf, mc)]
+    if not any(m.any() for m in masks):
+        return stats, none
+    infrequent = [c[m] if m.any() else None
+                  for c, m in zip(stats.categories, masks, strict=True)]
+    parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)} values, pools {int(m.sum())}"
+             for f, c, m in zip(stats.feature_names, stats.categories, masks, strict=True)
+             if m.any()]
+    rule = ", ".join(f"{k}={v!r}" for k, v in
+                     (("min_frequency", mf), ("max_categories", mc)) if v is not None)
+    warnings.warn(
+        f"{type(est).__name__} pooled rare values into one 'infrequent' value per column "
+        f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
+        "Set max_categories=None and min_frequency=None to keep every "
+        "value (the cost grows with the square of the number of values), or drop "
+        "identifier-like columns (CLI: --drop).",
+        CatEmbedWarning,
+        stacklevel=5,
+    )
+    return stats.pool(masks), infrequent
+
+
+def pooled_encoding(
+    categories: list[np.ndarray], infrequent: list[np.ndarray | None] | None
+) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Categories to encode raw values against (each pooled value listed again in place of
+    :data:`INFREQUENT`), and per pooled column the map from those codes to the fitted ones."""
+    cats = list(categories)
+    remap: dict[int, np.ndarray] = {}
+    for j, inf in enumerate(infrequent or []):
+        if inf is None or not len(inf):
+            continue
+        c = categories[j]
+        where = next(i for i, v in enumerate(c) if v is INFREQUENT)
+        has_nan = len(c) > where + 1
+        cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
+        r = np.arange(len(cats[j]))
+        r[where : where + len(inf)] = where
+        if has_nan:
+            r[-1] = where + 1
+        remap[j] = r
+    return cats, remap
 
 
 def check_fit_cost(

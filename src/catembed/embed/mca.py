@@ -50,9 +50,10 @@ from .._validation import (
     CatEmbedWarning,
     as_frame,
     categorical_input_tags,
+    check_pooling,
     select_categorical,
 )
-from ..base import ValueEmbedder
+from ..base import ValueEmbedder, check_fit_cost, pool_rare_values, pooled_encoding
 from ..stats import ValueStatistics, encode
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
@@ -239,6 +240,14 @@ class FAMD(TransformerMixin, BaseEstimator):
     handle_missing : {"category", "error"}, default="category"
         Missing categorical values are a value of their own; missing numbers become the
         mean (0 after standardising).
+    min_frequency : int, float or None, default=None
+        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
+        are pooled into one ``infrequent`` value per column before the axes are found, as
+        in :class:`MCA` (scikit-learn's ``OneHotEncoder`` meaning, with a warning).
+    max_categories : int or None, default=100
+        At most this many values per column (the rarest pooled); ``None`` keeps every value.
+        The covariance is ``(p + J) x (p + J)``, so its cost grows with the square of the
+        number of values ``J``.
 
     Attributes
     ----------
@@ -249,15 +258,42 @@ class FAMD(TransformerMixin, BaseEstimator):
     mean_, scale_ : ndarray
         Of the numeric columns.
     stats_ : ValueStatistics
-        Of the categorical columns.
+        Of the categorical columns, after pooling.
+    infrequent_categories_ : list
+        Per categorical column, the values pooled into ``infrequent`` (``None``: none).
     """
 
     def __init__(self, n_components: int = 10, *, categorical_features: Any = "auto",
-                 handle_unknown: str = "error", handle_missing: str = "category") -> None:
+                 handle_unknown: str = "error", handle_missing: str = "category",
+                 min_frequency: int | float | None = None,
+                 max_categories: int | None = 100) -> None:
         self.n_components = n_components
         self.categorical_features = categorical_features
         self.handle_unknown = handle_unknown
         self.handle_missing = handle_missing
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
+
+    # cost model of check_fit_cost: a few (p + J) x (p + J) matrices, one eigendecomposition
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        return 4.0 * (len(self.numeric_features_) + float(np.sum(sizes))) ** 2
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        return (len(self.numeric_features_) + float(np.sum(sizes))) ** 3 / 2e8
+
+    def _check_cost_before_counting(self, sizes: np.ndarray, n_rows: int) -> None:
+        mc = self.max_categories
+        pooled = np.minimum(sizes, mc + 1) if mc is not None else sizes
+        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=n_rows,
+                       counted_sizes=np.asarray(sizes, dtype=np.int64))
+
+    def _codes(self, df: pd.DataFrame) -> np.ndarray:
+        """Codes of the categorical columns in the (pooled) fitted values; -1: unseen."""
+        cats, remap = pooled_encoding(list(self.stats_.categories), self.infrequent_categories_)
+        codes = encode(df, self.categorical_features_, cats, self.handle_missing)
+        for j, r in remap.items():
+            codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
+        return codes
 
     def _numeric(self, df: pd.DataFrame) -> np.ndarray:
         cols = self.numeric_features_
@@ -276,6 +312,7 @@ class FAMD(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> FAMD:
         """Count the statistics of ``X`` and find the principal axes."""
         k = _check_n_components(self.n_components)
+        check_pooling(self.min_frequency, self.max_categories)
         df = as_frame(X)
         _check_table(self, df, reset=True)
         cat, num = select_categorical(df, self.categorical_features)
@@ -299,10 +336,12 @@ class FAMD(TransformerMixin, BaseEstimator):
         n = len(df)
         blocks_num = z.T @ z / n
         if cat:
-            self.stats_ = ValueStatistics.from_frame(df, columns=cat,
-                                                     handle_missing=self.handle_missing)
+            stats = ValueStatistics.from_frame(df, columns=cat,
+                                               handle_missing=self.handle_missing,
+                                               before_count=self._check_cost_before_counting)
+            self.stats_, self.infrequent_categories_ = pool_rare_values(self, stats)
             st = self.stats_
-            codes = encode(df, cat, list(st.categories), self.handle_missing)
+            codes = self._codes(df)
             offs = st.offsets
             p = st.counts.astype(np.float64) / n
             sp_ = np.sqrt(p)
@@ -318,6 +357,7 @@ class FAMD(TransformerMixin, BaseEstimator):
             self._p = p
         else:
             self.stats_ = None
+            self.infrequent_categories_ = []
             cov = blocks_num
             self._p = np.zeros(0)
         rank = len(num) + (self.stats_.n_values - self.stats_.n_features if cat else 0)
@@ -346,8 +386,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         out = z @ self.components_[: len(self.numeric_features_)]
         if self.categorical_features_:
             st = self.stats_
-            codes = encode(df, self.categorical_features_, list(st.categories),
-                           self.handle_missing)
+            codes = self._codes(df)
             if (codes < 0).any() and self.handle_unknown == "error":
                 bad = [self.categorical_features_[j]
                        for j in np.flatnonzero((codes < 0).any(axis=0))]
