@@ -14,7 +14,10 @@ class is averaged over seeds. Prints one line per case and the mean per method.
 
 Usage: ``python benchmarks/lcme_design.py [--seeds 5] [METHOD ...]``; methods: ``mca``,
 ``lca`` (true K), ``lcme``, ``lc`` (LCME's latent-class view alone), ``lcme20``
-(``n_components=20``), ``onehot``.
+(``n_components=20``), ``onehot``; ``cmap`` (the composite-likelihood classes with the true
+K, each row to its most probable class: how close the statistics-only fit comes to LCA),
+``post`` / ``hpost`` (posteriors of LCME's 10 classes, or their square roots, as the
+embedding), ``lcme+post`` (LCME with the posteriors as its latent-class view).
 """
 
 from __future__ import annotations
@@ -29,11 +32,12 @@ import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
+from catembed.cluster.lca import LCA
+from catembed.embed import LCME, MCA
+from catembed.stats import encode
+
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import planted_codes  # noqa: E402
-
-from catembed.cluster.lca import LCA  # noqa: E402
-from catembed.embed import LCME, MCA  # noqa: E402
 
 
 def lcagen(n: int, m: int, k: int, max_values: int, seed: int, *, noise: int = 0,
@@ -69,6 +73,17 @@ def frame(codes: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({f"a{j}": [f"v{v}" for v in codes[:, j]] for j in range(codes.shape[1])})
 
 
+def class_loglik(est: LCME, df: pd.DataFrame) -> np.ndarray:
+    """``log pi_c + sum_j log theta~_{c x_j}`` of each row (LCME's smoothed classes)."""
+    st = est.stats_
+    n, offs = st.n_rows, st.offsets
+    pi, theta = est.class_weights_, est.class_probabilities_
+    l_of = np.diff(offs)[st.attribute_of][:, None]
+    log_t = np.log((n * pi * theta + 0.5) / (n * pi + 0.5 * l_of))
+    codes = encode(df, list(st.feature_names), list(st.categories))
+    return np.log(pi) + log_t[codes + offs[:-1]].sum(axis=1)
+
+
 def labels(method: str, df: pd.DataFrame, k: int, seed: int) -> np.ndarray:
     if method == "lca":
         return LCA(k, random_state=seed).fit(df).labels_
@@ -81,6 +96,19 @@ def labels(method: str, df: pd.DataFrame, k: int, seed: int) -> np.ndarray:
         emb = est.transform(df)
         if method == "lc":
             emb = emb[:, [n.startswith("lc") for n in est.get_feature_names_out()]]
+    elif method in ("post", "hpost", "cmap", "lcme+post"):
+        est = LCME(k if method == "cmap" else 10, random_state=seed).fit(df)
+        ll = class_loglik(est, df)
+        post = np.exp(ll - ll.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        if method == "cmap":
+            return post.argmax(axis=1)
+        emb = np.sqrt(post) if method == "hpost" else post
+        if method == "lcme+post":
+            out = est.transform(df)
+            post = post - post.mean(axis=0)
+            emb = np.hstack([out[:, :est._n_mca],
+                             post / np.sqrt((post ** 2).sum(axis=1).mean())])
     elif method == "lcme20":
         emb = LCME(20, random_state=seed).fit_transform(df)
     else:
@@ -101,10 +129,11 @@ def main() -> None:
         row = [np.mean([adjusted_rand_score(z, labels(m, df, k, s)) for s in range(args.seeds)])
                for m in args.methods]
         table.append(row)
-        print(f"{name:28s} " + " | ".join(f"{m} {v:.3f}" for m, v in zip(args.methods, row)),
-              flush=True)
+        cells = zip(args.methods, row, strict=True)
+        print(f"{name:28s} " + " | ".join(f"{m} {v:.3f}" for m, v in cells), flush=True)
     mean = np.mean(table, axis=0)
-    print(f"{'mean ARI':28s} " + " | ".join(f"{m} {v:.3f}" for m, v in zip(args.methods, mean)))
+    cells = zip(args.methods, mean, strict=True)
+    print(f"{'mean ARI':28s} " + " | ".join(f"{m} {v:.3f}" for m, v in cells))
 
 
 if __name__ == "__main__":
