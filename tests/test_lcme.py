@@ -26,7 +26,7 @@ def test_one_class_is_the_value_frequencies():
     """K = 1: one EM step gives theta_v = cnt(v) / n exactly (the pairwise row sums)."""
     df = _table()
     st = compute_statistics(df, columns=list(df.columns))
-    theta, pi, _ = pairwise_latent_classes(st, 1, random_state=0)
+    theta, pi, _, _ = pairwise_latent_classes(st, 1, random_state=0)
     np.testing.assert_allclose(theta[:, 0], st.counts / st.n_rows, atol=1e-12)
     np.testing.assert_allclose(pi, [1.0])
 
@@ -36,7 +36,7 @@ def test_hand_computed_perfectly_coupled_pair():
     each row is +-(1, -1) / sqrt(2) (Jeffreys smoothing gives log-odds +-log 5 per value)."""
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["x", "x", "y", "y"]})
     st = compute_statistics(df, columns=["a", "b"])
-    theta, pi, ll = pairwise_latent_classes(st, 2, random_state=0)
+    theta, pi, ll, _ = pairwise_latent_classes(st, 2, random_state=0)
     np.testing.assert_allclose(np.sort(pi), [0.5, 0.5], atol=1e-6)
     # values (a=x, a=y, b=x, b=y): each class holds x on both columns, or y on both
     assert np.all(np.isclose(theta, 0.0, atol=1e-4) | np.isclose(theta, 1.0, atol=1e-4))

@@ -73,7 +73,7 @@ def pairwise_latent_classes(
     max_iter: int = 300,
     tol: float = 1e-7,
     random_state: Any = None,
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray, float, int]:
     """A latent class model fitted by EM on the pairwise composite likelihood of the
     co-occurrence counts (module docstring, step 2).
 
@@ -100,6 +100,8 @@ def pairwise_latent_classes(
     pi : ndarray of shape (K,)
     loglik : float
         ``sum N[u, v] log P(u, v) / sum N`` over value pairs of different attributes.
+    n_iter : int
+        EM steps of the kept start.
     """
     offsets = stats.offsets.astype(np.int64)
     att = stats.attribute_of
@@ -116,7 +118,7 @@ def pairwise_latent_classes(
     order = np.lexsort((np.arange(J) - offsets[att],
                         np.asarray(stats.feature_names, dtype=object)[att].astype(str)))
     rs = check_random_state(random_state)
-    best: tuple[np.ndarray, np.ndarray, float] | None = None
+    best: tuple[np.ndarray, np.ndarray, float, int] | None = None
     for _ in range(int(n_init)):
         g = np.empty((J, n_classes))
         g[order] = rs.dirichlet(np.ones(J), size=n_classes).T * J
@@ -125,7 +127,9 @@ def pairwise_latent_classes(
         pi = np.full(n_classes, 1.0 / n_classes)
         prev = -np.inf
         ll = -np.inf
-        for _it in range(int(max_iter)):
+        it = 0
+        for step in range(1, int(max_iter) + 1):
+            it = step
             P = (theta * pi) @ theta.T
             Q = np.zeros_like(N)
             Q[mask] = N[mask] / np.maximum(P[mask], 1e-300)
@@ -138,7 +142,7 @@ def pairwise_latent_classes(
                 break
             prev = ll
         if best is None or ll > best[2]:
-            best = (theta, pi, ll)
+            best = (theta, pi, ll, it)
     assert best is not None
     return best
 
@@ -188,6 +192,8 @@ class LCME(ValueEmbedder):
         ``theta_{cv}`` (unsmoothed), rows in the order of ``stats_.value_index()``.
     composite_loglik_ : float
         Composite log-likelihood per value pair of the kept start.
+    n_iter_ : int
+        EM steps of the kept start.
     view_scales_ : ndarray of shape (2,)
         Root mean squared norm of each view before scaling.
     n_components_ : int
@@ -235,7 +241,8 @@ class LCME(ValueEmbedder):
         if stats.n_features < 2:
             raise CatEmbedError(
                 "LCME couples values of different columns: it needs at least 2 categorical "
-                "columns with more than one value; use MCA or one-hot for a single column."
+                "columns with more than one value; got n_features = "
+                f"{stats.n_features}. Use MCA or one-hot for a single column."
             )
         n, J = stats.n_rows, stats.n_values
         offsets = stats.offsets.astype(np.int64)
@@ -247,7 +254,7 @@ class LCME(ValueEmbedder):
         t_mca = mca._fit_values(stats)
         self.mca_eigenvalues_ = mca.eigenvalues_
 
-        theta, pi, ll = pairwise_latent_classes(
+        theta, pi, ll, n_iter = pairwise_latent_classes(
             stats, k, n_init=int(self.n_init), max_iter=int(self.max_iter),
             random_state=self.random_state,
         )
@@ -258,6 +265,7 @@ class LCME(ValueEmbedder):
         self.class_weights_ = pi
         self.class_probabilities_ = theta
         self.composite_loglik_ = ll
+        self.n_iter_ = n_iter
 
         views = []
         scales = []
@@ -280,7 +288,8 @@ class LCME(ValueEmbedder):
         return ({"class_weights": self.class_weights_,
                  "class_probabilities": self.class_probabilities_,
                  "view_scales": self.view_scales_, "mca_eigenvalues": self.mca_eigenvalues_},
-                {"composite_loglik": float(self.composite_loglik_), "n_mca": int(self._n_mca)})
+                {"composite_loglik": float(self.composite_loglik_), "n_mca": int(self._n_mca),
+                 "n_iter": int(self.n_iter_)})
 
     def _restore_extra_state(self, arrays, meta):
         self.class_weights_ = arrays["class_weights"]
@@ -289,4 +298,5 @@ class LCME(ValueEmbedder):
         self.mca_eigenvalues_ = arrays["mca_eigenvalues"]
         self.composite_loglik_ = float(meta["composite_loglik"])
         self._n_mca = int(meta["n_mca"])
+        self.n_iter_ = int(meta["n_iter"])
         self.n_components_ = int(self._tables[0].shape[1])
