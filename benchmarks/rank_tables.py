@@ -7,6 +7,9 @@ columns are ranked (1 = best, ties share the mean rank, Demsar 2006) and the ran
 each column's mean score over the same sets is shown beside its rank. A later file's cell
 replaces an earlier one's for the same data set and column (list partial runs first).
 
+With runs of more than one table, a last row ranks the columns that every table has on all
+those tables' sets pooled (the issue 12 goal: the best average rank over all sets).
+
 Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...]``
 """
 
@@ -64,6 +67,16 @@ def main() -> None:
         cells = ", ".join(f"{labels[i]} {mean[i]:.2f} ({score[i]:.3f})" for i in order)
         print(f"| {tid} | {t['metric']} | {'/'.join(map(str, sorted(t['runs'])))} | "
               f"{len(ranks)} | {cells} |")
+    if len(tables) > 1:
+        common = [lab for lab in next(iter(tables.values()))["labels"]
+                  if all(lab in t["labels"] for t in tables.values())]
+        full = [s for t in tables.values() for s in t["scores"].values()
+                if all(lab in s for lab in common)]
+        if common and full:
+            mean = np.mean([rankdata([-s[lab] for lab in common]) for s in full], axis=0)
+            order = np.argsort(mean, kind="stable")
+            cells = ", ".join(f"{common[i]} {mean[i]:.2f}" for i in order)
+            print(f"| all, pooled | - | - | {len(full)} | {cells} |")
 
 
 if __name__ == "__main__":

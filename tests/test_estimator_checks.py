@@ -11,9 +11,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from catembed import CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA
+from catembed import CDE, LCME, IDFEmbedder, OneHotEmbedder, OneHotPCA
 
-ESTIMATORS = [CDE(random_state=0), OneHotEmbedder(), OneHotPCA(), IDFEmbedder()]
+ESTIMATORS = [CDE(random_state=0), OneHotEmbedder(), OneHotPCA(), IDFEmbedder(),
+              LCME(random_state=0)]
 
 
 def _expected_failures(estimator):

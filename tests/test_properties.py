@@ -151,6 +151,7 @@ def _estimators(draw_metric: str) -> dict[str, object]:
         "untie": catembed.UNTIE(random_state=0),
         "couplings": catembed.Couplings(),
         "mca": catembed.MCA(n_components=2),
+        "lcme": catembed.LCME(n_components=2, random_state=0),
         "distance": CategoricalDistance(metric=draw_metric),
     }
     if HAVE_TORCH:

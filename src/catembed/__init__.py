@@ -28,6 +28,7 @@ METHOD_CLASSES: dict[str, str] = {
     "untie": "UNTIE",
     "couplings": "Couplings",
     "mca": "MCA",
+    "lcme": "LCME",
 }
 #: the command line's method names, known without importing any estimator
 METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
@@ -47,6 +48,7 @@ _LAZY: dict[str, str] = {
     "OneHotPCA": ".embed",
     "UNTIE": ".embed",
     "MCA": ".embed",
+    "LCME": ".embed",
     "CategoricalDistance": ".similarity",
     "ValueStatistics": ".stats",
     "compute_statistics": ".stats",
@@ -58,7 +60,7 @@ _LAZY: dict[str, str] = {
 # the classes whose saved models :func:`load` restores
 _MODEL_CLASSES = (
     "CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA", "CDEPlusPlus", "CDEAutoencoder",
-    "OneHotAutoencoder", "UNTIE", "Couplings", "MCA", "CategoricalDistance",
+    "OneHotAutoencoder", "UNTIE", "Couplings", "MCA", "LCME", "CategoricalDistance",
 )
 _registered = False
 
@@ -103,6 +105,7 @@ __all__ = [
     "CatEmbedError",
     "CatEmbedWarning",
     "IDFEmbedder",
+    "LCME",
     "MCA",
     "OneHotAutoencoder",
     "OneHotEmbedder",

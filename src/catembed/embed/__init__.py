@@ -3,6 +3,7 @@
 from .baselines import IDFEmbedder, OneHotEmbedder, OneHotPCA
 from .cde import CDE
 from .cdepp import CDEAutoencoder, CDEPlusPlus, OneHotAutoencoder
+from .lcme import LCME
 from .mca import FAMD, MCA
 from .untie import UNTIE, Couplings
 
@@ -13,6 +14,7 @@ __all__ = [
     "Couplings",
     "FAMD",
     "IDFEmbedder",
+    "LCME",
     "MCA",
     "OneHotAutoencoder",
     "OneHotEmbedder",

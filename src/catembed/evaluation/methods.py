@@ -208,5 +208,11 @@ register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True,
                 description="latent class analysis (EM, one start per seed; numeric columns "
                 "in 5 quantile bins)")
 
+# our own method (issue 12 item 5): MCA axes + pairwise-composite latent classes, refit per
+# run (the latent-class EM starts follow the seed)
+register_method("lcme", embedding="catembed.embed.lcme:LCME", random=True,
+                params={"n_components": 10},
+                description="LCME (ours): 10 MCA axes + 10 latent-class log-likelihoods")
+
 # deep methods (issue 13): registered in their own module, which imports no torch
 importlib.import_module("catembed.deep._registry")
