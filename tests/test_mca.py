@@ -54,15 +54,22 @@ def test_mca_from_merged_chunks_equals_whole(table):
     np.testing.assert_allclose(parts.transform(table), whole.transform(table), atol=1e-12)
 
 
+def _pool_two_rarest_by_hand(df, columns):
+    """``df`` with the two rarest values of each of ``columns`` relabelled as one value
+    (ties: the earlier value in sorted order first, as ``max_categories`` pools them)."""
+    out = df.copy()
+    for col in columns:
+        rare = df[col].value_counts().sort_index().sort_values(kind="mergesort").index[:2]
+        out[col] = df[col].where(~df[col].isin(rare), "zz_rare")
+    return out
+
+
 def test_mca_pools_rare_values_like_a_relabelled_table(table):
     # max_categories=3 pools the two rarest values of each column into one value: the
     # same MCA as on the table with those values relabelled by hand
     with pytest.warns(CatEmbedWarning, match="pooled rare values"):
         pooled = MCA(n_components=3, max_categories=3).fit(table)
-    relabelled = table.copy()
-    for col in table:
-        rare = table[col].value_counts().sort_index().sort_values(kind="mergesort").index[:2]
-        relabelled[col] = table[col].where(~table[col].isin(rare), "zz_rare")
+    relabelled = _pool_two_rarest_by_hand(table, table.columns)
     ref = MCA(n_components=3).fit(relabelled)
     _same_up_to_sign(pooled.transform(table), ref.transform(relabelled), atol=1e-10)
     assert all(len(c) == 3 for c in pooled.categories_)
@@ -127,10 +134,7 @@ def test_famd_pools_rare_values_like_a_relabelled_table(table):
     df["n1"] = rng.normal(size=len(df)) + (df.w == "b")
     with pytest.warns(CatEmbedWarning, match="FAMD pooled rare values"):
         pooled = FAMD(n_components=3, max_categories=3).fit(df)
-    relabelled = df.copy()
-    for col in table:
-        rare = df[col].value_counts().sort_index().sort_values(kind="mergesort").index[:2]
-        relabelled[col] = df[col].where(~df[col].isin(rare), "zz_rare")
+    relabelled = _pool_two_rarest_by_hand(df, table.columns)
     ref = FAMD(n_components=3).fit(relabelled)
     _same_up_to_sign(pooled.transform(df), ref.transform(relabelled), atol=1e-10)
     np.testing.assert_allclose(pooled.eigenvalues_, ref.eigenvalues_, atol=1e-12)
