@@ -402,8 +402,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def _final_objective(self, model: Any, data: _Rows, torch: Any) -> tuple[float, np.ndarray]:
         """The restart criterion and the most probable cluster of every row.
 
-        ``L = L_rec + gamma * KL(P || Q)`` over all rows: the IDEC loss (Guo et al. 2017,
-        Eq. 7 of IDEC; DEC Eqs. 1-3) of the trained network and its centres, evaluated
+        ``L = L_rec + gamma * KL(P || Q)`` over all rows: the IDEC loss (Guo et al. 2017;
+        DEC Eqs. 1-3) of the trained network and its centres, evaluated
         without masking noise (the training loss' expectation over the noise is not
         computable; the clean loss is deterministic). ``P`` is DEC's target built from the
         final ``Q``. Two streaming passes: the column sums of ``q``, then the loss.
@@ -555,7 +555,7 @@ class AutoencoderKMeans(_DeepClusterer):
     loss_history_ : list of float
         Training loss of every step (of the kept initialisation).
     objective_ : float
-        Final objective of the kept initialisation: the IDEC loss (Guo et al. 2017, Eq. 7)
+        Final objective of the kept initialisation: the IDEC loss (Guo et al. 2017)
         ``mean_i L_rec(x_i) + gamma * KL(P || Q) / n`` of the trained network and its
         centres, with DEC's ``q`` (Eq. 1) and the target ``p`` built from it (Eq. 3),
         evaluated on all rows without masking noise. It is comparable across restarts
