@@ -88,3 +88,21 @@ def test_one_pass_encoding_equals_count_then_encode(monkeypatch) -> None:
     np.testing.assert_allclose(enc.mean, np.nanmean(X[["x", "w"]].to_numpy(float), axis=0))
     np.testing.assert_allclose(enc.scale, np.nanstd(X[["x", "w"]].to_numpy(float), axis=0))
     np.testing.assert_allclose(nums, ref_nums, rtol=1e-6, atol=1e-6)
+
+
+def test_a_diverged_restart_is_never_kept(monkeypatch) -> None:
+    from catembed.deep import clustering
+
+    original = clustering._DeepClusterer._final_objective
+    calls = []
+
+    def first_nan(self, *a):
+        value, labels = original(self, *a)
+        calls.append(value)
+        return (float("nan") if len(calls) == 1 else value), labels
+
+    monkeypatch.setattr(clustering._DeepClusterer, "_final_objective", first_nan)
+    X, _ = planted(90, seed=2)
+    m = AutoencoderKMeans(3, n_init=2, random_state=0, **KW).fit(X)
+    assert np.isnan(m.init_objectives_[0]) and m.best_init_ == 1
+    assert m.objective_ == m.init_objectives_[1]

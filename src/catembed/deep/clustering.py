@@ -282,15 +282,16 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.init_n_iter_: list[int] = []
         with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
                 torch.random.fork_rng(devices=[]):
-            for seed in seeds:
+            for r, seed in enumerate(seeds):
                 run = self._fit_one(seed, enc, data, init_rows, objective, dev, torch)
                 self.init_objectives_.append(run["objective"])
                 self.init_n_iter_.append(run["n_iter"])
-                if best is None or run["objective"] < best["objective"]:
-                    best = run  # the previous best (network, labels) is freed here
+                value = run["objective"] if np.isfinite(run["objective"]) else np.inf
+                if best is None or value < best["value"]:  # ties keep the earlier restart
+                    best = {**run, "value": value, "index": r}  # frees the previous best
                 del run
         assert best is not None
-        self.best_init_ = int(np.argmin(self.init_objectives_))
+        self.best_init_ = best["index"]
         self.objective_ = best["objective"]
         self.n_iter_ = best["n_iter"]
         self.delta_label_ = best["delta_label"]
@@ -354,9 +355,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         del Z
         with torch.no_grad():
             model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-        # the nearest centre of every row (argmax of the Student-t q)
-        labels = (km.labels_.astype(_label_dtype(self.n_clusters)) if sample is None
-                  else self._assign(model, data, torch)[0])
+        # the nearest centre of every row (argmax of the Student-t q); for a sample, the
+        # final objective's first pass gives it
+        labels = km.labels_.astype(_label_dtype(self.n_clusters)) if sample is None else None
         del km
         n_iter = 0
         delta_label: list[float] = []
@@ -371,6 +372,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                     # sums f_j of q over all rows (one streaming pass) and a frozen copy
                     # of the network give p for any batch, so no n x k array is kept
                     new, colsum = self._assign(model, data, torch)
+                    if labels is None:
+                        labels = new
                     delta = float(np.mean(new != labels))
                     labels = new
                     delta_label.append(delta)
