@@ -20,7 +20,7 @@
 The machine load (``os.getloadavg``) is printed beside every timing.
 
 Usage: ``python benchmarks/bench_deep.py [--methods ae,idec,attention] [--rows 30162,301620]
-[--threads 2]``; ``child`` runs one measurement and prints one JSON line.
+[--threads 2] [--n-init 1]``; ``child`` runs one measurement and prints one JSON line.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _rss_mib() -> float:
     return float("nan")  # pragma: no cover
 
 
-def child(method: str, rows: int, threads: int, warmup: bool = True) -> dict:
+def child(method: str, rows: int, threads: int, warmup: bool = True, n_init: int = 1) -> dict:
     """One fit in this process; returns its figures."""
     import catembed.deep as deep
     from catembed.datasets import load_dataset
@@ -71,7 +71,8 @@ def child(method: str, rows: int, threads: int, warmup: bool = True) -> dict:
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load0 = os.getloadavg()[0]
     t0, c0 = time.perf_counter(), time.process_time()
-    model = cls(2, random_state=0, n_threads=threads).fit(X)
+    model = cls(2, random_state=0, n_threads=threads,
+                **({"n_init": n_init} if n_init != 1 else {})).fit(X)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"method": method, "rows": len(X), "columns": X.shape[1], "threads": threads,
@@ -80,7 +81,7 @@ def child(method: str, rows: int, threads: int, warmup: bool = True) -> dict:
             "peak_mib": round(peak, 1), "fit_growth_mib": round(peak - max(before,
                                                                               peak_before), 1),
             "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-            "n_iter": getattr(model, "n_iter_", 0)}
+            "n_init": n_init, "n_iter": getattr(model, "n_iter_", 0)}
 
 
 def main() -> None:
@@ -89,12 +90,14 @@ def main() -> None:
     ap.add_argument("--methods", default="ae,idec,attention")
     ap.add_argument("--rows", default="30162,301620")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n-init", type=int, default=1, help="restarts per fit (default 1)")
     ap.add_argument("--warmup", action=argparse.BooleanOptionalAction, default=True,
                     help="a short fit on 256 rows before the baseline reading (default on)")
     args = ap.parse_args()
     if args.mode == "child":
         (method,) = args.methods.split(",")
-        print(json.dumps(child(method, int(args.rows), args.threads, args.warmup)))
+        print(json.dumps(child(method, int(args.rows), args.threads, args.warmup,
+                               args.n_init)))
         return
     print(f"warm-up fit before the baseline: {'yes' if args.warmup else 'no'}")
     print(f"{'method':10} {'rows':>8} {'fit s':>7} {'CPU s':>7} {'before MiB':>10} {'peak MiB':>9} "
@@ -103,7 +106,7 @@ def main() -> None:
         for rows in args.rows.split(","):
             out = subprocess.run(
                 [sys.executable, __file__, "child", "--methods", method, "--rows", rows,
-                 "--threads", str(args.threads),
+                 "--threads", str(args.threads), "--n-init", str(args.n_init),
                  "--warmup" if args.warmup else "--no-warmup"],
                 capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])

@@ -7,9 +7,14 @@ unseen at fit time. Numeric columns are standardised (population standard deviat
 scikit-learn's ``StandardScaler``); a missing number becomes the column mean (0).
 
 Everything here reads the table in chunks of :data:`CHUNK` rows, so that a fit holds the
-table once, compactly: :func:`encode_compact` stores one value id per categorical cell in
-the narrowest integer type (one byte when the table has at most 256 values) and one
-``float32`` per number, about ``m_cat + 4 m_num`` bytes a row.
+table once, compactly: one value id per categorical cell in the narrowest integer type (one
+byte when the table has at most 256 values) and one ``float32`` per number, about
+``m_cat + 4 m_num`` bytes a row. :func:`fit_encode_compact` does it in one pass over the
+categorical cells: the codes that the counting factorises chunk by chunk are kept (in the
+narrowest type for the chunk) and mapped to the merged value order at the end, so the
+categories are not matched a second time; the numbers' means and variances are merged
+chunk by chunk (Chan, Golub and LeVeque's pairwise update), so no full-length ``float64``
+column is materialised.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CatEmbedError
-from ..stats import compute_statistics, encode
+from ..stats import ValueStatistics, _position, compute_statistics, encode, factorize
 
 #: rows read, encoded or passed through a network at a time
 CHUNK = 8192
@@ -151,3 +156,86 @@ def encode_compact(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np
         nums[start:start + len(part)] = x
         start += len(part)
     return codes, nums
+
+
+def _narrow(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """``codes`` (non-negative, below ``n_values``) in the narrowest unsigned type."""
+    dt = np.uint8 if n_values <= 256 else np.uint16 if n_values <= 65536 else np.uint32
+    return codes.astype(dt)
+
+
+def _merge_moments(a: tuple[np.ndarray, np.ndarray, np.ndarray], vals: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counts, means and sums of squared deviations ``(n, mean, M2)`` per column, updated
+    with the rows ``vals`` (missing = NaN) by the pairwise update of Chan, Golub and
+    LeVeque (1983)."""
+    n_a, mean_a, m2_a = a
+    ok = ~np.isnan(vals)
+    n_b = ok.sum(axis=0).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_b = np.where(n_b > 0, np.nansum(vals, axis=0) / np.maximum(n_b, 1), 0.0)
+    m2_b = np.nansum(np.where(ok, vals - mean_b, 0.0) ** 2, axis=0)
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(n > 0, n_b / np.maximum(n, 1), 0.0)
+    return n, mean_a + delta * w, m2_a + m2_b + delta ** 2 * n_a * w
+
+
+def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[str]
+                       ) -> tuple[MixedEncoding, np.ndarray, np.ndarray]:
+    """:func:`fit_encoding` and :func:`encode_compact` of ``df`` with one factorisation.
+
+    Every chunk of ``8 * CHUNK`` rows is factorised once (:func:`catembed.stats.factorize`,
+    as :meth:`ValueStatistics.from_frame`), counted and merged into the running statistics
+    exactly as :func:`catembed.stats.compute_statistics` merges chunks, and its local codes
+    are kept in the narrowest type; at the end each chunk's codes are mapped to the merged
+    (sorted) value order by the same position lookup that the merge uses. The statistics
+    and codes equal those of ``fit_encoding`` + ``encode_compact``; only the numeric
+    means and scales are summed in another order (equal up to rounding).
+    """
+    n, m_cat, m_num = len(df), len(categorical), len(numeric)
+    step = 8 * CHUNK
+    stats: ValueStatistics | None = None
+    parts: list[tuple[np.ndarray, list[np.ndarray]]] = []
+    moments = (np.zeros(m_num), np.zeros(m_num), np.zeros(m_num))
+    for start in range(0, n, step):
+        part = df.iloc[start:start + step]
+        if m_cat:
+            local = np.empty((len(part), m_cat), dtype=np.int32)
+            cats = []
+            for j, name in enumerate(categorical):
+                local[:, j], c = factorize(part[name])
+                cats.append(c)
+            st = ValueStatistics.from_codes(local, cats, categorical)
+            stats = st if stats is None else stats.merge(st)
+            parts.append((_narrow(local, max(map(len, cats))), cats))
+        if m_num:
+            moments = _merge_moments(
+                moments, part[numeric].to_numpy(dtype=np.float64, na_value=np.nan))
+    sizes = (np.asarray(stats.sizes, dtype=np.int64) if stats is not None
+             else np.zeros(0, dtype=np.int64))
+    offsets = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).astype(np.int64)[:m_cat]
+    cnt, mean, m2 = moments
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(m2 / np.maximum(cnt, 1))
+    mean = np.where(cnt > 0, mean, 0.0)
+    scale = np.where((cnt > 0) & np.isfinite(sd) & (sd > 0), sd, 1.0)
+    enc = MixedEncoding(list(categorical), list(numeric), stats, offsets, sizes, mean, scale)
+    codes = np.empty((n, m_cat), dtype=code_dtype(enc))
+    for i, start in enumerate(range(0, n, step) if m_cat else []):
+        local, cats = parts[i]
+        parts[i] = None  # type: ignore[call-overload]  # free the chunk as it is mapped
+        for j in range(m_cat):
+            pos = _position(stats.categories[j], cats[j])
+            if (pos < 0).any():  # pragma: no cover - a value the merge could not place
+                raise CatEmbedError(f"column {categorical[j]!r}: a value was not placed in "
+                                    "the merged categories; please report this table.")
+            codes[start:start + len(local), j] = pos[local[:, j]] + offsets[j]
+    nums = np.empty((n, m_num), dtype=np.float32)
+    if m_num:
+        for start in range(0, n, CHUNK):
+            vals = df.iloc[start:start + CHUNK][numeric].to_numpy(dtype=np.float64,
+                                                                  na_value=np.nan)
+            nums[start:start + CHUNK] = np.nan_to_num((vals - mean) / scale)
+    return enc, codes, nums

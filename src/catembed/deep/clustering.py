@@ -25,6 +25,11 @@ designed from the literature it points to:
 Value embeddings can start from catembed's CDE or UNTIE value vectors (``value_init``),
 projected by PCA to ``embedding_dim`` and scaled to unit variance.
 
+``n_init`` restarts (default 1) train from seeds drawn from ``random_state`` and keep the
+one with the lowest final IDEC loss ``L_rec + gamma * KL(P || Q)`` over all rows
+(``objective_``): a label-free choice, as scikit-learn's ``KMeans`` keeps the lowest
+inertia.
+
 Every choice is label-free: a fixed budget of optimiser steps (``pretrain_steps``,
 ``cluster_steps``: the number of epochs is ``ceil(steps / (n / batch_size))``, so small
 tables get more epochs and large ones are bounded in time), Adam at ``1e-3``, the IDEC
@@ -32,7 +37,8 @@ defaults ``gamma=0.1`` and ``tol=0.001``. The number of clusters is the caller's
 
 Memory does not grow with ``n`` beyond the table itself: the fit encodes the table once,
 compactly (one byte per categorical cell when the table has at most 256 values, ``float32``
-numbers), trains on mini-batches, runs k-means on the latent vectors of at most
+numbers; the codes of the counting pass are reused), shuffles an ``int32`` row order in
+place every epoch, trains on mini-batches, runs k-means on the latent vectors of at most
 :data:`KMEANS_SAMPLE` rows, and streams every full pass (cluster assignment, the column sums
 of ``q`` that the target distribution needs, the attention per cluster) over chunks of rows;
 no ``n x k`` or ``n x n_components`` array is held during the fit. Deterministic on CPU for
@@ -51,6 +57,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import CatEmbedError, check_option
@@ -60,8 +67,7 @@ from ._data import (
     MixedEncoding,
     apply_encoding,
     chunks,
-    encode_compact,
-    fit_encoding,
+    fit_encode_compact,
     split_columns,
 )
 
@@ -166,6 +172,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         batch_size: int = 256,
         learning_rate: float = 1e-3,
         categorical_features: Any = "auto",
+        n_init: int = 1,
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
@@ -185,6 +192,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.batch_size = batch_size
         self.learning_rate = learning_rate
         self.categorical_features = categorical_features
+        self.n_init = n_init
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
@@ -201,6 +209,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         _check_positive_int("cluster_steps", self.cluster_steps, 0)
         _check_positive_int("update_interval", self.update_interval)
         _check_positive_int("batch_size", self.batch_size)
+        _check_positive_int("n_init", self.n_init)
         _check_positive("learning_rate", self.learning_rate)
         _check_positive("alpha", self.alpha)
         _check_positive("tol", self.tol)
@@ -226,7 +235,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None) -> _DeepClusterer:
-        """Train the network on the rows of ``X`` and cluster them.
+        """Train the network on the rows of ``X`` and cluster them (``n_init`` restarts).
 
         Parameters
         ----------
@@ -252,113 +261,169 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             )
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
-        enc = fit_encoding(df, cat, num)
+        enc, codes_np, nums_np = fit_encode_compact(df, cat, num)
         self.encoding_ = enc
         self.categorical_features_ = list(cat)
         self.numeric_features_ = list(num)
-        codes_np, nums_np = encode_compact(enc, df)
+        del df
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        # one seed per restart, drawn up front (KMeans' convention): restart r depends only
+        # on seeds[r], so n_init=1 and the first restart of n_init=3 are the same fit
+        seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=int(self.n_init))]
         init_rows = None
         if not (isinstance(self.value_init, str) and self.value_init == "random"):
             init_rows = initial_value_vectors(enc, self.value_init, int(self.embedding_dim),
-                                              random_state=seed)
-        from ._nets import ClusteringModel, MixedDecoder, target_distribution
-
+                                              random_state=seeds[0])
         t_start = time.perf_counter()
-        history: list[float] = []
+        data = _Rows(codes_np, nums_np, dev, torch)
+        best: dict[str, Any] | None = None
+        self.init_objectives_: list[float] = []
+        self.init_n_iter_: list[int] = []
         with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
                 torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            encoder = self._build_encoder(enc)
-            if init_rows is not None and len(init_rows):
-                with torch.no_grad():
-                    encoder.values.weight.copy_(torch.as_tensor(init_rows, dtype=torch.float32))
-            decoder = MixedDecoder(int(self.n_components),
-                                   [int(h) for h in reversed(self.hidden_sizes)],
-                                   len(num), list(enc.sizes))
-            model = ClusteringModel(encoder, decoder,
-                                    torch.as_tensor(enc.offsets, dtype=torch.int64),
-                                    torch.as_tensor(enc.sizes, dtype=torch.int64),
-                                    int(self.n_clusters), int(self.n_components),
-                                    float(self.alpha)).to(dev)
-            data = _Rows(codes_np, nums_np, dev, torch)
-            gen = torch.Generator(device=dev).manual_seed(seed)
-            corruption = float(self.corruption)
-            bs = min(int(self.batch_size), n)
-            batches = _Batches(n, bs, rng)
-            opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
-
-            # 1) pretraining: reconstruction only
-            model.train()
-            for _ in range(int(self.pretrain_steps)):
-                _, loss = model.recon_loss(*data.take(batches.next()), corruption, gen)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                history.append(float(loss.detach()))
-            self.pretrain_loss_ = list(history)
-
-            # 2) k-means on the latent vectors of (at most KMEANS_SAMPLE) rows
-            if n <= KMEANS_SAMPLE:
-                sample = None
-            else:
-                sample = np.sort(rng.choice(n, KMEANS_SAMPLE, replace=False))
-            Z = self._latent(model, data.chunks(sample), torch)
-            km = KMeans(int(self.n_clusters), n_init=10,
-                        random_state=int(rng.randint(np.iinfo(np.int32).max))).fit(Z)
-            del Z
-            with torch.no_grad():
-                model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-            # the nearest centre of every row (argmax of the Student-t q)
-            labels = (km.labels_.astype(_label_dtype(self.n_clusters)) if sample is None
-                      else self._assign(model, data, torch)[0])
-            self.n_iter_ = 0
-            self.delta_label_ = []
-            cluster_hist: list[float] = []
-            # 3) IDEC: joint reconstruction + KL(P || Q)
-            if objective == "idec" and int(self.cluster_steps) > 0:
-                opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
-                frozen = colsum = None
-                for step in range(int(self.cluster_steps)):
-                    if step % int(self.update_interval) == 0:
-                        # the target P of DEC Eq. 3, fixed until the next update: the column
-                        # sums f_j of q over all rows (one streaming pass) and a frozen copy
-                        # of the network give p for any batch, so no n x k array is kept
-                        new, colsum = self._assign(model, data, torch)
-                        delta = float(np.mean(new != labels))
-                        labels = new
-                        self.delta_label_.append(delta)
-                        if step > 0 and delta < float(self.tol):
-                            break
-                        frozen = copy.deepcopy(model).eval()
-                    model.train()
-                    codes_b, nums_b = data.take(batches.next())
-                    with torch.no_grad():
-                        p = target_distribution(
-                            frozen.soft_assign(frozen.encoder(codes_b, nums_b)[0]), colsum)
-                    z, rec = model.recon_loss(codes_b, nums_b, corruption, gen)
-                    qb = model.soft_assign(z)
-                    kl = torch.nn.functional.kl_div(qb.log(), p, reduction="batchmean")
-                    loss = rec + float(self.gamma) * kl
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    cluster_hist.append(float(loss.detach()))
-                    self.n_iter_ = step + 1
-                del frozen
-                labels = self._assign(model, data, torch)[0]
-            self.cluster_loss_ = cluster_hist
-            self.loss_history_ = history + cluster_hist
-            model.eval()
-            self.model_ = model.cpu()
-            self._torch_device = dev
-        self.labels_ = np.asarray(labels, dtype=np.int64)
+            for r, seed in enumerate(seeds):
+                run = self._fit_one(seed, enc, data, init_rows, objective, dev, torch)
+                self.init_objectives_.append(run["objective"])
+                self.init_n_iter_.append(run["n_iter"])
+                value = run["objective"] if np.isfinite(run["objective"]) else np.inf
+                if best is None or value < best["value"]:  # ties keep the earlier restart
+                    best = {**run, "value": value, "index": r}  # frees the previous best
+                del run
+        assert best is not None
+        self.best_init_ = best["index"]
+        self.objective_ = best["objective"]
+        self.n_iter_ = best["n_iter"]
+        self.delta_label_ = best["delta_label"]
+        self.pretrain_loss_ = best["pretrain_loss"]
+        self.cluster_loss_ = best["cluster_loss"]
+        self.loss_history_ = best["pretrain_loss"] + best["cluster_loss"]
+        self.model_ = best["model"].eval().cpu()
+        self._torch_device = dev
+        self.labels_ = best["labels"].astype(np.int32)
+        del best
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.fit_seconds_ = time.perf_counter() - t_start
         self._after_fit(_Rows(codes_np, nums_np, torch.device("cpu"), torch))
         return self
+
+    def _fit_one(self, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
+                 objective: str, dev: Any, torch: Any) -> dict[str, Any]:
+        """One initialisation: pretraining, k-means, (IDEC) joint training, then the final
+        objective (:meth:`_final_objective`); the random streams come from ``seed`` only."""
+        from ._nets import ClusteringModel, MixedDecoder, target_distribution
+
+        n = data.n
+        rng = np.random.RandomState(seed)
+        torch.manual_seed(seed)
+        history: list[float] = []
+        encoder = self._build_encoder(enc)
+        if init_rows is not None and len(init_rows):
+            with torch.no_grad():
+                encoder.values.weight.copy_(torch.as_tensor(init_rows, dtype=torch.float32))
+        decoder = MixedDecoder(int(self.n_components),
+                               [int(h) for h in reversed(self.hidden_sizes)],
+                               len(enc.numeric), list(enc.sizes))
+        model = ClusteringModel(encoder, decoder,
+                                torch.as_tensor(enc.offsets, dtype=torch.int64),
+                                torch.as_tensor(enc.sizes, dtype=torch.int64),
+                                int(self.n_clusters), int(self.n_components),
+                                float(self.alpha)).to(dev)
+        gen = torch.Generator(device=dev).manual_seed(seed)
+        corruption = float(self.corruption)
+        batches = _Batches(n, min(int(self.batch_size), n), rng)
+        opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+
+        # 1) pretraining: reconstruction only
+        model.train()
+        for _ in range(int(self.pretrain_steps)):
+            _, loss = model.recon_loss(*data.take(batches.next()), corruption, gen)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            history.append(float(loss.detach()))
+
+        # 2) k-means on the latent vectors of (at most KMEANS_SAMPLE) rows; the sample is
+        # drawn without a permutation of all n rows (O(KMEANS_SAMPLE) memory)
+        if n <= KMEANS_SAMPLE:
+            sample = None
+        else:
+            sample = np.sort(sample_without_replacement(n, KMEANS_SAMPLE, random_state=rng))
+        Z = self._latent(model, data.chunks(sample), torch)
+        km = KMeans(int(self.n_clusters), n_init=10,
+                    random_state=int(rng.randint(np.iinfo(np.int32).max))).fit(Z)
+        del Z
+        with torch.no_grad():
+            model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
+        # the nearest centre of every row (argmax of the Student-t q); for a sample, the
+        # final objective's first pass gives it
+        labels = km.labels_.astype(_label_dtype(self.n_clusters)) if sample is None else None
+        del km
+        n_iter = 0
+        delta_label: list[float] = []
+        cluster_hist: list[float] = []
+        # 3) IDEC: joint reconstruction + KL(P || Q)
+        if objective == "idec" and int(self.cluster_steps) > 0:
+            opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+            frozen = colsum = None
+            for step in range(int(self.cluster_steps)):
+                if step % int(self.update_interval) == 0:
+                    # the target P of DEC Eq. 3, fixed until the next update: the column
+                    # sums f_j of q over all rows (one streaming pass) and a frozen copy
+                    # of the network give p for any batch, so no n x k array is kept
+                    new, colsum = self._assign(model, data, torch)
+                    if labels is None:
+                        labels = new
+                    delta = float(np.mean(new != labels))
+                    labels = new
+                    delta_label.append(delta)
+                    if step > 0 and delta < float(self.tol):
+                        break
+                    frozen = copy.deepcopy(model).eval()
+                model.train()
+                codes_b, nums_b = data.take(batches.next())
+                with torch.no_grad():
+                    p = target_distribution(
+                        frozen.soft_assign(frozen.encoder(codes_b, nums_b)[0]), colsum)
+                z, rec = model.recon_loss(codes_b, nums_b, corruption, gen)
+                qb = model.soft_assign(z)
+                kl = torch.nn.functional.kl_div(qb.log(), p, reduction="batchmean")
+                loss = rec + float(self.gamma) * kl
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                cluster_hist.append(float(loss.detach()))
+                n_iter = step + 1
+            del frozen
+            labels = None  # the final assignment comes with the objective's first pass
+        model.eval()
+        value, final = self._final_objective(model, data, torch)
+        return {"model": model, "labels": final if labels is None else labels,
+                "objective": value, "n_iter": n_iter, "delta_label": delta_label,
+                "pretrain_loss": history, "cluster_loss": cluster_hist}
+
+    def _final_objective(self, model: Any, data: _Rows, torch: Any) -> tuple[float, np.ndarray]:
+        """The restart criterion and the most probable cluster of every row.
+
+        ``L = L_rec + gamma * KL(P || Q)`` over all rows: the IDEC loss (Guo et al. 2017;
+        DEC Eqs. 1-3) of the trained network and its centres, evaluated
+        without masking noise (the training loss' expectation over the noise is not
+        computable; the clean loss is deterministic). ``P`` is DEC's target built from the
+        final ``Q``. Two streaming passes: the column sums of ``q``, then the loss.
+        """
+        labels, colsum = self._assign(model, data, torch)
+        from ._nets import target_distribution
+
+        rec_sum = kl_sum = 0.0
+        for c, x in data.chunks():
+            with torch.no_grad():
+                z, rec = model.recon_loss(c, x)
+                q = model.soft_assign(z)
+                p = target_distribution(q, colsum)
+                kl = torch.nn.functional.kl_div(q.log(), p, reduction="sum")
+            rec_sum += float(rec) * len(c)
+            kl_sum += float(kl)
+        return (rec_sum + float(self.gamma) * kl_sum) / data.n, labels
 
     def _after_fit(self, data: _Rows) -> None:
         pass
@@ -464,11 +529,22 @@ class AutoencoderKMeans(_DeepClusterer):
         this probability (DEC pretrains a denoising autoencoder with 20% input dropout).
     pretrain_steps : int, default=1000
         Adam steps of the reconstruction training (epochs = steps * batch_size / n).
-    cluster_steps, update_interval, tol, gamma, alpha
+    cluster_steps, update_interval, tol, alpha
         Used by :class:`IDEC` and :class:`AttentionClusterer`; ignored here.
+    gamma : float, default=0.1
+        Weight of the clustering term of :attr:`objective_` (the restart criterion).
     batch_size : int, default=256
     learning_rate : float, default=1e-3
     categorical_features : "auto", "all", list or mask, default="auto"
+    n_init : int, default=1
+        Initialisations (scikit-learn's ``KMeans`` convention): ``n_init`` seeds are drawn
+        from ``random_state`` up front, each trains a network from scratch (its own weights,
+        batch order, masking noise and k-means), and the fit keeps the one with the lowest
+        final objective ``L = L_rec + gamma * KL(P || Q)`` over all rows (see
+        :attr:`objective_`). No labels enter the choice. The rule and the default were fixed
+        before any evaluation run: ``1``, because every restart costs a full fit (the
+        ``thesis-deep-*`` bench tables use 3). Restarts run one after the other and each
+        streams its passes the same way; only the best network and its labels are kept.
     device : str, default="cpu"
         ``"cpu"`` or ``"cuda"`` (``"cuda:N"``).
     random_state : int, RandomState or None
@@ -477,14 +553,32 @@ class AutoencoderKMeans(_DeepClusterer):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
+    labels_ : ndarray of shape (n_samples,), int32
     cluster_centers_ : ndarray of shape (n_clusters, n_components)
     loss_history_ : list of float
-        Training loss of every step.
+        Training loss of every step (of the kept initialisation).
+    objective_ : float
+        Final objective of the kept initialisation: the IDEC loss (Guo et al. 2017)
+        ``mean_i L_rec(x_i) + gamma * KL(P || Q) / n`` of the trained network and its
+        centres, with DEC's ``q`` (Eq. 1) and the target ``p`` built from it (Eq. 3),
+        evaluated on all rows without masking noise. It is comparable across restarts
+        because every restart is scored on the same rows, in the same data space
+        (standardised numbers, value ids: the reconstruction term does not depend on the
+        scale of a restart's latent space) and with the same ``gamma``; k-means' inertia
+        would not be, as each restart has its own latent space. For
+        :class:`AutoencoderKMeans` the same loss scores the autoencoder with its k-means
+        centres (the loss IDEC would start from), so ``gamma`` is used here only for that.
+    init_objectives_ : list of float
+        ``objective_`` of every initialisation, in the order run.
+    init_n_iter_ : list of int
+        Joint (IDEC) steps run by every initialisation (0 for k-means).
+    best_init_ : int
+        Index of the kept initialisation: ``argmin(init_objectives_)``.
     model_ : torch.nn.Module
     encoding_ : MixedEncoding
     categorical_features_, numeric_features_ : list of str
     fit_seconds_ : float
+        Seconds of all initialisations together.
     """
 
     _objective = "kmeans"
@@ -521,11 +615,12 @@ class IDEC(_DeepClusterer):
 
     Attributes
     ----------
-    labels_, cluster_centers_, loss_history_, model_ : see :class:`AutoencoderKMeans`
+    labels_, cluster_centers_, loss_history_, model_, objective_, init_objectives_,
+    init_n_iter_, best_init_ : see :class:`AutoencoderKMeans`
     delta_label_ : list of float
         Fraction of rows that changed cluster at each target update.
     n_iter_ : int
-        Joint steps run.
+        Joint steps run (by the kept initialisation).
     """
 
     _objective = "idec"
@@ -559,7 +654,8 @@ class AttentionClusterer(_DeepClusterer):
 
     Attributes
     ----------
-    labels_, cluster_centers_, loss_history_, model_, delta_label_, n_iter_
+    labels_, cluster_centers_, loss_history_, model_, delta_label_, n_iter_, objective_,
+    init_objectives_, init_n_iter_, best_init_
         As :class:`IDEC`.
     cluster_attention_ : DataFrame of shape (n_clusters, n_columns)
         Mean pooling weight of every column over the rows of each cluster (rows sum to 1).
@@ -588,6 +684,7 @@ class AttentionClusterer(_DeepClusterer):
         batch_size: int = 256,
         learning_rate: float = 1e-3,
         categorical_features: Any = "auto",
+        n_init: int = 1,
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
@@ -598,7 +695,7 @@ class AttentionClusterer(_DeepClusterer):
             pretrain_steps=pretrain_steps,
             cluster_steps=cluster_steps, update_interval=update_interval, tol=tol,
             gamma=gamma, alpha=alpha, batch_size=batch_size, learning_rate=learning_rate,
-            categorical_features=categorical_features, device=device,
+            categorical_features=categorical_features, n_init=n_init, device=device,
             random_state=random_state, n_threads=n_threads,
         )
         self.objective = objective
@@ -686,12 +783,14 @@ class _Batches:
 
     def __init__(self, n: int, batch_size: int, rng: np.random.RandomState) -> None:
         self.n, self.bs, self.rng = n, batch_size, rng
-        self.perm = rng.permutation(n)
+        # one int32 array (4 bytes a row), shuffled in place every epoch
+        self.perm = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+        rng.shuffle(self.perm)
         self.pos = 0
 
     def next(self) -> np.ndarray:
         if self.pos + self.bs > self.n:
-            self.perm = self.rng.permutation(self.n)
+            self.rng.shuffle(self.perm)
             self.pos = 0
         out = self.perm[self.pos:self.pos + self.bs]
         self.pos += self.bs
