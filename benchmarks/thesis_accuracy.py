@@ -22,7 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.metrics import accuracy_score
@@ -46,24 +48,42 @@ def _raw(y: np.ndarray, labels: np.ndarray) -> float:
     return float(accuracy_score(LabelEncoder().fit_transform(y.astype(str)), labels))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc: str) -> argparse.Namespace:
+    """``--datasets a,b`` and ``--data-dir DIR``, shared with ``thesis_majority.py``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--datasets", default=None)
     ap.add_argument("--data-dir", default=str(SHARED / "datasets"))
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def run_scored(table: str, columns: list[str], extra: Callable[[np.ndarray, np.ndarray], dict],
+               args: argparse.Namespace) -> Any:
+    """One run (seed 0) of ``columns`` of a thesis table, every run's scores extended by
+    ``extra(y, labels)`` (labels only score; the protocol's own scores are kept)."""
     original = protocol.clustering_scores
 
     def scores(y: np.ndarray, labels: np.ndarray) -> dict[str, float]:
         out = original(y, labels)
-        yy = np.asarray(y, dtype=object)
-        out.update(hungarian=matched_accuracy(yy, labels), purity=purity(yy, labels),
-                   raw=_raw(yy, np.asarray(labels)), n_used=len(np.unique(labels)))
+        out.update(extra(np.asarray(y, dtype=object), np.asarray(labels)))
         return out
 
     protocol.clustering_scores = scores
-    result = bench.run_table("thesis-acc", data_dir=args.data_dir, runs=1, columns=CLASSICAL,
-                             datasets=args.datasets.split(",") if args.datasets else None,
-                             log=lambda s: print(s, file=sys.stderr, flush=True))
+    try:
+        return bench.run_table(table, data_dir=args.data_dir, runs=1, columns=columns,
+                               datasets=args.datasets.split(",") if args.datasets else None,
+                               log=lambda s: print(s, file=sys.stderr, flush=True))
+    finally:
+        protocol.clustering_scores = original
+
+
+def main() -> None:
+    args = parse_args(__doc__)
+    result = run_scored(
+        "thesis-acc", CLASSICAL,
+        lambda yy, labels: dict(hungarian=matched_accuracy(yy, labels),
+                                purity=purity(yy, labels), raw=_raw(yy, labels),
+                                n_used=len(np.unique(labels))),
+        args)
     near = {d: [0, 0] for d in DEFS}
     n = 0
     print(f"{'data':24} {'method':16} {'thesis':>7} " + " ".join(f"{d:>9}" for d in DEFS)

@@ -14,44 +14,26 @@ Usage: ``python benchmarks/thesis_majority.py [--datasets a,b] [--data-dir DIR]`
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-from pathlib import Path
-
 import numpy as np
 from sklearn.metrics import normalized_mutual_info_score
 
-from catembed.evaluation import bench, protocol
+from catembed.evaluation import bench
 from catembed.metrics import matched_accuracy
+from thesis_accuracy import CLASSICAL, parse_args, run_scored  # benchmarks/ is on sys.path
 
-SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-CLASSICAL = ["Naive k-means", "k-means one-hot", "k-prototypes", "Gower distance"]
+
+def _one_cluster(yy: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    yy = yy.astype(str)
+    one = np.zeros(len(yy), dtype=int)
+    _, counts = np.unique(yy, return_counts=True)
+    return dict(majority=counts.max() / len(yy), one_acc=matched_accuracy(yy, one),
+                one_nmi=normalized_mutual_info_score(yy, one),
+                largest=np.bincount(np.unique(labels, return_inverse=True)[1]).max() / len(yy))
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", default=None)
-    ap.add_argument("--data-dir", default=str(SHARED / "datasets"))
-    args = ap.parse_args()
-    original = protocol.clustering_scores
-
-    def scores(y: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-        out = original(y, labels)
-        yy = np.asarray(y, dtype=object).astype(str)
-        one = np.zeros(len(yy), dtype=int)
-        _, counts = np.unique(yy, return_counts=True)
-        out.update(majority=counts.max() / len(yy), one_acc=matched_accuracy(yy, one),
-                   one_nmi=normalized_mutual_info_score(yy, one),
-                   largest=np.bincount(np.unique(labels, return_inverse=True)[1]).max()
-                   / len(yy))
-        return out
-
-    protocol.clustering_scores = scores
-    result = bench.run_table("thesis-deep-acc", data_dir=args.data_dir, runs=1,
-                             columns=["Gower distance"],
-                             datasets=args.datasets.split(",") if args.datasets else None,
-                             log=lambda s: print(s, file=sys.stderr, flush=True))
+    args = parse_args(__doc__)
+    result = run_scored("thesis-deep-acc", ["Gower distance"], _one_cluster, args)
     nmi_table = bench.load_table("thesis-deep-nmi")
     thesis_nmi = {d["name"]: d["scores"] for d in nmi_table["datasets"]}
     print(f"{'data':24} {'majority':>8} {'1-cl acc':>8} {'1-cl NMI':>8} {'thesis best acc':>24} "
