@@ -53,7 +53,7 @@ from .._validation import (
     check_pooling,
     select_categorical,
 )
-from ..base import ValueEmbedder, check_fit_cost, pool_rare_values, pooled_encoding
+from ..base import ValueEmbedder, pool_rare_values, pooled_encoding
 from ..stats import ValueStatistics, encode
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
@@ -281,11 +281,8 @@ class FAMD(TransformerMixin, BaseEstimator):
     def _cost_seconds(self, sizes: np.ndarray) -> float:
         return (len(self.numeric_features_) + float(np.sum(sizes))) ** 3 / 2e8
 
-    def _check_cost_before_counting(self, sizes: np.ndarray, n_rows: int) -> None:
-        mc = self.max_categories
-        pooled = np.minimum(sizes, mc + 1) if mc is not None else sizes
-        check_fit_cost(self, np.asarray(pooled, dtype=np.int64), n_rows=n_rows,
-                       counted_sizes=np.asarray(sizes, dtype=np.int64))
+    # the embedders' cost check before counting (it reads max_categories and the two above)
+    _check_cost_before_counting = ValueEmbedder._check_cost_before_counting
 
     def _codes(self, df: pd.DataFrame) -> np.ndarray:
         """Codes of the categorical columns in the (pooled) fitted values; -1: unseen."""
