@@ -40,14 +40,6 @@ def categorical_input_tags(tags: Any) -> Any:
     return tags
 
 
-def check_option(name: str, value: Any, allowed: Sequence[str]) -> None:
-    """Raise a clear error when a string option is not one of ``allowed``."""
-    if not isinstance(value, str) or value not in allowed:
-        raise CatEmbedError(
-            f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}."
-        )
-
-
 def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Return ``X`` as a DataFrame with unique string column names.
 
@@ -223,62 +215,3 @@ def _hashable(v: Any) -> bool:
 def warn(message: str) -> None:
     """Emit a :class:`CatEmbedWarning` attributed to the user's call site."""
     warnings.warn(message, CatEmbedWarning, stacklevel=3)
-
-
-_KINDS = {
-    "float": lambda v: isinstance(v, (int, float, np.integer, np.floating))
-    and not isinstance(v, (bool, np.bool_)) and not (isinstance(v, float) and v != v),
-    "int": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)),
-    "str": lambda v: isinstance(v, str),
-    "bool": lambda v: isinstance(v, (bool, np.bool_)),
-    "None": lambda v: v is None,
-}
-
-
-def check_param_types(estimator: Any) -> None:
-    """Check every parameter against the type its ``__init__`` annotation names.
-
-    ``alpha: float`` must be a real number (not a string, a bool or NaN), ``max_iter: int``
-    an integer, ``int | None`` an integer or None... Parameters annotated ``Any`` are checked
-    by the estimator itself. Runs in ``fit`` and when a model file is loaded, so both refuse
-    ``alpha='x'`` with the same message.
-    """
-    import inspect
-
-    sig = inspect.signature(type(estimator).__init__)
-    for name, par in sig.parameters.items():
-        ann = par.annotation
-        if name == "self" or not isinstance(ann, str):
-            continue
-        kinds = [k.strip() for k in ann.split("|")]
-        if not all(k in _KINDS for k in kinds):
-            continue
-        value = getattr(estimator, name, par.default)
-        if not any(_KINDS[k](value) for k in kinds):
-            want = " or ".join(
-                {"float": "a number", "int": "an integer", "str": "a string",
-                 "bool": "True or False", "None": "None"}[k] for k in kinds
-            )
-            raise CatEmbedError(
-                f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
-            )
-
-
-def check_pooling(min_frequency: Any, max_categories: Any) -> None:
-    """Validate ``min_frequency`` / ``max_categories`` (scikit-learn's meaning)."""
-    if min_frequency is not None:
-        ok = (isinstance(min_frequency, (int, np.integer)) and not isinstance(min_frequency, bool)
-              and min_frequency >= 1) or (
-            isinstance(min_frequency, (float, np.floating)) and 0.0 < min_frequency < 1.0)
-        if not ok:
-            raise CatEmbedError(
-                "min_frequency must be None, an integer count >= 1, or a fraction of the rows "
-                f"strictly between 0 and 1; got {min_frequency!r}."
-            )
-    if max_categories is not None and (
-        not isinstance(max_categories, (int, np.integer)) or isinstance(max_categories, bool)
-        or max_categories < 1
-    ):
-        raise CatEmbedError(
-            f"max_categories must be None or an integer >= 1; got {max_categories!r}."
-        )

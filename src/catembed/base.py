@@ -21,6 +21,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._lookup import LookupPlan
+from ._params import check_option, check_param_types, check_pooling
+from ._projection import object_pca
 from ._threads import small_problem_threads
 from ._validation import (
     HANDLE_MISSING,
@@ -30,9 +32,6 @@ from ._validation import (
     CatEmbedWarning,
     as_frame,
     categorical_input_tags,
-    check_option,
-    check_param_types,
-    check_pooling,
     select_categorical,
 )
 from .stats import DENSE_LIMIT, INFREQUENT, ValueStatistics, compute_statistics, encode
@@ -782,84 +781,6 @@ class ValueEmbedder(TransformerMixin, BaseEstimator):
         except CatEmbedError:
             pass
         return tags
-
-
-def object_pca(
-    stats: ValueStatistics,
-    tables: Sequence[np.ndarray],
-    n_components: int,
-    *,
-    combine: str = "concat",
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Principal components of the object vectors, from the value statistics alone.
-
-    An object vector is ``x = T^T o`` with ``o`` the row's one-hot vector (``l`` entries) and
-    ``T`` the ``l x D`` block-diagonal matrix of the value tables (``combine="concat"``; for
-    ``"sum"`` the tables are stacked, ``D`` their common width). Over the ``n`` training rows
-    its mean is ``T^T p`` and its covariance ``T^T (C / n - p p^T) T`` (``C`` the
-    co-occurrence counts, ``p`` the value frequencies; method spec section 0), so the PCA
-    needs no pass over the rows. When ``l <= D`` the ``l x l`` centred co-occurrence is
-    factored (``R^T R``) and ``R T`` is decomposed by an SVD; otherwise the ``D x D``
-    covariance is decomposed by ``eigh``. Signs follow scikit-learn's ``svd_flip``
-    (largest absolute entry of each axis positive).
-
-    Parameters
-    ----------
-    stats : ValueStatistics
-    tables : list of ndarray of shape (l_j, w_j)
-    n_components : int
-        ``k``; axes beyond the rank are zero.
-    combine : {"concat", "sum"}
-
-    Returns
-    -------
-    components : ndarray of shape (D, k)
-    mean : ndarray of shape (D,)
-    explained_variance : ndarray of shape (k,)
-        With the ``n - 1`` divisor, as :class:`sklearn.decomposition.PCA`.
-    rank : int
-        Number of components with non-zero variance.
-    """
-    import scipy.sparse as sp
-
-    n = max(stats.n_rows, 1)
-    p = stats.probabilities()
-    if combine == "sum":
-        T = sp.csr_array(np.vstack(tables))
-    else:
-        T = sp.csr_array(sp.block_diag(tables, format="csr"))
-    n_values, D = T.shape
-    mean = np.asarray(T.T @ p).ravel()
-    if n_values <= D:
-        centred = stats.cooc_dense() / n - np.outer(p, p)
-        w, V = np.linalg.eigh(centred)
-        keep = w > max(w.max(initial=0.0), 0.0) * n_values * np.finfo(float).eps
-        R = V[:, keep] * np.sqrt(w[keep])  # centred = R R^T
-        Y = np.asarray(T.T @ R).T  # Y^T Y = T^T centred T, the covariance
-        if Y.shape[0]:
-            _, s, Vt = np.linalg.svd(Y, full_matrices=False)
-        else:
-            s, Vt = np.zeros(0), np.zeros((0, D))
-        var = s**2
-    else:
-        CT = stats.cooc @ T if sp.issparse(stats.cooc) else stats.cooc @ T.toarray()
-        cov = np.asarray(T.T @ CT) / n - np.outer(mean, mean)
-        cov = (cov + cov.T) / 2
-        var, vecs = np.linalg.eigh(cov)
-        order = np.argsort(var)[::-1]
-        var, Vt = var[order], vecs[:, order].T
-    tol = (var[0] if var.size else 0.0) * max(n_values, D) * np.finfo(float).eps
-    rank = int(np.sum(var > tol))
-    k = int(n_components)
-    kk = min(k, rank)
-    components = np.zeros((D, k))
-    components[:, :kk] = Vt[:kk].T
-    big = np.argmax(np.abs(components), axis=0)
-    signs = np.sign(components[big, np.arange(k)])
-    components *= np.where(signs == 0, 1.0, signs)
-    variance = np.zeros(k)
-    variance[:kk] = np.maximum(var[:kk], 0.0) * n / max(n - 1, 1)
-    return components, mean, variance, rank
 
 
 def _is_dask_collection(X: Any) -> bool:

@@ -62,7 +62,7 @@ def project_2d(data: np.ndarray, method: str = "pca", *, random_state: int = 0,
     rows : ndarray of shape (n_kept,)
         Positions in ``data`` of the projected rows (sorted).
     """
-    from ._validation import check_option
+    from ._params import check_option
 
     check_option("method", method, ("pca", "tsne"))
     data = np.asarray(data, dtype=np.float64)

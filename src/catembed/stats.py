@@ -33,14 +33,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import (
-    CatEmbedError,
-    as_frame,
-    check_option,
-    missing_mask,
-    sort_values,
-    unhashable_error,
-)
+from ._params import check_option
+from ._validation import CatEmbedError, as_frame, missing_mask, sort_values, unhashable_error
 
 __all__ = [
     "INFREQUENT",

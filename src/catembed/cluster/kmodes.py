@@ -38,14 +38,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    CatEmbedError,
-    CatEmbedWarning,
-    as_frame,
-    categorical_input_tags,
-    check_option,
-    check_param_types,
-)
+from .._params import check_option, check_param_types
+from .._validation import CatEmbedError, CatEmbedWarning, as_frame, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS, ValueTables
 

@@ -34,13 +34,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (
-    CatEmbedError,
-    as_frame,
-    categorical_input_tags,
-    check_option,
-    select_categorical,
-)
+from .._params import check_option
+from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..embed.mca import _check_table
 from ..stats import encode, factorize
 

@@ -23,7 +23,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from .._validation import CatEmbedError, as_frame, check_option, select_categorical
+from .._params import check_option
+from .._validation import CatEmbedError, as_frame, select_categorical
 from ..similarity.gower import GowerDistance
 
 __all__ = [

@@ -17,7 +17,8 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .._validation import CatEmbedError, check_option
+from .._params import check_option
+from .._validation import CatEmbedError
 from ..evaluation.clustering import kmeans_labels, spectral_labels
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (

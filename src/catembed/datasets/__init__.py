@@ -296,7 +296,7 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
-    from .._validation import check_option
+    from .._params import check_option
 
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))

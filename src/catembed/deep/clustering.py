@@ -60,7 +60,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, check_option
+from .._params import check_option
+from .._validation import CatEmbedError
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from . import _data
 from ._data import (

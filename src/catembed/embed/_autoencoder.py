@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from .._params import check_option
+from .._validation import CatEmbedError, CatEmbedWarning
 
 __all__ = [
     "AutoencoderResult",

@@ -21,7 +21,8 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from .._params import check_option
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 

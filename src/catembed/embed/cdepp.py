@@ -26,7 +26,8 @@ from scipy.cluster.hierarchy import linkage as scipy_linkage
 from sklearn.cluster import DBSCAN
 from sklearn.metrics import pairwise_distances
 
-from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from .._params import check_option
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._autoencoder import (

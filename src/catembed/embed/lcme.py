@@ -31,7 +31,7 @@ nothing depends on ``n``):
    separate the classes adds ~0).
 3. Each view is centred on the training rows (``t_v - sum_{u in attr(v)} p_u t_u``) and
    scaled to unit mean squared norm, ``trace(T^T (C / n - p p^T) T) = 1`` (the object
-   covariance from the statistics, as :func:`catembed.base.object_pca`), so that neither
+   covariance from the statistics, as :func:`catembed._projection.object_pca`), so that neither
    view dominates k-means; the output concatenates them (width ``2 k``).
 
 Every choice needs no labels: ``k = 10`` (MCA's column in every table uses 10 axes, and the

@@ -45,12 +45,12 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import check_pooling
 from .._validation import (
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
     categorical_input_tags,
-    check_pooling,
     select_categorical,
 )
 from ..base import ValueEmbedder, pool_rare_values, pooled_encoding

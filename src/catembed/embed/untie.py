@@ -139,7 +139,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, CatEmbedWarning, check_option
+from .._params import check_option
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
 from ._untie_core import (

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import CatEmbedError, check_option
+from .._params import check_option
+from .._validation import CatEmbedError
 from ..metrics import clustering_scores
 from .clustering import INITS, gaussian_spectral_labels, kmeans_labels, spectral_labels
 from .methods import EvalMethod, MethodUnavailable, get_method

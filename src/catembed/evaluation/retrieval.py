@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import CatEmbedError, check_option
+from .._params import check_option
+from .._validation import CatEmbedError
 
 __all__ = [
     "DEFAULT_KS",

@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, check_option
+from .._params import check_option
+from .._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from .objects import (

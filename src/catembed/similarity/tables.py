@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError, check_option, warn
+from .._params import check_option
+from .._validation import CatEmbedError, warn
 from ..stats import ValueStatistics
 
 __all__ = [

@@ -1,0 +1,120 @@
+"""Parameter checks shared by every estimator: one wording for every refusal.
+
+Each check raises :class:`~catembed.CatEmbedError` naming the parameter, what it accepts and
+what it got. The estimators call them from ``fit`` (never from ``__init__``, as scikit-learn
+requires), and :mod:`catembed.persist` calls the same checks when a model file is loaded.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._errors import CatEmbedError
+
+__all__ = [
+    "check_int",
+    "check_option",
+    "check_param_types",
+    "check_pooling",
+    "check_positive",
+]
+
+
+def check_option(name: str, value: Any, allowed: Sequence[str]) -> None:
+    """Raise a clear error when a string option is not one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise CatEmbedError(
+            f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}."
+        )
+
+
+def check_int(name: str, value: Any, *, minimum: int = 1, allow_none: bool = False,
+              extra: str = "") -> int | None:
+    """Return ``value`` as an ``int`` when it is an integer (not a bool) of at least ``minimum``.
+
+    ``None`` passes when ``allow_none``; ``extra`` is appended to the requirement in the
+    message (e.g. ``" or None"``). The wording: "must be a positive integer" for
+    ``minimum=1``, "must be an integer of at least N" otherwise.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or (
+        value < minimum
+    ):
+        want = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+        if allow_none and not extra:
+            want = "None or " + want
+        raise CatEmbedError(f"{name} must be {want}{extra}; got {value!r}.")
+    return int(value)
+
+
+def check_positive(name: str, value: Any) -> float:
+    """Return ``value`` as a ``float`` when it is a real number greater than 0 (not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
+        value > 0
+    ):
+        raise CatEmbedError(f"{name} must be a positive number; got {value!r}.")
+    return float(value)
+
+
+_KINDS = {
+    "float": lambda v: isinstance(v, (int, float, np.integer, np.floating))
+    and not isinstance(v, (bool, np.bool_)) and not (isinstance(v, float) and v != v),
+    "int": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)),
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "None": lambda v: v is None,
+}
+
+
+def check_param_types(estimator: Any) -> None:
+    """Check every parameter against the type its ``__init__`` annotation names.
+
+    ``alpha: float`` must be a real number (not a string, a bool or NaN), ``max_iter: int``
+    an integer, ``int | None`` an integer or None... Parameters annotated ``Any`` are checked
+    by the estimator itself. Runs in ``fit`` and when a model file is loaded, so both refuse
+    ``alpha='x'`` with the same message.
+    """
+    import inspect
+
+    sig = inspect.signature(type(estimator).__init__)
+    for name, par in sig.parameters.items():
+        ann = par.annotation
+        if name == "self" or not isinstance(ann, str):
+            continue
+        kinds = [k.strip() for k in ann.split("|")]
+        if not all(k in _KINDS for k in kinds):
+            continue
+        value = getattr(estimator, name, par.default)
+        if not any(_KINDS[k](value) for k in kinds):
+            want = " or ".join(
+                {"float": "a number", "int": "an integer", "str": "a string",
+                 "bool": "True or False", "None": "None"}[k] for k in kinds
+            )
+            raise CatEmbedError(
+                f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
+            )
+
+
+def check_pooling(min_frequency: Any, max_categories: Any) -> None:
+    """Validate ``min_frequency`` / ``max_categories`` (scikit-learn's meaning)."""
+    if min_frequency is not None:
+        ok = (isinstance(min_frequency, (int, np.integer)) and not isinstance(min_frequency, bool)
+              and min_frequency >= 1) or (
+            isinstance(min_frequency, (float, np.floating)) and 0.0 < min_frequency < 1.0)
+        if not ok:
+            raise CatEmbedError(
+                "min_frequency must be None, an integer count >= 1, or a fraction of the rows "
+                f"strictly between 0 and 1; got {min_frequency!r}."
+            )
+    if max_categories is not None and (
+        not isinstance(max_categories, (int, np.integer)) or isinstance(max_categories, bool)
+        or max_categories < 1
+    ):
+        raise CatEmbedError(
+            f"max_categories must be None or an integer >= 1; got {max_categories!r}."
+        )
