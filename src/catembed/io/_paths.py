@@ -1,0 +1,123 @@
+"""File names and output paths: the format a suffix names, and writing without harm.
+
+:func:`table_format` reads a file's format from its name (a compression suffix skipped).
+:func:`check_output_path` refuses, before any work, an output that is an input (the same
+file, also through links), a missing or unwritable folder and an unknown suffix;
+:func:`atomic_output` writes to a temporary file in the target folder and renames it into
+place only on success (removed on failure or Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from .._validation import CatEmbedError
+
+__all__ = ["atomic_output", "check_not_input", "check_output_path", "table_format"]
+
+_PARQUET = (".parquet", ".pq", ".parq")
+_CSV = (".csv", ".txt", ".tsv", ".data")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip")
+_OUTPUT_TABLE = _PARQUET + (".csv", ".tsv", ".txt")
+
+
+def _plain_suffix(path: Path) -> str:
+    """The format suffix, skipping a compression suffix (``t.csv.gz`` -> ``.csv``)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _compression(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return suffix if suffix in _COMPRESSED else None
+
+
+def table_format(path: str | os.PathLike) -> str:
+    """``"parquet"`` or ``"csv"`` from the file name (``.parquet``/``.pq``; anything else CSV)."""
+    return "parquet" if _plain_suffix(Path(path)) in _PARQUET else "csv"
+
+
+def _sep(path: Path) -> str:
+    return "\t" if _plain_suffix(path) == ".tsv" else ","
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_not_input(output: str | os.PathLike, inputs: Sequence[str | os.PathLike],
+                    flag: str = "--output") -> None:
+    """Refuse an output path that is one of ``inputs`` (same file, also via symbolic or hard
+    links), so that no command ever writes over what it reads."""
+    out = Path(output)
+    for inp in inputs:
+        if inp is not None and _same_file(out, Path(inp)):
+            raise CatEmbedError(
+                f"{flag} {output} is the input file {inp}; writing it would destroy the input. "
+                f"Give {flag} a new file name."
+            )
+
+
+def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = (),
+                      flag: str = "--output", suffixes: Sequence[str] = _OUTPUT_TABLE) -> None:
+    """Check, before any work is done, that ``path`` can be written.
+
+    Refuses a suffix not in ``suffixes`` (default: CSV/TSV/Parquet), a folder, an output that
+    is one of ``inputs`` (:func:`check_not_input`), a missing folder and a folder where a file
+    cannot be created (probed with a temporary file, removed at once).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise CatEmbedError(f"{flag} {path} is a folder; give a file name inside it, e.g. "
+                            f"{path / ('model.npz' if '.npz' in suffixes else 'out.csv')}.")
+    suffix = path.suffix.lower()
+    if suffix not in suffixes:
+        raise CatEmbedError(
+            f"cannot write {path.name}: {flag} must end in {', '.join(suffixes)}."
+        )
+    check_not_input(path, inputs, flag)
+    parent = path.parent
+    if not parent.is_dir():
+        raise CatEmbedError(f"{flag}: the folder {parent} does not exist; create it first.")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise CatEmbedError(f"{flag}: cannot write in the folder {parent} "
+                            f"({exc.strerror or exc}).") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise CatEmbedError(f"{flag} {path} exists and is read-only; give another name or "
+                            "make it writable.")
+
+
+def _temp_name(path: Path) -> Path:
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+                                + path.suffix)
+    os.close(fd)
+    return Path(name)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path in ``path``'s folder (same suffix); on success rename it to
+    ``path``, on any exception (Ctrl-C included) remove it, leaving ``path`` untouched."""
+    target = Path(path)
+    tmp = _temp_name(target)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

@@ -1,0 +1,268 @@
+"""Reading tables: column names, whole files and chunks of bounded memory (CSV via
+pandas, Parquet via pyarrow).
+
+:func:`iter_chunks` yields DataFrames of at most ``chunksize`` rows, which lets the
+statistics pass stream a file far larger than memory; :func:`read_table` reads it whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._validation import CatEmbedError
+from ._csv_text import (
+    _check_file,
+    _csv_header,
+    _describe_read_error,
+    _header_names,
+    _read_errors,
+    _short,
+)
+from ._paths import _sep, table_format
+
+__all__ = ["count_rows", "index_columns", "iter_chunks", "numeric_columns", "read_columns",
+           "read_table", "unnamed_columns"]
+
+
+def _parquet_schema(path: Path) -> Any:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_schema(path)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+        raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+
+
+def index_columns(path: str | os.PathLike) -> list[str]:
+    """The stored pandas index columns of a Parquet file (read as row labels, not data)."""
+    path = Path(path)
+    if table_format(path) != "parquet":
+        return []
+    meta = _parquet_schema(path).pandas_metadata or {}
+    return [c for c in meta.get("index_columns", []) if isinstance(c, str)]
+
+
+def read_columns(path: str | os.PathLike) -> list[str]:
+    """The column names of a CSV or Parquet file; duplicates are an error.
+
+    CSV header names are stripped of spaces; an empty one is named ``Unnamed: i`` as pandas
+    does. A Parquet file's stored pandas index is not a column.
+    """
+    path = Path(path)
+    _check_file(path)
+    if table_format(path) == "parquet":
+        skip = set(index_columns(path))
+        names = [n for n in _parquet_schema(path).names
+                 if n not in skip and not n.startswith("__index_level_")]
+    else:
+        names = _header_names(_csv_header(path))
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CatEmbedError(f"{path} has duplicate column names: {', '.join(dup)}; rename them "
+                            "in the header.")
+    if not names:
+        raise CatEmbedError(f"{path} has no columns.")
+    return names
+
+
+def unnamed_columns(path: str | os.PathLike) -> list[str]:
+    """CSV columns whose header field is empty (named ``Unnamed: i``)."""
+    path = Path(path)
+    if table_format(path) == "parquet":
+        return []
+    raw = _csv_header(path)
+    return [n for n, h in zip(_header_names(raw), raw, strict=False) if not h.strip()]
+
+
+def count_rows(path: str | os.PathLike) -> int | None:
+    """Number of data rows when cheap to know (Parquet metadata); None for CSV."""
+    if table_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+            raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+    return None
+
+
+def _csv_kwargs(path: Path, columns: Sequence[str] | None,
+                text_columns: Sequence[str] | None) -> tuple[dict[str, Any], list[str]]:
+    names = read_columns(path)
+    wanted = list(names) if columns is None else list(columns)
+    unknown = [c for c in wanted if c not in names]
+    if unknown:
+        raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
+    kw: dict[str, Any] = {
+        "sep": _sep(path),
+        "header": 0,
+        "names": names,
+        "usecols": sorted(names.index(c) for c in wanted),
+        "index_col": False,
+        "encoding": "utf-8-sig",
+        "keep_default_na": False,
+        "na_values": [""],
+        "skipinitialspace": False,
+        "low_memory": False,
+    }
+    if text_columns is not None:
+        kw["dtype"] = {c: str for c in text_columns if c in wanted}
+    return kw, wanted
+
+
+def numeric_columns(path: str | os.PathLike, sample_rows: int = 10_000) -> list[str]:
+    """Columns whose first ``sample_rows`` values all parse as numbers (CSV) or whose type
+    is numeric (Parquet)."""
+    path = Path(path)
+    if table_format(path) == "parquet":
+        import pyarrow as pa
+
+        skip = set(index_columns(path))
+        return [f.name for f in _parquet_schema(path)
+                if f.name not in skip and (pa.types.is_integer(f.type)
+                                           or pa.types.is_floating(f.type))]
+    _check_file(path)
+    kw, _ = _csv_kwargs(path, None, None)
+    try:
+        head = pd.read_csv(path, nrows=sample_rows, **kw)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
+            *_read_errors()) as exc:
+        raise CatEmbedError(_describe_read_error(path, exc)) from None
+    return [c for c in head.columns
+            if pd.api.types.is_numeric_dtype(head[c].dtype)
+            and not pd.api.types.is_bool_dtype(head[c].dtype)]
+
+
+def read_table(
+    path: str | os.PathLike,
+    *,
+    columns: Sequence[str] | None = None,
+    text_columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Read a whole CSV or Parquet file.
+
+    Parameters
+    ----------
+    columns : list of str, optional
+        Read only these columns (in this order).
+    text_columns : list of str, optional
+        CSV only: read these columns as text (so integer codes stay categorical).
+        Only empty fields are missing values.
+    """
+    return next(iter_chunks(path, None, columns=columns, text_columns=text_columns))
+
+
+def iter_chunks(
+    path: str | os.PathLike,
+    chunksize: int | None,
+    *,
+    columns: Sequence[str] | None = None,
+    text_columns: Sequence[str] | None = None,
+) -> Iterator[pd.DataFrame]:
+    """Yield the file as DataFrames of at most ``chunksize`` rows (all of it when None).
+
+    Parquet string columns are read dictionary-encoded (pandas ``category``), which keeps a
+    chunk's memory to its codes.
+    """
+    path = Path(path)
+    _check_file(path)
+    if chunksize is not None and (isinstance(chunksize, bool) or int(chunksize) < 1):
+        raise CatEmbedError(f"chunksize must be a positive number of rows; got {chunksize}.")
+    if table_format(path) == "parquet":
+        yield from _iter_parquet(path, chunksize, columns)
+        return
+    kw, wanted = _csv_kwargs(path, columns, text_columns)
+    try:
+        if chunksize is None:
+            df = pd.read_csv(path, **kw)
+            if df.shape[0] == 0:
+                raise CatEmbedError(f"{path} has a header but no data rows.")
+            yield df[wanted]
+            return
+        reader = pd.read_csv(path, chunksize=int(chunksize), **kw)
+        first = True
+        for chunk in reader:
+            if len(chunk):  # pandas yields one empty chunk for a header-only file
+                first = False
+                yield chunk[wanted]
+        if first:
+            raise CatEmbedError(f"{path} has a header but no data rows.")
+    except CatEmbedError:
+        raise
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
+            *_read_errors()) as exc:
+        raise CatEmbedError(_describe_read_error(path, exc)) from None
+
+
+def _nested(field: Any) -> str | None:
+    import pyarrow as pa
+
+    t = field.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_struct(t):
+        return "structs"
+    if pa.types.is_map(t):
+        return "maps"
+    if (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+            or getattr(pa.types, "is_list_view", lambda _: False)(t)):
+        return "lists"
+    if pa.types.is_union(t):
+        return "unions"
+    return None
+
+
+def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | None
+                  ) -> Iterator[pd.DataFrame]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _parquet_schema(path)
+    index_cols = index_columns(path)
+    names = read_columns(path)
+    wanted = list(columns) if columns is not None else names
+    unknown = [c for c in wanted if c not in names]
+    if unknown:
+        raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
+    for f in schema:
+        kind = _nested(f) if f.name in wanted else None
+        if kind:
+            raise CatEmbedError(
+                f"column {f.name!r} of {path.name} holds {kind} ({f.type}); catembed embeds "
+                f"flat values. Leave it out with --drop {f.name} or flatten it first."
+            )
+    try:
+        string_cols = [
+            f.name for f in schema
+            if f.name in wanted and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+        ]
+        # pre_buffer=False: with read-ahead buffering the reader's memory grows with the file
+        # (50M rows x 8: 460 -> 780 MB); without it, it stays at one row group (about 300 MB).
+        pf = pq.ParquetFile(path, read_dictionary=string_cols, pre_buffer=False)
+        if pf.metadata.num_rows == 0:
+            raise CatEmbedError(f"{path} has no rows.")
+        read_cols = list(wanted) + [c for c in index_cols if c not in wanted]
+        if chunksize is None:
+            table = pf.read(columns=read_cols, use_pandas_metadata=True)
+            yield _flat_columns(table.to_pandas(), wanted)
+            return
+        for batch in pf.iter_batches(batch_size=int(chunksize), columns=read_cols,
+                                     use_pandas_metadata=True):
+            yield _flat_columns(pa.Table.from_batches([batch]).to_pandas(), wanted)
+    except CatEmbedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+        raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+
+
+def _flat_columns(df: pd.DataFrame, wanted: list[str]) -> pd.DataFrame:
+    """The columns by their flat Parquet names (pandas MultiIndex columns are stored as
+    ``"('a', 'b')"``), in the order asked for."""
+    if isinstance(df.columns, pd.MultiIndex):
+        df.columns = [str(c) for c in df.columns]
+    return df[wanted]
