@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import catembed.cli as cli
+import catembed.embed_cli as embed_cli
 from catembed import io as cio
 from catembed.cli import main
 
@@ -124,7 +125,7 @@ def test_output_paths_are_checked_before_the_fit(tmp_path, csv_file, capsys, fla
     def no_fit(*args, **kwargs):  # the fit must not start
         raise AssertionError("fit started")
 
-    monkeypatch.setattr(cli, "_make_estimator", no_fit)
+    monkeypatch.setattr(embed_cli, "_make_estimator", no_fit)
     name = "m.npz" if flag == "--save-model" else "o.csv"
     code, _, err = run(["embed", csv_file, flag, tmp_path / "missing" / name], capsys)
     assert code == 2 and "does not exist" in err

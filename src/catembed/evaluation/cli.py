@@ -122,7 +122,7 @@ def load_input(text: str, target: str | None, preset: str | None,
     Default preset: ``complete``.
     """
     from .. import io
-    from ..cli import resolve_input
+    from ..cli_input import resolve_input
     from ..datasets import Dataset, apply_preset, load_dataset
 
     spec = resolve_input(_find(text, data_dir))

@@ -1,0 +1,207 @@
+"""What the command line reads and writes: the input a subcommand names (a table file, a
+data-set folder or a bundled data set), the roles of its columns, the ragged-row check, the
+output-path checks made before any work, and argparse value types.
+
+Light at import (no NumPy, pandas, scikit-learn or PyTorch): the table functions of
+:mod:`catembed.io` are imported inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._errors import CatEmbedError, CatEmbedWarning
+
+__all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
+           "resolve_input", "split_list"]
+
+
+@dataclass
+class InputSpec:
+    """Where the table is and what its metadata says."""
+
+    path: Path
+    name: str
+    meta: dict = field(default_factory=dict)
+
+    def kind(self, column: str) -> str | None:
+        """The column kind from ``meta.json`` (None without metadata)."""
+        return (self.meta.get("columns") or {}).get(column)
+
+
+def resolve_input(text: str) -> InputSpec:
+    """A table file, a data-set folder (``data.csv`` + ``meta.json``) or a bundled name."""
+    from .datasets import dataset_path, read_meta
+
+    p = Path(text)
+    if p.is_file():
+        meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
+            p.name == "data.csv" else {}
+        return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
+    if p.is_dir() and not (p / "data.csv").exists():
+        raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
+    try:
+        folder = dataset_path(text)
+    except CatEmbedError:
+        raise CatEmbedError(
+            f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
+        ) from None
+    return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
+
+
+def split_list(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _note(text: str) -> None:
+    print(f"catembed: note: {text}", file=sys.stderr)
+
+
+@dataclass
+class Roles:
+    """What ``embed`` does with each column of the input."""
+
+    ids: list[str]  # copied to the output before the embedding
+    features: list[str]  # embedded (categorical) or numeric (per --numeric)
+    numeric: list[str]  # features handled by the numeric policy
+    target: str | None  # copied to the output after the embedding
+
+
+def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) -> Roles:
+    """Sort the columns into ids, features and target from the flags and ``meta.json``.
+
+    A data-set folder's target and id columns are never features (nor its split columns);
+    a plain file's columns are all categorical unless ``--numeric`` says otherwise.
+    """
+    from . import io
+
+    drop, ids = split_list(args.drop), split_list(args.id)
+    given = [("--id", c) for c in ids] + [("--drop", c) for c in drop]
+    if args.target:
+        given.append(("--target", args.target))
+    unknown = [c for _, c in given if c not in columns]
+    if unknown:
+        raise CatEmbedError(
+            f"column(s) not in {spec.path.name}: {', '.join(unknown)}. "
+            f"Columns: {', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
+        )
+    seen: dict[str, str] = {}
+    for flag, col in given:
+        if col in seen and seen[col] != flag:
+            raise CatEmbedError(f"column {col!r} is given to both {seen[col]} and {flag}; "
+                                "give each column one role.")
+        seen[col] = flag
+    named = set(seen)
+    notes: list[str] = []
+    target = args.target
+    meta_target = spec.meta.get("target") if spec.meta else None
+    if meta_target in columns and meta_target not in named:
+        if target is None:
+            target = meta_target
+            notes.append(f"the target {meta_target!r} (meta.json) is copied to the output, "
+                         "not embedded")
+        else:
+            drop.append(meta_target)
+            notes.append(f"leaving out meta.json's target {meta_target!r} (--target is "
+                         f"{target!r})")
+    meta_ids = list(spec.meta.get("id_columns") or []) + [
+        c for c in columns if spec.kind(c) == "id"]
+    for col in meta_ids:
+        if col in columns and col not in named and col not in ids:
+            ids.append(col)
+    unnamed = [c for c in io.unnamed_columns(spec.path) if c not in named]
+    if unnamed and unnamed[0] == columns[0]:
+        ids.insert(0, unnamed.pop(0))
+        notes.append(f"the first column has no name: taken for a row index ({ids[0]!r}), "
+                     "copied to the output, not embedded")
+    if unnamed:
+        drop.extend(unnamed)
+        notes.append(f"leaving out {len(unnamed)} column(s) with no name in the header: "
+                     f"{', '.join(unnamed)} (name them in the header to use them)")
+    rest = [c for c in columns if c not in drop and c not in ids and c != target]
+    split_cols = [c for c in rest if spec.kind(c) in ("split", "target")]
+    if spec.meta:
+        numeric = [c for c in rest if spec.kind(c) == "numeric"]
+    elif args.numeric != "drop":
+        numeric = [c for c in io.numeric_columns(spec.path) if c in rest]
+    else:
+        numeric = []
+    left_out = split_cols + (numeric if args.numeric == "drop" else [])
+    if left_out:
+        notes.append(
+            f"leaving out {len(left_out)} column(s) that meta.json types "
+            f"{'numeric or split' if args.numeric == 'drop' else 'split'}: {', '.join(left_out)}"
+            + (" (use --numeric discretize or passthrough to use numeric columns)"
+               if args.numeric == "drop" and numeric else "")
+        )
+    if not args.quiet:
+        for text in notes:
+            _note(text)
+    features = [c for c in rest if c not in left_out]
+    numeric = [c for c in numeric if c in features]
+    if not [c for c in features if c not in numeric] and not (
+            numeric and args.numeric == "discretize"):  # binned numbers are categories
+        raise CatEmbedError(
+            "no categorical columns left to embed after --target/--drop/--id"
+            + (" (a data-set folder's numeric columns are used with --numeric discretize)"
+               if spec.meta and numeric else "") + "."
+        )
+    return Roles(ids, features, numeric, target)
+
+
+def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
+    """Rows of a CSV with another field count than the header: a warning naming their lines
+    (a refusal with ``--strict``). Returns the row count (None for Parquet)."""
+    from . import io
+
+    if io.table_format(spec.path) != "csv":
+        return io.count_rows(spec.path)
+    scan = io.scan_csv(spec.path)
+    if scan.n_ragged:
+        what = (f"{spec.path.name}: {scan.describe()} with another number of fields than the "
+                f"header ({scan.n_fields})")
+        if args.strict:
+            raise CatEmbedError(f"{what}; fix the file, or leave out --strict to read short "
+                                "rows with missing values and ignore extra fields.")
+        warnings.warn(f"{what}: short rows are read with missing values, extra fields are "
+                      "ignored. Fix the file, or pass --strict to refuse such files.",
+                      CatEmbedWarning, stacklevel=2)
+    return scan.n_rows
+
+
+def check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:
+    """Refuse, before any work, outputs that are the input or cannot be written."""
+    from . import io
+
+    inputs = [spec.path]
+    if args.output:
+        io.check_output_path(args.output, inputs=inputs, flag="--output")
+    if args.save_model:
+        io.check_output_path(args.save_model, inputs=inputs, flag="--save-model",
+                             suffixes=(".npz",))
+        if args.output and Path(args.output).resolve() == Path(args.save_model).resolve():
+            raise CatEmbedError("--output and --save-model name the same file; give two names.")
+
+
+def int_in(low: int, high: int | None, what: str) -> Any:
+    """An argparse type: an integer in ``[low, high]``, refused with a one-line reason."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise argparse.ArgumentTypeError(f"{text} is out of range: give an integer {bound}")
+        return value
+
+    parse.__name__ = what
+    return parse

@@ -1,0 +1,191 @@
+"""``catembed embed INPUT``: fit an embedding on a table and write the embedded table.
+
+Built into the command line (:mod:`catembed.cli` adds it without importing the plugins);
+the input, column roles and output checks are :mod:`catembed.cli_input`'s, the streamed
+writing is :func:`catembed.streaming.write_chunks`. Module-level imports stay light so that
+the command line starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from ._errors import CatEmbedError
+from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolve_input
+
+__all__ = ["register"]
+
+MAX_SEED = 2**32 - 1
+
+
+EMBED_EXAMPLES = """\
+examples:
+  catembed embed data.csv --target class -o embedded.parquet
+      embed every other column of data.csv (numbers too, as categories), copy the class
+      column to the output
+  catembed embed datasets/adult --method cdepp -o adult.csv --save-model adult.npz
+      a data-set folder (data.csv + meta.json): its target and id columns are copied, not
+      embedded; numeric columns are left out unless --numeric says otherwise
+  catembed embed big.csv.gz --drop id --chunksize 100000 -o big.parquet
+      stream a compressed CSV in chunks of 100,000 rows
+
+the output is written to a temporary file beside it and renamed on success: a failed or
+interrupted run leaves no partial output, and the input is never written over.
+"""
+
+
+def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
+    from . import METHOD_CLASSES
+
+    if method not in METHOD_CLASSES:
+        raise CatEmbedError(
+            f"unknown method {method!r}; choose --method from {', '.join(sorted(METHOD_CLASSES))}."
+        )
+    import catembed
+
+    est = getattr(catembed, METHOD_CLASSES[method])()
+    params = est.get_params()
+    updates: dict[str, Any] = {}
+    if "random_state" in params:
+        updates["random_state"] = seed
+    if "categorical_features" in params:
+        updates["categorical_features"] = "all"
+    if "handle_unknown" in params:
+        updates["handle_unknown"] = handle_unknown
+    return est.set_params(**updates)
+
+
+def _progress(total: int | None, desc: str, quiet: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, file=sys.stderr,
+                disable=True if quiet else None, leave=False)
+
+
+def _cmd_embed(args: argparse.Namespace) -> int:
+    from . import io
+    from .streaming import write_chunks
+
+    t0 = time.perf_counter()
+    spec = resolve_input(args.input)
+    check_outputs(args, spec)
+    columns = io.read_columns(spec.path)
+    roles = column_roles(args, spec, columns)
+    features, ids = roles.features, roles.ids
+    categorical = [c for c in features if c not in roles.numeric]
+    passthrough_after = [roles.target] if roles.target else []
+    used = ids + features + passthrough_after
+    text_cols = [c for c in used if c not in roles.numeric]
+
+    est = _make_estimator(args.method, args.seed, args.handle_unknown)
+    if args.numeric != "drop":
+        if "numeric" not in est.get_params():
+            raise CatEmbedError(f"method {args.method!r} has no numeric-column policy; use "
+                                "--numeric drop or another --method.")
+        est.set_params(numeric=args.numeric, n_bins=args.n_bins,
+                       categorical_features=categorical)
+    if args.n_components is not None:
+        if "n_components" not in est.get_params():
+            raise CatEmbedError(f"method {args.method!r} has no n_components parameter; "
+                                "leave out --n-components or use another --method.")
+        est.set_params(n_components=args.n_components)
+    n_total = check_ragged(args, spec)
+    if args.chunksize:
+        bar = _progress(n_total, "counting", args.quiet)
+
+        def counted() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
+            for chunk in io.iter_chunks(spec.path, args.chunksize, columns=features,
+                                        text_columns=categorical):
+                yield chunk[features]
+                bar.update(len(chunk))
+
+        est.fit_chunks(counted)
+        bar.close()
+        chunks = io.iter_chunks(spec.path, args.chunksize, columns=used,
+                                text_columns=text_cols)
+    else:
+        frame = io.read_table(spec.path, columns=used, text_columns=text_cols)
+        est.fit(frame[features])
+        chunks = iter([frame])
+    t_fit = time.perf_counter() - t0
+    if args.save_model:
+        with io.atomic_output(args.save_model) as tmp:
+            est.save(tmp)
+    names = list(est.get_feature_names_out())
+    bar = _progress(n_total, "embedding", args.quiet)
+    with io.TableWriter(args.output, index=False) as writer:
+        write_chunks(est, chunks, writer, features=features, before=ids,
+                     after=passthrough_after, progress=bar.update)
+    bar.close()
+    elapsed = time.perf_counter() - t0
+    if not args.quiet:
+        stats = est.stats_
+        dropped = len(getattr(est, "dropped_features_", []))
+        width = len(names)
+        per = f" ({width // stats.n_features} per attribute)" if (
+            getattr(est, "_combine", "concat") == "concat" and width % stats.n_features == 0
+        ) else ""
+        stream = sys.stdout if args.output else sys.stderr
+        print(
+            f"catembed embed: {args.method} on {spec.name}: {writer.rows} rows, "
+            f"{stats.n_features} attributes"
+            + (f" ({dropped} single-valued dropped)" if dropped else "")
+            + f", {stats.n_values} values -> {width} dimensions{per}; "
+            f"fit {t_fit:.2f} s, total {elapsed:.2f} s"
+            + (f"; wrote {args.output}" if args.output else "")
+            + (f"; model saved to {args.save_model}" if args.save_model else ""),
+            file=stream,
+        )
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the ``embed`` subcommand."""
+    from . import METHOD_NAMES
+
+    p = sub.add_parser("embed", help="embed a categorical table",
+                       description="Embed a categorical CSV/Parquet table and write the "
+                       "numeric table, in the input's row order.",
+                       epilog=EMBED_EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="CSV (also .csv.gz/.bz2/.xz/.zip) or Parquet file, data-set "
+                   "folder (data.csv + meta.json), or bundled data-set name")
+    p.add_argument("--method", default="cde", choices=sorted(METHOD_NAMES),
+                   help="embedding method (default: cde)")
+    p.add_argument("--target", metavar="COL",
+                   help="class column: kept out of the fit, copied to the output (default: a "
+                   "data-set folder's target)")
+    p.add_argument("--drop", metavar="COLS", help="comma-separated columns to leave out")
+    p.add_argument("--id", metavar="COLS",
+                   help="comma-separated identifier columns: kept out of the fit, copied to the "
+                   "output (a data-set folder's id columns are added)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="output .csv, .tsv or .parquet, never the input (default: CSV on stdout)")
+    p.add_argument("--save-model", metavar="FILE.npz",
+                   help="save the fitted model to this .npz file (no pickle)")
+    p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",
+                   help=f"random_state, 0 to {MAX_SEED} (default: 0)")
+    p.add_argument("--chunksize", type=int_in(1, None, "chunksize"), metavar="N",
+                   help="stream the input in chunks of N rows (N >= 1)")
+    p.add_argument("--n-components", type=int_in(1, None, "n-components"), metavar="K",
+                   help="compact output: the top K principal components of the method's "
+                   "vectors, float32 (default: the paper's concatenation, float64)")
+    p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
+                   help="numeric columns (a data-set folder's meta.json, or with another "
+                   "policy than drop a plain file's all-number columns): leave out (default; "
+                   "a plain file's columns are then all categories), cut into quantile bins "
+                   "embedded as values, or standardise and append")
+    p.add_argument("--n-bins", type=int_in(2, None, "n_bins"), default=5, metavar="N",
+                   help="quantile bins per numeric column for --numeric discretize (default 5)")
+    p.add_argument("--handle-unknown", default="error", choices=["error", "ignore", "warn"],
+                   help="stored in the model (--save-model): what its transform does with a "
+                   "value not seen in the fit: error (default), ignore (embed it as zeros) "
+                   "or warn (zeros and a warning)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse a CSV whose rows have another number of fields than the "
+                   "header (default: warn with the line numbers and read them)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.set_defaults(func=_cmd_embed)
