@@ -24,7 +24,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 
 from catembed.cluster import KModes  # noqa: E402
-from catembed.cluster.kmodes import _padded_tables, init_huang  # noqa: E402
+from catembed.cluster._kmodes_core import _padded_tables  # noqa: E402
+from catembed.cluster._kmodes_init import init_huang  # noqa: E402
 from catembed.similarity import CategoricalDistance  # noqa: E402
 from synthetic import planted_codes  # noqa: E402
 

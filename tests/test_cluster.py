@@ -18,7 +18,7 @@ from catembed.cluster import (
     init_huang,
     thesis_preprocess,
 )
-from catembed.cluster.kmodes import _cat_distances, _fill_empty, _padded_tables
+from catembed.cluster._kmodes_core import _cat_distances, _fill_empty, _padded_tables
 from catembed.datasets import load_dataset
 from catembed.metrics import f_score
 from catembed.similarity import CategoricalDistance

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from catembed.cluster import KModes, init_cao, kmodes_labels
-from catembed.cluster.kmodes import _padded_tables
+from catembed.cluster._kmodes_core import _padded_tables
 from catembed.similarity import CategoricalDistance
 
 # rows (first-occurrence order of the distinct ones: 0, 2, 3, 4):

@@ -7,7 +7,10 @@
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
 """
 
-from .kmodes import KModes, KPrototypes, init_cao, init_huang, kmodes_labels, kmodes_lloyd
+from ._kmodes_core import kmodes_lloyd
+from ._kmodes_init import init_cao, init_huang
+from .kmodes import KModes, kmodes_labels
+from .kprototypes import KPrototypes
 from .lca import LCA
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
 from .spectral import (

@@ -229,7 +229,8 @@ def kprototypes_labels(X: Any, n_clusters: int, *, random_state: Any = None,
     as the ``kmodes`` package the thesis used does (``init="cao"`` is deterministic: every
     seed would give the same labels).
     """
-    from .kmodes import KModes, KPrototypes
+    from .kmodes import KModes
+    from .kprototypes import KPrototypes
 
     df, cat, num = _standardised(X)
     if not num:

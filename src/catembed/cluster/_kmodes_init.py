@@ -1,0 +1,135 @@
+"""Initial modes of k-modes and k-prototypes: Cao's density, Huang's frequencies, or random.
+
+* ``"huang"`` (Huang 1998, Section 3.2, second method): for each cluster and attribute a
+  value drawn with probability proportional to its frequency, then each synthetic mode is
+  replaced by the nearest row not yet chosen.
+* ``"cao"`` (Cao, Liang, Bai 2009, Eqs. 3-5): the densest row first (density = mean
+  relative frequency of its values), then repeatedly the row maximising
+  ``min_{z chosen} d(x, z) * Dens(x)``; deterministic. ``d`` is the simple-matching
+  dissimilarity, as published, whatever ``metric`` the iterations use, so every measure
+  starts from the same modes (a measure whose matches cost almost as much as mismatches,
+  such as ``"rough"``, would otherwise make ``d`` nearly constant and pick only the densest
+  rows). k-prototypes adds the numeric part to the simple-matching ``d``.
+* ``"random"``: ``n_clusters`` distinct rows at random; or an array of initial modes.
+
+All three pick among *distinct* rows, so the initial modes are always distinct; they only
+fail when the table has fewer distinct rows than clusters, which is reported as such. A
+cluster that empties during the iterations is re-seeded with the row farthest from its mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._validation import CatEmbedError
+from ._kmodes_core import _cat_distances, _sq_dist
+
+__all__ = ["init_cao", "init_huang", "init_random"]
+
+
+def _distinct(codes: np.ndarray, numeric: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows (of the codes, with the numeric columns when given), first-occurrence
+    order: ``(first index of each, its rank per row)`` and the rows themselves."""
+    key = codes if numeric is None else np.hstack([codes.astype(np.float64), numeric])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # keep first-occurrence order for determinism
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    first = first[order]
+    return codes[first], first, rank[inverse.ravel()]
+
+
+def _need(n_distinct: int, k: int) -> None:
+    if n_distinct < k:
+        raise CatEmbedError(
+            f"the table has only {n_distinct} distinct row(s), fewer than n_clusters={k}; "
+            "use fewer clusters."
+        )
+
+
+def _proto_dist(codes: np.ndarray, numeric: np.ndarray | None, p_codes: np.ndarray,
+                p_num: np.ndarray | None, ptabs: list[np.ndarray], gamma: float) -> np.ndarray:
+    d = _cat_distances(codes, p_codes, ptabs)
+    if numeric is None:
+        return d
+    return gamma * d + _sq_dist(numeric, p_num)
+
+
+def _matching_tables(ptabs: list[np.ndarray]) -> list[np.ndarray]:
+    """Simple-matching tables (0 on the diagonal, 1 elsewhere) of the same shapes."""
+    return [1.0 - np.eye(t.shape[0]) for t in ptabs]
+
+
+def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
+             numeric: np.ndarray | None = None, gamma: float = 1.0) -> np.ndarray:
+    """Cao, Liang, Bai (2009) density-based initial modes: row indices into ``codes``.
+
+    ``Dens(x) = 1/(n m) sum_a |{y : y_a = x_a}|`` (Eq. 3); the first mode is the densest
+    row, the next ones maximise ``min_{z chosen} d(x, z) Dens(x)`` (Eq. 5) with ``d`` the
+    simple-matching dissimilarity (Eq. 1 of the paper; ``ptabs`` only give the number of
+    values per attribute). With ``numeric`` (k-prototypes) ``d`` adds the squared Euclidean
+    distance to ``gamma`` times the mismatches and rows are distinct on all their columns;
+    the density stays categorical.
+    """
+    ptabs = _matching_tables(ptabs)
+    n, m = codes.shape
+    uniq, first, _ = _distinct(codes, numeric)
+    num_u = None if numeric is None else numeric[first]
+    _need(len(uniq), n_clusters)
+    dens = np.zeros(n)
+    for j in range(m):
+        dens += np.bincount(codes[:, j])[codes[:, j]]
+    dens = dens[first] / (n * m)
+    chosen = [int(np.argmax(dens))]
+    best = np.full(len(uniq), np.inf)
+    for _ in range(1, n_clusters):
+        c = chosen[-1:]
+        d = _proto_dist(uniq, num_u, uniq[c], None if num_u is None else num_u[c], ptabs,
+                        gamma)[:, 0]
+        best = np.minimum(best, d * dens)
+        best[chosen] = -np.inf
+        chosen.append(int(np.argmax(best)))
+    return first[np.asarray(chosen)]
+
+
+def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
+               random_state: Any = None, *, numeric: np.ndarray | None = None,
+               gamma: float = 1.0) -> np.ndarray:
+    """Huang (1998) frequency-based initial modes: row indices into ``codes``.
+
+    Each synthetic mode takes, per attribute, a value drawn with probability proportional
+    to its frequency (and, with ``numeric``, the numeric values of a random row); each is
+    then replaced by the nearest distinct row not chosen yet.
+    """
+    rs = check_random_state(random_state)
+    n, m = codes.shape
+    uniq, first, _ = _distinct(codes, numeric)
+    num_u = None if numeric is None else numeric[first]
+    _need(len(uniq), n_clusters)
+    synth = np.empty((n_clusters, m), dtype=np.int64)
+    for j in range(m):
+        freq = np.bincount(codes[:, j]).astype(float)
+        synth[:, j] = rs.choice(len(freq), size=n_clusters, p=freq / freq.sum())
+    s_num = None if numeric is None else numeric[rs.choice(n, size=n_clusters)]
+    d = _proto_dist(uniq, num_u, synth, s_num, ptabs, gamma)  # (distinct, k)
+    taken = np.zeros(len(uniq), dtype=bool)
+    chosen = []
+    for c in range(n_clusters):
+        col = np.where(taken, np.inf, d[:, c])
+        i = int(np.argmin(col))
+        taken[i] = True
+        chosen.append(i)
+    return first[np.asarray(chosen)]
+
+
+def init_random(codes: np.ndarray, n_clusters: int, random_state: Any = None, *,
+                numeric: np.ndarray | None = None) -> np.ndarray:
+    """``n_clusters`` distinct rows drawn at random: row indices into ``codes``."""
+    rs = check_random_state(random_state)
+    uniq, first, _ = _distinct(codes, numeric)
+    _need(len(uniq), n_clusters)
+    return first[np.sort(rs.choice(len(uniq), size=n_clusters, replace=False))]
