@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_option, check_param_types
+from .._params import check_int, check_option, check_param_types
 from .._validation import CatEmbedError, as_frame, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
@@ -45,9 +45,7 @@ class _Base(ClusterMixin, BaseEstimator):
         if isinstance(self.init, str):
             check_option("init", self.init, _INITS)
         for name in ("n_clusters", "n_init", "max_iter"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-                raise CatEmbedError(f"{name} must be a positive integer; got {v!r}.")
+            check_int(name, getattr(self, name))
 
     def _distance(self, categorical_features: Any) -> CategoricalDistance:
         return CategoricalDistance(

@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..embed.mca import _check_table
 from ..stats import encode, factorize
@@ -99,9 +99,7 @@ class LCA(ClusterMixin, BaseEstimator):
     def _check(self) -> None:
         check_option("handle_missing", self.handle_missing, ("category", "error"))
         for name in ("n_clusters", "max_iter", "n_init", "chunk_size"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-                raise CatEmbedError(f"{name} must be a positive integer; got {v!r}.")
+            check_int(name, getattr(self, name))
         if not (isinstance(self.tol, (int, float)) and self.tol >= 0):
             raise CatEmbedError(f"tol must be a non-negative number; got {self.tol!r}.")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._params import check_int
 from .._validation import CatEmbedError
 from ._csv_text import (
     _check_file,
@@ -171,8 +172,8 @@ def iter_chunks(
     """
     path = Path(path)
     _check_file(path)
-    if chunksize is not None and (isinstance(chunksize, bool) or int(chunksize) < 1):
-        raise CatEmbedError(f"chunksize must be a positive number of rows; got {chunksize}.")
+    if chunksize is not None:
+        check_int("chunksize", chunksize)
     if table_format(path) == "parquet":
         yield from _iter_parquet(path, chunksize, columns)
         return

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
@@ -212,9 +212,7 @@ class CategoricalDistance(ValueEmbedder):
 
     def _n_neighbors(self, n_neighbors: int | None) -> int:
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise CatEmbedError(f"n_neighbors must be a positive integer; got {k!r}.")
-        return int(k)
+        return check_int("n_neighbors", k)
 
     def kneighbors(self, X: Any = None, n_neighbors: int | None = None,
                    return_distance: bool = True) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._params import check_int
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
 from .tables import ValueTables
@@ -86,9 +87,7 @@ def _onehot(codes: np.ndarray, widths: list[int]) -> np.ndarray | sp.csr_array:
 
 def _default_chunk(n_b: int, chunk_size: int | None) -> int:
     if chunk_size is not None:
-        if int(chunk_size) < 1:
-            raise CatEmbedError(f"chunk_size must be a positive integer; got {chunk_size}.")
-        return int(chunk_size)
+        return check_int("chunk_size", chunk_size)
     return max(1, _CHUNK_BYTES // (8 * max(n_b, 1)))
 
 
