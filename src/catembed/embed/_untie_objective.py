@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from .._projection import psd_factor
 from .._threads import small_problem_threads as _small_threads
 from ..stats import ValueStatistics
 from ._untie_spaces import KernelSpace
@@ -58,7 +59,6 @@ from ._untie_spaces import KernelSpace
 __all__ = [
     "ValueLevelProblem",
     "independence_cooc",
-    "psd_factor",
     "small_problem_threads",
 ]
 
@@ -74,15 +74,6 @@ def small_problem_threads(rank: int) -> Any:
     (:mod:`catembed._threads`).
     """
     return _small_threads(rank, _SMALL_EIGH, "blas")
-
-
-def psd_factor(A: np.ndarray, rtol: float | None = None) -> np.ndarray:
-    """``R`` (``r x l``) with ``R^T R = A`` for a symmetric PSD ``A``; ``r`` = numerical rank."""
-    lam, V = np.linalg.eigh(A)
-    lam_max = max(float(lam[-1]), 0.0) if lam.size else 0.0
-    tol = (rtol if rtol is not None else A.shape[0] * np.finfo(float).eps) * max(lam_max, 1e-300)
-    keep = lam > tol
-    return np.sqrt(lam[keep])[:, None] * V[:, keep].T
 
 
 def independence_cooc(stats: ValueStatistics) -> np.ndarray:

@@ -37,14 +37,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_option
+from .._projection import object_pca_dense
 from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
-from ._untie_objective import ValueLevelProblem, psd_factor, small_problem_threads
+from ._untie_objective import ValueLevelProblem, small_problem_threads
 from ._untie_selection import choose_weights
 from ._untie_solvers import energy_ratio, energy_rescaled, regularised_objective
 from ._untie_spaces import DEFAULT_KERNELS, kernel_spaces, parse_kernels, tied_attributes
@@ -334,41 +334,18 @@ class UNTIE(ValueEmbedder):
         return encode(df, list(stats.feature_names), stats.categories, self.handle_missing)
 
     def _fit_projection(self, stats: ValueStatistics, tables: list[np.ndarray]) -> None:
-        """Principal axes of the Eq. 21 vectors from ``C - n p p^T`` (no rows needed)."""
+        """Principal axes of the Eq. 21 vectors from the statistics (no rows needed)."""
         self._proj_tables = None
         if self.n_components is None:
             return
-        n = stats.n_rows
-        counts = stats.counts.astype(float)
-        Cc = stats.cooc_dense().astype(float) - np.outer(counts, counts) / n
-        Rc = psd_factor(Cc)
-        offs = stats.offsets
-        Yc = np.hstack([Rc[:, offs[j]:offs[j + 1]] @ T for j, T in enumerate(tables)])
-        mean = np.concatenate([(counts[offs[j]:offs[j + 1]] / n) @ T
-                               for j, T in enumerate(tables)])
-        if Yc.shape[0] == 0:
-            U = np.zeros((0, 0))
-            s = np.zeros(0)
-            Vt = np.zeros((0, Yc.shape[1]))
-        else:
-            U, s, Vt = np.linalg.svd(Yc, full_matrices=False)
-            U, Vt = svd_flip(U, Vt, u_based_decision=False)
-        rank = int(np.sum(s > (s[0] if s.size else 0) * max(Yc.shape) * np.finfo(float).eps))
-        if self.n_components == "all":
-            k = max(rank, 1)
-        else:
-            k = int(self.n_components)
-            if k > rank:
-                warnings.warn(
-                    f"n_components={k} exceeds the number of components with non-zero "
-                    f"variance ({rank}); the extra components are 0.",
-                    CatEmbedWarning, stacklevel=5,
-                )
-        comps = np.zeros((Yc.shape[1], k))
-        kk = min(k, Vt.shape[0])
-        comps[:, :kk] = Vt[:kk].T
-        var = np.zeros(k)
-        var[:kk] = s[:kk] ** 2 / max(n - 1, 1)
+        k = None if self.n_components == "all" else int(self.n_components)
+        comps, mean, var, rank = object_pca_dense(stats, tables, k)
+        if k is not None and k > rank:
+            warnings.warn(
+                f"n_components={k} exceeds the number of components with non-zero "
+                f"variance ({rank}); the extra components are 0.",
+                CatEmbedWarning, stacklevel=5,
+            )
         self.components_ = comps
         self.explained_variance_ = var
         self.mean_ = mean
