@@ -177,9 +177,9 @@ for _name in ("cde", "cdepp", "untie", "mca"):
 # CDE++ (issue 4): the method, the paper's AE variants and the Table 6 ablations (i)-(iii)
 register_method("cdepp", embedding="catembed.embed.cdepp:CDEPlusPlus", random=True,
                 description="CDE++ (Dong et al. 2020): hybrid value clusters + autoencoder")
-register_method("cde-ae", embedding="catembed.embed.cdepp:CDEAutoencoder", random=True,
+register_method("cde-ae", embedding="catembed.embed.autoencoders:CDEAutoencoder", random=True,
                 description="CDE-AE: CDE value clusters + the CDE++ autoencoder")
-register_method("onehot-ae", embedding="catembed.embed.cdepp:OneHotAutoencoder", random=True,
+register_method("onehot-ae", embedding="catembed.embed.autoencoders:OneHotAutoencoder", random=True,
                 description="1-HOT-AE: the CDE++ autoencoder on one-hot value codes")
 for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
     register_method(f"cdepp-{_name}", embedding="catembed.embed.cdepp:CDEPlusPlus",
