@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError, CatEmbedWarning
 from ._scg import scaled_conjugate_gradient
 
@@ -233,8 +233,7 @@ def train_autoencoder(
         raise CatEmbedError(f"the autoencoder needs a non-empty 2-D input; got shape {X.shape}.")
     for name, v in (("n_components", n_components), ("hidden_size", hidden_size),
                     ("max_epochs", max_epochs)):
-        if int(v) != v or v < 1:
-            raise CatEmbedError(f"{name} must be a positive integer; got {v!r}.")
+        check_int(name, v)
     if not 0 < sparsity_proportion < 1:
         raise CatEmbedError(
             f"sparsity_proportion must lie strictly between 0 and 1; got {sparsity_proportion!r}."

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_option
+from .._params import check_int, check_option, check_positive
 from .._projection import object_pca_dense
 from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
@@ -235,20 +235,21 @@ class UNTIE(ValueEmbedder):
         check_option("solver", self.solver, ("exact", "sgd"))
         check_option("tied_values", self.tied_values, ("identity", "keep"))
         parse_kernels(self.kernels)
-        _check_int("n_clusters", self.n_clusters, minimum=1, allow_none=True)
-        _check_int("max_iter", self.max_iter, minimum=1, allow_none=True)
-        _check_int("batch_size", self.batch_size, minimum=2)
+        check_int("n_clusters", self.n_clusters, allow_none=True)
+        check_int("max_iter", self.max_iter, allow_none=True)
+        check_int("batch_size", self.batch_size, minimum=2)
         names = ("tol", "learning_rate")
         if not (isinstance(self.temperature, str) and self.temperature == "auto"):
             names = ("temperature",) + names
         for name in names:
             val = getattr(self, name)
-            if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
-                extra = " or 'auto'" if name == "temperature" else ""
-                raise CatEmbedError(f"{name} must be a positive number{extra}; got {val!r}.")
+            if name == "temperature":  # the message names the other choice
+                if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
+                    raise CatEmbedError(f"{name} must be a positive number or 'auto'; got {val!r}.")
+            else:
+                check_positive(name, val)
         if self.n_components is not None and self.n_components != "all":
-            _check_int("n_components", self.n_components, minimum=1,
-                       extra=" or 'all' or None")
+            check_int("n_components", self.n_components, extra=" or 'all' or None")
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
@@ -487,17 +488,6 @@ def _json_float(v: float) -> float | str:
     ``nan`` as the strings ``float()`` reads back."""
     v = float(v)
     return v if np.isfinite(v) else str(v)
-
-
-def _check_int(
-    name: str, value: Any, *, minimum: int, allow_none: bool = False, extra: str = ""
-) -> None:
-    if value is None and allow_none:
-        return
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise CatEmbedError(
-            f"{name} must be an integer of at least {minimum}{extra}; got {value!r}."
-        )
 
 
 UNTIE.__doc__ = UNTIE.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")
