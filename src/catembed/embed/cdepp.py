@@ -55,19 +55,19 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
 
     Where the paper is silent the method spec (section 2) decides: Ward linkage on Euclidean
     rows (``linkage``), the knee as the point farthest from the chord of the k-distance graph
-    (:func:`~catembed.embed._value_clusters.knee_point`). The autoencoder is trained the way
-    the paper's MATLAB 2018b could train Table 4's network: ``trainAutoencoder`` trains one
-    hidden layer, so the deep network is two of them stacked layer-wise
-    (``training="stacked"``), each with MATLAB's objective scaled as MATLAB's code scales it,
-    logistic units, inputs rescaled to ``[0, 1]``, MATLAB's ``randsmall`` initialisation and a port of ``trainscg``; the paper gives no
-    regulariser weights, and ours (L2 1e-5, sparsity 0.3, not MATLAB's 0.001 and 0.05) are
-    chosen by how well the codes reconstruct ``C``, a rule that needs no labels. Codes that
-    reconstruct ``C`` no better than its column means (the collapse MATLAB's weights cause)
-    are replaced by the rows of ``C`` (ablation iii) with a warning. The method
-    spec's reading (sparsity on the code layer of one end-to-end
-    network, L-BFGS or Adam) is ``training="joint"``. The stop rule is CDE's (``>`` rather
-    than Algorithm 1's ``>=``, and counted on the hierarchical clustering; DBSCAN's clusters
-    always have at least ``MinPts`` members, so it reuses the hierarchical sweep's ``k``).
+    (:func:`~catembed.embed._value_clusters.knee_point`). The autoencoder is trained the way the
+    paper's MATLAB 2018b could train Table 4's network: ``trainAutoencoder`` trains one hidden
+    layer, so the deep network is two of them stacked layer-wise (``training="stacked"``), each
+    with MATLAB's objective scaled as MATLAB's code scales it, logistic units, inputs rescaled
+    to ``[0, 1]``, MATLAB's ``randsmall`` initialisation and a port of ``trainscg``; the paper
+    gives no regulariser weights, and ours (L2 1e-5, sparsity 0.3, not MATLAB's 0.001 and 0.05)
+    are chosen by how well the codes reconstruct ``C``, a rule that needs no labels. Codes that
+    reconstruct ``C`` no better than its column means (the collapse MATLAB's weights cause) are
+    replaced by the rows of ``C`` (ablation iii) with a warning. The method spec's reading
+    (sparsity on the code layer of one end-to-end network, L-BFGS or Adam) is
+    ``training="joint"``. The stop rule is CDE's (``>`` rather than Algorithm 1's ``>=``, and
+    counted on the hierarchical clustering; DBSCAN's clusters always have at least ``MinPts``
+    members, so it reuses the hierarchical sweep's ``k``).
 
     Parameters
     ----------
