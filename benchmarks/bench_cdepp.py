@@ -27,14 +27,10 @@ import numpy as np
 
 from catembed import CatEmbedWarning, CDEPlusPlus
 from catembed.datasets import load_dataset
-from catembed.embed._autoencoder import (
-    code_size,
-    stacked_reconstruction,
-    train_autoencoder,
-    train_stacked_autoencoder,
-)
+from catembed.embed._autoencoder import code_size, train_autoencoder
+from catembed.embed._sparse_autoencoder import stacked_reconstruction, train_stacked_autoencoder
+from catembed.embed._value_clusters import hybrid_value_clusters
 from catembed.embed.cde import cde_influence_matrices
-from catembed.embed.cdepp import hybrid_value_clusters
 from catembed.stats import compute_statistics
 from synthetic import planted_frame
 

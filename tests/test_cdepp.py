@@ -14,14 +14,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from catembed import CatEmbedError, CatEmbedWarning, CDEAutoencoder, CDEPlusPlus, load, save
 from catembed.datasets import load_dataset
 from catembed.embed._autoencoder import code_size, require_torch
-from catembed.embed.cde import cde_influence_matrices, matlab_kmeans, multi_granularity_clustering
-from catembed.embed.cdepp import (
+from catembed.embed._value_clusters import (
     dbscan_sweep,
     hierarchical_sweep,
     hybrid_value_clusters,
     k_distance_eps,
     knee_point,
 )
+from catembed.embed.cde import cde_influence_matrices, matlab_kmeans, multi_granularity_clustering
 from catembed.metrics import f_score
 from catembed.stats import ValueStatistics
 
@@ -351,7 +351,7 @@ def test_sklearn_compatible_autoencoders(estimator, check):
 
 # ----------------------------------------------------------------------------- MATLAB-style
 def test_scaled_conjugate_gradient_solves_a_quadratic():
-    from catembed.embed._autoencoder import scaled_conjugate_gradient
+    from catembed.embed._scg import scaled_conjugate_gradient
 
     rng = np.random.default_rng(0)
     M = rng.normal(size=(6, 6))
@@ -374,7 +374,7 @@ def test_scaled_conjugate_gradient_solves_a_quadratic():
 def test_sparse_autoencoder_objective_value_and_gradient():
     from scipy.optimize import check_grad
 
-    from catembed.embed._autoencoder import sparse_autoencoder_objective
+    from catembed.embed._sparse_autoencoder import sparse_autoencoder_objective
 
     X = _structured(12)[:, :7]
     d, h, rho = 7, 4, 0.05
@@ -405,7 +405,7 @@ def test_sparse_autoencoder_objective_value_and_gradient():
 def test_matlab_objective_scaling_and_row_weights():
     from scipy.optimize import check_grad
 
-    from catembed.embed._autoencoder import sparse_autoencoder_objective
+    from catembed.embed._sparse_autoencoder import sparse_autoencoder_objective
 
     X = _structured(12)[:, :7]
     d, h, rho = 7, 4, 0.05
@@ -438,7 +438,7 @@ def test_matlab_objective_scaling_and_row_weights():
 
 
 def test_sparse_autoencoder_scg_and_lbfgs_agree():
-    from catembed.embed._autoencoder import train_sparse_autoencoder
+    from catembed.embed._sparse_autoencoder import train_sparse_autoencoder
 
     X = _structured(30)
     scg = train_sparse_autoencoder(X, 5, random_state=0)
@@ -455,7 +455,7 @@ def test_sparse_autoencoder_scg_and_lbfgs_agree():
 
 
 def test_stacked_autoencoder_is_layer_wise_and_deterministic():
-    from catembed.embed._autoencoder import (
+    from catembed.embed._sparse_autoencoder import (
         stacked_reconstruction,
         train_sparse_autoencoder,
         train_stacked_autoencoder,

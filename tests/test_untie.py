@@ -11,21 +11,18 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import CatEmbedError, CatEmbedWarning, ValueStatistics, compute_statistics
-from catembed.embed._untie_core import (
+from catembed.embed._untie_objective import ValueLevelProblem, independence_cooc
+from catembed.embed._untie_selection import eigengap_n_clusters, gap_statistic
+from catembed.embed._untie_solvers import omega_step, regularised_objective, untie_exact
+from catembed.embed._untie_spaces import (
     DEFAULT_KERNELS,
-    ValueLevelProblem,
     coupling_spaces,
-    eigengap_n_clusters,
-    gap_statistic,
-    independence_cooc,
     kernel_matrix,
     kernel_spaces,
-    omega_step,
     parse_kernels,
-    regularised_objective,
-    untie_exact,
 )
-from catembed.embed.untie import UNTIE, Couplings
+from catembed.embed.couplings import Couplings
+from catembed.embed.untie import UNTIE
 
 # UNTIE Table I, the watermelon table
 MELON = pd.DataFrame(
@@ -445,7 +442,7 @@ def test_pipeline_with_pandas_output():
 
 
 def test_untie_cluster_labels_finds_planted_groups():
-    from catembed.embed.untie import untie_cluster_labels
+    from catembed.embed._untie_protocol import untie_cluster_labels
     from catembed.metrics import f_score
 
     rng = np.random.default_rng(0)
@@ -532,8 +529,8 @@ def test_learned_weights_never_worse_than_uniform():
 def test_degenerate_weights_fall_back_to_uniform(monkeypatch):
     """A weighting with less cluster structure than omega = 1 (here all weight on the
     coordinate the clusters explain worst) is refused with a warning."""
-    import catembed.embed.untie as mod
-    from catembed.embed._untie_core import SolverResult
+    import catembed.embed._untie_selection as mod
+    from catembed.embed._untie_solvers import SolverResult
 
     def bad_solver(problem, c, *, tau, max_iter, tol):
         Wc, _ = problem.h_factor(np.ones(problem.n_coords), c)

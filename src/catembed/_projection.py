@@ -1,8 +1,9 @@
 """The output projection: exact principal components of the object vectors, from statistics.
 
-Every embedder's ``n_components=k`` (and UNTIE's own projection) uses :func:`object_pca`:
-the PCA of the rows' object vectors computed from the value statistics alone, with no pass
-over the rows (method spec section 0).
+Every embedder's ``n_components=k`` uses :func:`object_pca`: the PCA of the rows' object
+vectors computed from the value statistics alone, with no pass over the rows (method spec
+section 0). UNTIE's own projection uses :func:`object_pca_dense`, the same mathematics in
+another arithmetic order (see there).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from .stats import ValueStatistics
 
-__all__ = ["object_pca"]
+__all__ = ["object_pca", "object_pca_dense", "psd_factor"]
 
 
 def object_pca(
@@ -92,3 +93,70 @@ def object_pca(
     variance = np.zeros(k)
     variance[:kk] = np.maximum(var[:kk], 0.0) * n / max(n - 1, 1)
     return components, mean, variance, rank
+
+
+def psd_factor(A: np.ndarray, rtol: float | None = None) -> np.ndarray:
+    """``R`` (``r x l``) with ``R^T R = A`` for a symmetric PSD ``A``; ``r`` = numerical rank."""
+    lam, V = np.linalg.eigh(A)
+    lam_max = max(float(lam[-1]), 0.0) if lam.size else 0.0
+    tol = (rtol if rtol is not None else A.shape[0] * np.finfo(float).eps) * max(lam_max, 1e-300)
+    keep = lam > tol
+    return np.sqrt(lam[keep])[:, None] * V[:, keep].T
+
+
+def object_pca_dense(
+    stats: ValueStatistics,
+    tables: Sequence[np.ndarray],
+    n_components: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`object_pca` (``combine="concat"``) for dense value tables, UNTIE's arithmetic.
+
+    The same mathematics: the centred counts ``C - n p p^T = R^T R`` (:func:`psd_factor`),
+    ``Y = R T`` formed attribute by attribute (``R_j T_j``), its thin SVD, signs by
+    scikit-learn's ``svd_flip`` on the axes. It differs from :func:`object_pca` in the order
+    of the arithmetic (counts not divided by ``n``, dense per-attribute products), in the
+    rank (singular values above ``s_max * max(Y.shape) * eps``) and in keeping the axes the
+    SVD returns beyond that rank. The two agree to rounding on the variances, but not bit
+    for bit, and where two entries of an axis tie in absolute value or eigenvalues repeat
+    (``lenses``, ``tic_tac_toe``) their axes differ by a sign or a rotation; UNTIE keeps
+    this one so that its saved outputs stay identical.
+
+    Parameters
+    ----------
+    stats : ValueStatistics
+    tables : list of ndarray of shape (l_j, w_j)
+    n_components : int or None
+        ``k``; ``None``: the rank (at least 1).
+
+    Returns
+    -------
+    components : ndarray of shape (D, k)
+    mean : ndarray of shape (D,)
+    explained_variance : ndarray of shape (k,)
+        With the ``n - 1`` divisor.
+    rank : int
+    """
+    from sklearn.utils.extmath import svd_flip
+
+    n = stats.n_rows
+    counts = stats.counts.astype(float)
+    Cc = stats.cooc_dense().astype(float) - np.outer(counts, counts) / n
+    Rc = psd_factor(Cc)
+    offs = stats.offsets
+    Yc = np.hstack([Rc[:, offs[j]:offs[j + 1]] @ T for j, T in enumerate(tables)])
+    mean = np.concatenate([(counts[offs[j]:offs[j + 1]] / n) @ T
+                           for j, T in enumerate(tables)])
+    if Yc.shape[0] == 0:
+        s = np.zeros(0)
+        Vt = np.zeros((0, Yc.shape[1]))
+    else:
+        U, s, Vt = np.linalg.svd(Yc, full_matrices=False)
+        U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    rank = int(np.sum(s > (s[0] if s.size else 0) * max(Yc.shape) * np.finfo(float).eps))
+    k = max(rank, 1) if n_components is None else int(n_components)
+    comps = np.zeros((Yc.shape[1], k))
+    kk = min(k, Vt.shape[0])
+    comps[:, :kk] = Vt[:kk].T
+    var = np.zeros(k)
+    var[:kk] = s[:kk] ** 2 / max(n - 1, 1)
+    return comps, mean, var, rank

@@ -50,10 +50,11 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._params import check_int
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
-from .mca import MCA, _check_n_components
+from .mca import MCA
 
 __all__ = ["LCME", "pairwise_latent_classes"]
 
@@ -233,11 +234,9 @@ class LCME(ValueEmbedder):
         self.max_categories = max_categories
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
-        k = _check_n_components(self.n_components)
+        k = check_int("n_components", self.n_components)
         for name in ("n_init", "max_iter"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-                raise CatEmbedError(f"{name} must be a positive integer; got {v!r}.")
+            check_int(name, getattr(self, name))
         if stats.n_features < 2:
             raise CatEmbedError(
                 "LCME couples values of different columns: it needs at least 2 categorical "

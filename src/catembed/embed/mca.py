@@ -45,7 +45,7 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_pooling
+from .._params import check_int, check_pooling
 from .._validation import (
     CatEmbedError,
     CatEmbedWarning,
@@ -84,15 +84,6 @@ def _check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
     elif df.shape[1] != est.n_features_in_:
         raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
                             f"{est.n_features_in_} features as input.")
-
-
-def _check_n_components(n_components: Any) -> int:
-    if (not isinstance(n_components, (int, np.integer)) or isinstance(n_components, bool)
-            or n_components < 1):
-        raise CatEmbedError(
-            f"n_components must be a positive integer; got {n_components!r}."
-        )
-    return int(n_components)
 
 
 class MCA(ValueEmbedder):
@@ -169,7 +160,7 @@ class MCA(ValueEmbedder):
         self.max_categories = max_categories
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
-        k = _check_n_components(self.n_components)
+        k = check_int("n_components", self.n_components)
         n, q, J = stats.n_rows, stats.n_features, stats.n_values
         c = stats.counts.astype(np.float64) / (n * q)
         sc = np.sqrt(c)
@@ -308,7 +299,7 @@ class FAMD(TransformerMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None) -> FAMD:
         """Count the statistics of ``X`` and find the principal axes."""
-        k = _check_n_components(self.n_components)
+        k = check_int("n_components", self.n_components)
         check_pooling(self.min_frequency, self.max_categories)
         df = as_frame(X)
         _check_table(self, df, reset=True)

@@ -1,4 +1,4 @@
-r"""UNTIE: unsupervised heterogeneous coupling learning (Zhu, Cao, Yin), and its Couplings ablation.
+r"""UNTIE: unsupervised heterogeneous coupling learning (Zhu, Cao, Yin), the estimator.
 
 Paper: Zhu, Cao, Yin, *Unsupervised Heterogeneous Coupling Learning for Categorical
 Representation* (UNTIE), Sections 4-5; method spec ``docs/methods.md`` section 3.
@@ -13,118 +13,20 @@ each cosine-normalised), giving ``l_j x l_j`` matrices ``K_p``. With diagonal we
 ``S = X X^T``. UNTIE minimises Eq. 20, ``Tr(S (I - H H^T))`` over ``H`` (``n x c``,
 ``H^T H = I``) and ``omega``.
 
-Exact solution at any number of rows (``solver="exact"``)
----------------------------------------------------------
-Let ``O`` be the ``n x l`` one-hot matrix and ``B`` the ``l x D`` value-level matrix
-(``D = sum_p l_{j(p)}``) whose column ``d``, a coordinate of space ``p`` of attribute ``j``,
-holds ``K_p[:, d]`` on the rows of attribute ``j`` and 0 elsewhere; ``W = diag(w)`` collects
-all diagonal weights. Then ``X = O B W^{1/2}`` and ``S = O B W B^T O^T``.
+The steps of ``fit``, each in its own module:
 
-1. *Factor the counts.* ``C = O^T O`` is the co-occurrence matrix of the statistics. Take its
-   eigendecomposition ``C = V Lambda V^T`` restricted to the ``r = rank C <= l`` positive
-   eigenvalues, and ``R = Lambda^{1/2} V^T`` (``r x l``), so ``R^T R = C``. The thin SVD of
-   ``O`` is ``O = U Lambda^{1/2} V^T`` with ``U = O V Lambda^{-1/2}`` (``n x r``,
-   ``U^T U = Lambda^{-1/2} V^T C V Lambda^{-1/2} = I``), i.e. ``O = U R``.
-2. *Spectrum.* ``S = U (R B W B^T R^T) U^T = U M U^T`` with ``M = Y W Y^T`` and
-   ``Y = R B`` (``r x D``). Since ``U`` has orthonormal columns, the non-zero eigenvalues of
-   ``S`` are those of the ``r x r`` matrix ``M`` (equivalently of ``C^{1/2} B W B^T C^{1/2}``),
-   and if ``M = W_M Lambda_M W_M^T`` the eigenvectors of ``S`` are
-   ``H = U W_c = O A`` with ``A = V Lambda^{-1/2} W_c`` (``W_c``: the top-``c`` columns):
-   the ``H``-step is an ``r x r`` eigenproblem, and ``H`` is the one-hot matrix times value
-   vectors.
-3. *Objective.* ``Tr(S) = Tr(W B^T C B) = sum_d w_d ||y_d||^2`` and
-   ``Tr(H^T S H) = Tr(W_c^T M W_c) = sum_d w_d ||W_c^T y_d||^2``, so
-   ``Tr(S (I - H H^T)) = sum_d w_d a_d`` with ``a_d = ||(I - W_c W_c^T) y_d||^2 >= 0``
-   (``y_d`` the ``d``-th column of ``Y``; ``H^T O = A^T C = W_c^T R``). At the optimal ``H``
-   it equals the sum of all but the top ``c`` eigenvalues of ``M``.
+1. the coupling spaces and the kernel bank (:mod:`catembed.embed._untie_spaces`);
+2. the Eq. 20 objective in value-level form, exact at any number of rows
+   (:mod:`catembed.embed._untie_objective`, with the derivation);
+3. the weight learning, the omega step and its exact and sgd solvers
+   (:mod:`catembed.embed._untie_solvers`);
+4. the choice of ``c`` and of the temperature without labels, and the refusal of degenerate
+   weights (:mod:`catembed.embed._untie_selection`);
+5. the weighted value tables (Eq. 21) and their principal components
+   (:mod:`catembed._projection`).
 
-``Y`` is not even formed: its block for attribute ``j`` is ``R_j [K_p ...]`` (``R_j`` the
-attribute's columns of ``R``), so ``M = sum_j R_j G_j R_j^T`` with
-``G_j = sum_p K_p diag(w_p) K_p^T`` and ``W_c^T y_d = (W_c^T R_j) K_p[:, d]``. One
-alternation costs ``O(|F| sum_j l_j^3 + r^2 l + r^3)`` time and ``O(r l + |F| sum_j l_j^2)``
-memory; the rows enter only through ``C``, counted once. Nothing ``n x n``, ``n x D`` or
-``r x D`` is formed.
-
-The omega step (a well-posed version of Eq. 22)
------------------------------------------------
-Given ``H`` the objective ``sum_d w_d a_d`` is linear in ``w`` with non-negative
-coefficients, so its minimum over ``w >= 0`` is ``w = 0``, and over a plain simplex it puts all
-weight on one coordinate (then ``S`` has rank one and the objective is 0 for any data): the
-"linear programme" of the paper has only degenerate solutions. We fix the scale of ``S``,
-``Tr(S_w) = sum_d e_d w_d = sum_d e_d`` (``e_d = ||y_d||^2``, the energy of coordinate ``d``;
-``omega = 1`` is feasible), and add an entropy term, minimising
-
-``F(w, H) = sum_d w_d a_d(H) + tau sum_d e_d w_d log w_d``,  ``sum_d e_d w_d = sum_d e_d``.
-
-The entropy term is ``Tr(S)`` times the KL divergence of the weighted energy shares
-``e_d w_d / Tr(S_w)`` from those of ``omega = 1`` (0 at ``omega = 1``). Given ``H`` the
-minimiser is closed-form (Lagrange), ``w_d`` proportional to ``exp(-r_d / tau)`` with
-``r_d = a_d / e_d``, the share of the coordinate's own energy outside the cluster subspace
-(0 to 1): a coordinate the clusters explain badly loses weight exponentially, none is cut to
-zero, and ``temperature`` is ``tau`` itself (``r_d`` has no unit). The ``H``-step minimises
-``F`` exactly too (top eigenvectors), so ``F`` never increases and the alternation converges;
-it stops when the relative change of ``F`` is at most ``tol``.
-
-*Why not* ``sum_d w_d = D`` *with* ``tau sum_d w_d log w_d`` (the previous version, whose
-minimiser is ``w = D softmax(-a / tau)``): it ranks coordinates by their absolute residual
-``a_d``, which is small for any coordinate of little energy, so rare values (missing-value
-markers) and near-constant kernel columns took the weight whatever the clusters were. On
-Hepatitis, whose missing markers co-occur across attributes, that gave a partition of the
-few rows with missing values (NMI .001) at the temperature the gap statistic preferred.
-Ranking by the explained share ``r_d`` removes that bias; the null model of the gap below
-was not the cause (a row-shuffled null, 10 shuffles, still preferred that temperature on
-Hepatitis, 1.263 against 0.796 for ``omega = 1``).
-
-Choosing the temperature without labels, and refusing degenerate weights
------------------------------------------------------------------------
-``F`` cannot choose ``tau`` itself: as ``tau`` falls the objective falls whether or not the
-rows have clusters. ``temperature="auto"`` (the default) solves at ``temperature`` 0.01,
-0.03, 0.1, 0.3, 1 and 3 (``r_d`` lies in 0..1, so this spans nearly one-hot weights to
-nearly uniform ones; the grid was fixed before any F-score was computed) and keeps the
-weights, ``omega = 1`` included, with the largest gap statistic (Witten and Tibshirani,
-*A framework for feature selection in clustering*, JASA 2010, Sec. 3.2, the rule they use to
-set the strength of feature weights for k-means): ``log Tr(H^T S H) - log Tr(H_0^T S_0 H_0)``,
-the energy the best cluster subspace captures, against the same for the table with every
-column shuffled on its own. The expectation over shuffles is taken in closed form on the
-counts (within an attribute the co-occurrence block stays ``diag(counts)``, between
-attributes it becomes ``n p_j p_k^T``; see
-:func:`~catembed.embed._untie_core.independence_cooc`), so it costs one more value-level
-eigenproblem and no rows, and the fit stays deterministic. Concentrating weight on few
-coordinates raises the captured share of the shuffled table as much as the real one, so only
-cluster structure shared across columns counts. No labels and no benchmark F-score enter.
-On most Table IV sets the gap is largest at ``omega = 1`` (learning the weights finds no
-structure the shuffled table lacks); see ``docs/reproducing.md``.
-
-Whatever the solver or temperature, the learned weights are then compared with
-``omega = 1`` on that gap: if they score lower (``solver="sgd"`` or a fixed temperature can),
-``fit`` warns (:class:`~catembed.CatEmbedWarning`) and uses ``omega = 1``
-(``fallback_ = True``).
-
-Values the coupling spaces cannot tell apart
---------------------------------------------
-Two values of one attribute with the same frequency and the same conditional probabilities
-``p(v | u)`` for every other value have equal coupling vectors (Eqs. 1-5), hence equal kernel
-rows and equal Eq. 21 vectors. In a full factorial design with uniform counts (Nursery,
-ThreeOf9) this holds for every value of every attribute and all rows got the same vector.
-``tied_values="identity"`` (default) adds to each such attribute one kernel space, the
-identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
-``tied_values="keep"`` keeps the paper's spaces (and warns too).
-
-Spec and paper: the objective is centred by default (``centered=True``: ``H`` contains the
-constant vector, as every k-means indicator ``Z L^{1/2}`` does), which the paper's Eq. 17
-relaxation leaves out; k-means does not depend on the mean, the uncentred objective
-rewards coordinates for their mean. Eq. 8 of the paper weights rows (``T_p K_p``) while
-Eqs. 11-13 and 21 weight columns; we follow Eqs. 13 and 21, as the spec does.
-
-``solver="sgd"`` follows the paper's recipe (Adam, learning rate 1e-3, batch 20, 1000
-iterations, ``omega = |theta|`` from 1, L1 penalty ``1 / log(#spaces)``, prune below 1e-3) on
-row batches (see :func:`~catembed.embed._untie_core.untie_sgd`); it needs the rows, so it
-is available through ``fit`` only. ``sgd_objective_`` records its final batch loss and
-``objective_`` is ``F`` at its weights (rescaled to ``Tr(S)`` of ``omega = 1``), the same
-objective the exact solver minimises, so the two can be compared.
-
-Spec notes: the paper's Gaussian "width" is read as ``g`` in ``exp(-g ||a - b||^2)`` and every
-kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
+The "Couplings" ablation (coupling spaces, no kernels) is :mod:`catembed.embed.couplings`;
+the Table IV protocol (UNTIE, then k-means) is :mod:`catembed.embed._untie_protocol`.
 """
 
 from __future__ import annotations
@@ -135,55 +37,20 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_option
+from .._params import check_int, check_option, check_positive
+from .._projection import object_pca_dense
 from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
-from ._untie_core import (
-    DEFAULT_KERNELS,
-    SolverResult,
-    ValueLevelProblem,
-    _psd_factor,
-    coupling_spaces,
-    eigengap_n_clusters,
-    energy_ratio,
-    energy_rescaled,
-    gap_statistic,
-    kernel_spaces,
-    parse_kernels,
-    regularised_objective,
-    small_problem_threads,
-    tied_attributes,
-    untie_auto,
-    untie_exact,
-    untie_sgd,
-)
+from ._untie_objective import ValueLevelProblem, small_problem_threads
+from ._untie_selection import choose_weights
+from ._untie_solvers import energy_ratio, energy_rescaled, regularised_objective
+from ._untie_spaces import DEFAULT_KERNELS, kernel_spaces, parse_kernels, tied_attributes
+from .couplings import _SHARED_DOC
 
-__all__ = ["DEFAULT_KERNELS", "UNTIE", "Couplings", "untie_cluster_labels"]
-
-_SHARED_DOC = """
-    handle_unknown : {"error", "ignore", "warn"}, default="error"
-        A value not seen in fit: raise, or embed as the zero vector (with a warning for
-        ``"warn"``).
-    handle_missing : {"category", "error"}, default="category"
-        NaN, None and empty strings are a value of their own, or an error.
-    categorical_features : "auto", "all", list or mask, default="auto"
-        Columns to embed; other columns are dropped with a warning.
-    numeric : {"drop", "discretize", "passthrough"}, default="drop"
-        Numeric columns not selected as categorical: dropped with a warning; cut into
-        ``n_bins`` quantile bins embedded as values; or standardised and appended.
-    n_bins : int, default=5
-        Quantile bins per numeric column for ``numeric="discretize"``.
-    dtype : {None, numpy.float32, numpy.float64}, default=None
-        Output dtype (see :class:`catembed.ValueEmbedder`); ``None`` is float64 for UNTIE,
-        whose ``n_components="all"`` keeps the Eq. 21 distances exactly (pass
-        ``numpy.float32`` for half the memory). ``Couplings`` also takes ``n_components``.
-"""
-
+__all__ = ["DEFAULT_KERNELS", "UNTIE"]
 
 class UNTIE(ValueEmbedder):
     """UNTIE heterogeneous coupling learning (Zhu, Cao, Yin; Eqs. 1-22), exact at any size.
@@ -368,20 +235,21 @@ class UNTIE(ValueEmbedder):
         check_option("solver", self.solver, ("exact", "sgd"))
         check_option("tied_values", self.tied_values, ("identity", "keep"))
         parse_kernels(self.kernels)
-        _check_int("n_clusters", self.n_clusters, minimum=1, allow_none=True)
-        _check_int("max_iter", self.max_iter, minimum=1, allow_none=True)
-        _check_int("batch_size", self.batch_size, minimum=2)
+        check_int("n_clusters", self.n_clusters, allow_none=True)
+        check_int("max_iter", self.max_iter, allow_none=True)
+        check_int("batch_size", self.batch_size, minimum=2)
         names = ("tol", "learning_rate")
         if not (isinstance(self.temperature, str) and self.temperature == "auto"):
             names = ("temperature",) + names
         for name in names:
             val = getattr(self, name)
-            if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
-                extra = " or 'auto'" if name == "temperature" else ""
-                raise CatEmbedError(f"{name} must be a positive number{extra}; got {val!r}.")
+            if name == "temperature":  # the message names the other choice
+                if not isinstance(val, numbers.Real) or isinstance(val, bool) or not val > 0:
+                    raise CatEmbedError(f"{name} must be a positive number or 'auto'; got {val!r}.")
+            else:
+                check_positive(name, val)
         if self.n_components is not None and self.n_components != "all":
-            _check_int("n_components", self.n_components, minimum=1,
-                       extra=" or 'all' or None")
+            check_int("n_components", self.n_components, extra=" or 'all' or None")
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
@@ -409,74 +277,36 @@ class UNTIE(ValueEmbedder):
     def _solve(self, stats: ValueStatistics, spaces: list, problem: ValueLevelProblem,
                null: ValueLevelProblem) -> list[np.ndarray]:
         """Choose ``c`` and the weights, then the weighted value tables (Eq. 21)."""
-        lam0, _ = problem.spectrum(np.ones(problem.n_coords))
-        c = self.n_clusters or getattr(self, "_fit_n_classes", None)
-        if c is None:
-            c = eigengap_n_clusters(lam0, centered=bool(self.centered))
-        if problem.n_free(c) >= problem.rank:
-            warnings.warn(
-                f"n_clusters={c} is not below the rank of the value-level kernel "
-                f"({problem.rank}); the objective is 0 for any weights and omega stays 1.",
-                CatEmbedWarning, stacklevel=4,
-            )
-        self.n_clusters_ = int(c)
-        auto = isinstance(self.temperature, str)
-        self.temperature_ = 1.0 if auto else float(self.temperature)
-        self.temperature_scores_ = []
-        tau = self.temperature_
-        if problem.n_free(c) >= problem.rank:
-            if auto:  # nothing to choose: omega = 1, reported as temperature inf
-                self.temperature_ = tau = float("inf")
-            res = SolverResult(np.ones(problem.n_coords), 0.0, 1, [0.0], tau)
-            w = res.w
-            self.tau_ = tau
-            self.objective_path_ = res.path
-            self.sgd_objective_ = None
-        elif self.solver == "exact":
-            if auto:
-                res, self.temperature_, self.temperature_scores_ = untie_auto(
-                    problem, c, null=null, max_iter=self.max_iter or 100, tol=self.tol)
-            else:
-                res = untie_exact(problem, c, tau=tau, max_iter=self.max_iter or 100,
-                                  tol=self.tol)
-            w = res.w
-            tau = res.tau
-            self.tau_ = res.tau
-            self.objective_path_ = res.path
-            self.sgd_objective_ = None
-        else:
-            rows = getattr(self, "_fit_rows", None)
-            if rows is None:
-                raise CatEmbedError(
-                    "solver='sgd' samples rows, so it needs fit(X); fit_statistics gives "
-                    "only counts. Use solver='exact' (the default) with statistics."
-                )
-            codes = self._fit_codes(rows, stats)
-            blocks = [np.hstack([s.K for s in spaces if s.attribute == j])
-                      for j in range(stats.n_features)]
+        rows = getattr(self, "_fit_rows", None)
+        sgd_rows = None
+        if rows is not None and self.solver == "sgd":
+            def sgd_rows():
+                codes = self._fit_codes(rows, stats)
+                blocks = [np.hstack([s.K for s in spaces if s.attribute == j])
+                          for j in range(stats.n_features)]
 
-            def row_vectors(idx: np.ndarray) -> np.ndarray:
-                return np.hstack([blocks[j][codes[idx, j]] for j in range(len(blocks))])
+                def row_vectors(idx: np.ndarray) -> np.ndarray:
+                    return np.hstack([blocks[j][codes[idx, j]] for j in range(len(blocks))])
 
-            rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
-            res = untie_sgd(
-                row_vectors, codes.shape[0], problem.n_coords, len(spaces), c, rng=rng,
-                learning_rate=self.learning_rate, batch_size=self.batch_size,
-                max_iter=self.max_iter or 1000,
-            )
-            w = res.w
-            if not np.any(w > 0):
-                warnings.warn(
-                    "the sgd solver pruned every weight; keeping omega = 1.",
-                    CatEmbedWarning, stacklevel=4,
-                )
-                w = np.ones_like(w)
-            self.tau_ = tau
-            self.objective_path_ = res.path
-            self.sgd_objective_ = res.objective
-        self.n_iter_ = int(res.n_iter)
-        w = self._check_degenerate(problem, null, w, c)
-        self.omega_ = w
+                return row_vectors, codes.shape[0]
+
+        choice = choose_weights(
+            problem, null, n_clusters=self.n_clusters or getattr(self, "_fit_n_classes", None),
+            centered=bool(self.centered), solver=self.solver, temperature=self.temperature,
+            max_iter=self.max_iter, tol=self.tol, n_spaces=len(spaces), sgd_rows=sgd_rows,
+            learning_rate=self.learning_rate, batch_size=self.batch_size,
+            random_state=self.random_state,
+        )
+        c = self.n_clusters_ = choice.n_clusters
+        self.temperature_ = choice.temperature
+        self.temperature_scores_ = choice.temperature_scores
+        tau = self.tau_ = choice.tau
+        self.objective_path_ = choice.path
+        self.sgd_objective_ = choice.sgd_objective
+        self.n_iter_ = choice.n_iter
+        self.gap_, self.uniform_gap_ = choice.gap, choice.uniform_gap
+        self.fallback_ = choice.fallback
+        w = self.omega_ = choice.w
         w_unit = energy_rescaled(problem, w)
         self.objective_ = (regularised_objective(problem, w, c, tau) if np.isfinite(tau)
                            else problem.objective(w_unit, c))
@@ -497,38 +327,6 @@ class UNTIE(ValueEmbedder):
         self._fit_projection(stats, tables)
         return tables
 
-    def _check_degenerate(self, problem: ValueLevelProblem, null: ValueLevelProblem,
-                          w: np.ndarray, c: int) -> np.ndarray:
-        """Keep the learned ``w`` only if its :func:`gap_statistic` (the objective made
-        scale-free and measured against shuffled columns) is at least that of
-        ``omega = 1``; else warn and return ``omega = 1``."""
-        ones = np.ones(problem.n_coords)
-        self.uniform_gap_ = gap_statistic(problem, null, ones, c)
-        self.fallback_ = False
-        if not float(problem.energy @ ones) > 0:
-            warnings.warn(
-                "every row gets the same UNTIE vector: the kernel spaces do not vary over "
-                "the rows (constant columns, or tied values with tied_values='keep').",
-                CatEmbedWarning, stacklevel=5,
-            )
-            self.gap_ = self.uniform_gap_
-            return w
-        ok = np.all(np.isfinite(w)) and float(problem.energy @ w) > 0
-        gap = gap_statistic(problem, null, w, c) if ok else float("-inf")
-        tol = 1e-9 * max(abs(self.uniform_gap_), 1.0) if np.isfinite(self.uniform_gap_) else 0
-        if gap < self.uniform_gap_ - tol:
-            warnings.warn(
-                f"the learned kernel weights are degenerate: they keep less cluster "
-                f"structure than uniform weights (gap statistic {gap:.4g} < "
-                f"{self.uniform_gap_:.4g}, see UNTIE's temperature); using omega = 1.",
-                CatEmbedWarning, stacklevel=5,
-            )
-            self.fallback_ = True
-            self.gap_ = self.uniform_gap_
-            return ones
-        self.gap_ = gap
-        return w
-
     def _fit_codes(self, rows: Any, stats: ValueStatistics) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -537,41 +335,18 @@ class UNTIE(ValueEmbedder):
         return encode(df, list(stats.feature_names), stats.categories, self.handle_missing)
 
     def _fit_projection(self, stats: ValueStatistics, tables: list[np.ndarray]) -> None:
-        """Principal axes of the Eq. 21 vectors from ``C - n p p^T`` (no rows needed)."""
+        """Principal axes of the Eq. 21 vectors from the statistics (no rows needed)."""
         self._proj_tables = None
         if self.n_components is None:
             return
-        n = stats.n_rows
-        counts = stats.counts.astype(float)
-        Cc = stats.cooc_dense().astype(float) - np.outer(counts, counts) / n
-        Rc = _psd_factor(Cc)
-        offs = stats.offsets
-        Yc = np.hstack([Rc[:, offs[j]:offs[j + 1]] @ T for j, T in enumerate(tables)])
-        mean = np.concatenate([(counts[offs[j]:offs[j + 1]] / n) @ T
-                               for j, T in enumerate(tables)])
-        if Yc.shape[0] == 0:
-            U = np.zeros((0, 0))
-            s = np.zeros(0)
-            Vt = np.zeros((0, Yc.shape[1]))
-        else:
-            U, s, Vt = np.linalg.svd(Yc, full_matrices=False)
-            U, Vt = svd_flip(U, Vt, u_based_decision=False)
-        rank = int(np.sum(s > (s[0] if s.size else 0) * max(Yc.shape) * np.finfo(float).eps))
-        if self.n_components == "all":
-            k = max(rank, 1)
-        else:
-            k = int(self.n_components)
-            if k > rank:
-                warnings.warn(
-                    f"n_components={k} exceeds the number of components with non-zero "
-                    f"variance ({rank}); the extra components are 0.",
-                    CatEmbedWarning, stacklevel=5,
-                )
-        comps = np.zeros((Yc.shape[1], k))
-        kk = min(k, Vt.shape[0])
-        comps[:, :kk] = Vt[:kk].T
-        var = np.zeros(k)
-        var[:kk] = s[:kk] ** 2 / max(n - 1, 1)
+        k = None if self.n_components == "all" else int(self.n_components)
+        comps, mean, var, rank = object_pca_dense(stats, tables, k)
+        if k is not None and k > rank:
+            warnings.warn(
+                f"n_components={k} exceeds the number of components with non-zero "
+                f"variance ({rank}); the extra components are 0.",
+                CatEmbedWarning, stacklevel=5,
+            )
         self.components_ = comps
         self.explained_variance_ = var
         self.mean_ = mean
@@ -715,130 +490,4 @@ def _json_float(v: float) -> float | str:
     return v if np.isfinite(v) else str(v)
 
 
-class Couplings(ValueEmbedder):
-    """The "Couplings" ablation of UNTIE Table IV: concatenated coupling spaces, no kernels.
-
-    Each value of attribute ``j`` maps to ``[p(v), p(v | u) for u in the other attributes]``
-    (UNTIE Eqs. 1 and 4), ``1 + l - l_j`` numbers; an object concatenates its values'
-    vectors. No kernels, no weights.
-
-    Parameters
-    ----------
-    min_frequency : int, float or None, default=None
-        Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
-        are pooled into one ``infrequent`` value per column (scikit-learn's
-        ``OneHotEncoder`` meaning), in the statistics, with a warning; at transform the
-        pooled values get the infrequent value's vector.
-    max_categories : int or None, default=100
-        At most this many values per column (the infrequent value included); the least
-        frequent are pooled.
-        Default 100 (cost quadratic in the number of values: ``l x l`` matrices or per
-        column tables); every data set of the papers has at most 41 values per column, so
-        their results are unchanged.
-    {shared}
-    Attributes
-    ----------
-    categories_ : list of ndarray
-    feature_names_ : ndarray of str
-    """
-
-    _feature_prefix = "coupling"
-    _combine = "concat"
-
-    def __init__(
-        self,
-        *,
-        min_frequency: int | float | None = None,
-        max_categories: int | None = 100,
-        handle_unknown: str = "error",
-        handle_missing: str = "category",
-        categorical_features: Any = "auto",
-        numeric: str = "drop",
-        n_bins: int = 5,
-        n_components: int | None = None,
-        dtype: Any = None,
-    ) -> None:
-        self.min_frequency = min_frequency
-        self.max_categories = max_categories
-        self.handle_unknown = handle_unknown
-        self.handle_missing = handle_missing
-        self.categorical_features = categorical_features
-        self.numeric = numeric
-        self.n_bins = n_bins
-        self.n_components = n_components
-        self.dtype = dtype
-
-    def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
-        return [np.hstack([intra, inter]) for intra, inter in coupling_spaces(stats)]
-
-
-_EMBED_CACHE: dict[tuple, np.ndarray] = {}
-
-
-def untie_cluster_labels(
-    frame: Any,
-    n_clusters: int,
-    random_state: Any = None,
-    *,
-    init: str = "matlab",
-    **params: Any,
-) -> np.ndarray:
-    """UNTIE Table IV protocol: UNTIE with ``c`` = the number of classes, then k-means.
-
-    The paper sets ``c`` to the number of classes, which an unsupervised ``fit(X)`` does not
-    know; the evaluation protocol's ``labels`` methods receive it. The exact solver is
-    deterministic, so the embedding is computed once per table and ``c`` and reused across
-    runs; only the k-means seeding changes with ``random_state``. k-means runs on the
-    ``n_components="all"`` projection, which keeps every Euclidean distance of the Eq. 21
-    vectors (so it gives the same clustering as the full vectors, faster).
-
-    Parameters
-    ----------
-    frame : DataFrame
-    n_clusters : int
-        ``c`` and the number of k-means clusters.
-    random_state : int, optional
-        Seed of the k-means run (and of the sgd solver when ``solver="sgd"``).
-    init : {"matlab", "sklearn"}
-        k-means seeding, as in :func:`catembed.evaluation.clustering.kmeans_labels`.
-    **params
-        Passed to :class:`UNTIE`.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-    """
-    from ..evaluation.clustering import kmeans_labels
-
-    params = {"n_components": "all", **params}
-    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)
-    deterministic = params.get("solver", "exact") == "exact"
-    key = None
-    if deterministic:
-        digest = int(pd.util.hash_pandas_object(frame, index=False).sum()) & (2**63 - 1)
-        key = (digest, frame.shape, tuple(map(str, frame.columns)), int(n_clusters),
-               repr(sorted(params.items())))
-    Z = _EMBED_CACHE.get(key) if key is not None else None
-    if Z is None:
-        est = UNTIE(n_clusters=int(n_clusters), random_state=random_state,
-                    categorical_features="all", **params)
-        Z = est.fit(frame).transform(frame)
-        if key is not None:
-            _EMBED_CACHE.clear()
-            _EMBED_CACHE[key] = Z
-    return np.asarray(kmeans_labels(Z, int(n_clusters), random_state, init=init))
-
-
-def _check_int(
-    name: str, value: Any, *, minimum: int, allow_none: bool = False, extra: str = ""
-) -> None:
-    if value is None and allow_none:
-        return
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise CatEmbedError(
-            f"{name} must be an integer of at least {minimum}{extra}; got {value!r}."
-        )
-
-
 UNTIE.__doc__ = UNTIE.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")
-Couplings.__doc__ = Couplings.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")

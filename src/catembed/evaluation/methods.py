@@ -177,9 +177,9 @@ for _name in ("cde", "cdepp", "untie", "mca"):
 # CDE++ (issue 4): the method, the paper's AE variants and the Table 6 ablations (i)-(iii)
 register_method("cdepp", embedding="catembed.embed.cdepp:CDEPlusPlus", random=True,
                 description="CDE++ (Dong et al. 2020): hybrid value clusters + autoencoder")
-register_method("cde-ae", embedding="catembed.embed.cdepp:CDEAutoencoder", random=True,
+register_method("cde-ae", embedding="catembed.embed.autoencoders:CDEAutoencoder", random=True,
                 description="CDE-AE: CDE value clusters + the CDE++ autoencoder")
-register_method("onehot-ae", embedding="catembed.embed.cdepp:OneHotAutoencoder", random=True,
+register_method("onehot-ae", embedding="catembed.embed.autoencoders:OneHotAutoencoder", random=True,
                 description="1-HOT-AE: the CDE++ autoencoder on one-hot value codes")
 for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
     register_method(f"cdepp-{_name}", embedding="catembed.embed.cdepp:CDEPlusPlus",
@@ -188,12 +188,13 @@ for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
 
 # UNTIE (issue 5): Table IV's protocol passes c = number of classes through a labels method;
 # the vectors (Eq. 21; c by the eigengap rule) serve classification and retrieval
-register_method("untie", labels="catembed.embed.untie:untie_cluster_labels", random=True,
+register_method("untie", labels="catembed.embed._untie_protocol:untie_cluster_labels",
+                random=True,
                 description="UNTIE (Zhu et al.), c = number of classes, k-means on its vectors")
 register_method("untie-vectors", embedding="catembed.embed.untie:UNTIE",
                 description="UNTIE vector representation (Eq. 21); c by the eigengap rule "
                 "unless the task passes labels to fit")
-register_method("couplings", embedding="catembed.embed.untie:Couplings",
+register_method("couplings", embedding="catembed.embed.couplings:Couplings",
                 description="Couplings: UNTIE's concatenated coupling spaces, no kernels")
 
 # what users pick instead (issue 12): MCA and FAMD fitted from the shared statistics, latent

@@ -1,0 +1,203 @@
+r"""UNTIE's coupling spaces and kernel bank (Zhu, Cao, Yin, Eqs. 1-7), from the statistics.
+
+Coupling spaces (Eqs. 1-5), from the statistics alone: for attribute ``j``, the intra space maps
+a value ``v`` to ``[p(v)]`` and the inter space to ``[p(v | u)]`` for every value ``u`` of every
+other attribute. Each of the ``2m`` spaces goes through a bank of kernels (Eq. 7; default 11
+Gaussian ``exp(-g ||a - b||^2)``, ``g = 2^-5 .. 2^5``, and ``(a . b)^d``, ``d = 1, 2, 3``,
+each cosine-normalised), giving ``l_j x l_j`` matrices ``K_p``. With diagonal weights
+``omega_p >= 0`` the object vector is (Eq. 21)
+``x_i = concat_p sqrt(omega_p) * K_p[v_i^{j(p)}, :]`` and the similarity (Eqs. 13, 18) is
+``S = X X^T``. UNTIE minimises Eq. 20, ``Tr(S (I - H H^T))`` over ``H`` (``n x c``,
+``H^T H = I``) and ``omega``.
+
+The weights are learned in :mod:`catembed.embed._untie_solvers`, on the value-level objective
+of :mod:`catembed.embed._untie_objective`.
+
+Values the coupling spaces cannot tell apart
+--------------------------------------------
+Two values of one attribute with the same frequency and the same conditional probabilities
+``p(v | u)`` for every other value have equal coupling vectors (Eqs. 1-5), hence equal kernel
+rows and equal Eq. 21 vectors. In a full factorial design with uniform counts (Nursery,
+ThreeOf9) this holds for every value of every attribute and all rows got the same vector.
+``tied_values="identity"`` (default) adds to each such attribute one kernel space, the
+identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
+``tied_values="keep"`` keeps the paper's spaces (and warns too).
+
+Spec notes: the paper's Gaussian "width" is read as ``g`` in ``exp(-g ||a - b||^2)`` and every
+kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from .._validation import CatEmbedError
+from ..stats import ValueStatistics
+
+__all__ = [
+    "DEFAULT_KERNELS",
+    "KernelSpace",
+    "coupling_spaces",
+    "kernel_matrix",
+    "kernel_name",
+    "kernel_spaces",
+    "parse_kernels",
+    "tied_attributes",
+]
+
+#: UNTIE's default bank (paper Sec. 6.1): 11 Gaussian kernels, g = 2^-5 .. 2^5, and
+#: polynomial kernels of order 1-3.
+DEFAULT_KERNELS: tuple[str, ...] = tuple(
+    [f"gaussian:{2.0 ** e:g}" for e in range(-5, 6)] + ["poly:1", "poly:2", "poly:3"]
+)
+
+_TINY = 1e-100
+
+_KINDS = {"gaussian": "gaussian", "rbf": "gaussian", "gauss": "gaussian",
+          "poly": "poly", "polynomial": "poly"}
+
+
+def parse_kernels(kernels: Any) -> list[tuple[str, float]]:
+    """Read a kernel bank: ``None`` (the default bank) or a list of specs.
+
+    A spec is ``"gaussian:<g>"`` (``exp(-g ||a - b||^2)``), ``"poly:<d>"`` (``(a . b)^d``),
+    or a tuple ``("gaussian", g)`` / ``("poly", d)``.
+
+    Returns
+    -------
+    list of (kind, parameter)
+    """
+    if kernels is None:
+        kernels = DEFAULT_KERNELS
+    if isinstance(kernels, str) or not isinstance(kernels, Sequence) or len(kernels) == 0:
+        raise CatEmbedError(
+            f"kernels must be None or a non-empty list such as ['gaussian:0.5', 'poly:2']; "
+            f"got {kernels!r}."
+        )
+    out = []
+    for spec in kernels:
+        if isinstance(spec, str):
+            kind, _, param = spec.partition(":")
+        elif isinstance(spec, Sequence) and len(spec) == 2:
+            kind, param = spec
+        else:
+            raise CatEmbedError(f"cannot read kernel {spec!r}; use e.g. 'gaussian:0.5'.")
+        kind = _KINDS.get(str(kind).strip().lower())
+        try:
+            value = float(param)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if kind is None or not math.isfinite(value) or value <= 0:
+            raise CatEmbedError(
+                f"cannot read kernel {spec!r}: use 'gaussian:<g>' with g > 0 or "
+                "'poly:<d>' with an integer d >= 1."
+            )
+        if kind == "poly" and value != int(value):
+            raise CatEmbedError(f"polynomial kernel order must be an integer; got {spec!r}.")
+        out.append((kind, value))
+    return out
+
+
+def kernel_name(kind: str, param: float) -> str:
+    """Readable name of a kernel, e.g. ``gaussian(g=0.25)`` or ``poly(d=2)``."""
+    return f"gaussian(g={param:g})" if kind == "gaussian" else f"poly(d={int(param)})"
+
+
+def kernel_matrix(F: np.ndarray, kind: str, param: float) -> np.ndarray:
+    """Cosine-normalised kernel matrix of the rows of ``F`` (UNTIE Eq. 7, spec section 3).
+
+    ``K_ab / sqrt(K_aa K_bb)``; a row whose self-similarity is 0 (the zero vector under a
+    polynomial kernel) gets 1 on the diagonal and 0 elsewhere.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if kind == "gaussian":
+        K = np.exp(-param * cdist(F, F, "sqeuclidean"))  # K_aa = 1 already
+        # entries below 1e-100 are flushed to 0: they change nothing, and their products
+        # would be subnormal numbers, which slow BLAS down a hundredfold
+        K[K < _TINY] = 0.0
+        return K
+    K = (F @ F.T) ** int(param)
+    d = np.sqrt(np.clip(np.diag(K), 0.0, None))
+    ok = d > 0
+    inv = np.where(ok, 1.0 / np.where(ok, d, 1.0), 0.0)
+    K = K * inv[:, None] * inv[None, :]
+    K[np.diag_indices_from(K)] = 1.0
+    K[np.abs(K) < _TINY] = 0.0
+    return np.clip(K, -1.0, 1.0)
+
+
+def coupling_spaces(stats: ValueStatistics) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Intra- and inter-attribute coupling vectors of every attribute (UNTIE Eqs. 1-5).
+
+    For attribute ``j``: intra ``[p(v)]`` (``l_j x 1``); inter ``[p(v | u)]`` for every value
+    ``u`` of every other attribute (``l_j x (l - l_j)``), from the co-occurrence counts.
+    """
+    p = stats.probabilities()
+    P = stats.conditional()  # P[u, v] = p(v | u)
+    offs = stats.offsets
+    out = []
+    for j in range(stats.n_features):
+        block = np.arange(offs[j], offs[j + 1])
+        others = np.setdiff1d(np.arange(stats.n_values), block)
+        out.append((p[block][:, None], P[np.ix_(others, block)].T))
+    return out
+
+
+@dataclass(frozen=True)
+class KernelSpace:
+    """One kernel space ``p``: attribute, coupling ("intra"/"inter"), kernel, matrix."""
+
+    attribute: int
+    coupling: str
+    kernel: str
+    K: np.ndarray
+
+
+def tied_attributes(stats: ValueStatistics) -> list[int]:
+    """Attributes with two or more values that the coupling spaces cannot tell apart.
+
+    Two values of attribute ``j`` with the same frequency and the same conditional
+    probabilities ``p(v | u)`` for every other value ``u`` (UNTIE Eqs. 1-5) have equal coupling
+    vectors, so every kernel row and every Eq. 21 vector of the two is equal. A full factorial
+    design with uniform counts (Nursery, ThreeOf9) ties all the values of every attribute, and
+    every row then gets the same vector.
+    """
+    out = []
+    for j, (intra, inter) in enumerate(coupling_spaces(stats)):
+        F = np.hstack([intra, inter])
+        if F.shape[0] > 1 and np.unique(np.round(F, 12), axis=0).shape[0] < F.shape[0]:
+            out.append(j)
+    return out
+
+
+def kernel_spaces(
+    stats: ValueStatistics,
+    kernels: list[tuple[str, float]],
+    *,
+    identity_for: Sequence[int] = (),
+) -> list[KernelSpace]:
+    """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels.
+
+    Attributes listed in ``identity_for`` get one more space, the identity kernel
+    ``K = I`` (coupling ``"identity"``, kernel ``"delta"``: the ``g -> inf`` limit of the
+    Gaussian bank), which separates values whose coupling vectors are equal (see
+    :func:`tied_attributes`).
+    """
+    spaces = []
+    ident = set(int(j) for j in identity_for)
+    for j, (intra, inter) in enumerate(coupling_spaces(stats)):
+        for coupling, F in (("intra", intra), ("inter", inter)):
+            for kind, param in kernels:
+                spaces.append(
+                    KernelSpace(j, coupling, kernel_name(kind, param),
+                                kernel_matrix(F, kind, param))
+                )
+        if j in ident:
+            spaces.append(KernelSpace(j, "identity", "delta", np.eye(intra.shape[0])))
+    return spaces
