@@ -122,7 +122,7 @@ def initial_value_vectors(enc: MixedEncoding, method: Any, dim: int,
     """
     from sklearn.decomposition import PCA
 
-    from .. import CDE, UNTIE
+    from ..embed import CDE, UNTIE
 
     if enc.stats is None:
         return np.zeros((0, dim))

@@ -78,7 +78,7 @@ class _Ctx:
 
     def __init__(self, data_dir: str | None, seed: int, runs: int | None, quiet: bool,
                  datasets: list[str] | None = None):
-        from .cli import data_roots
+        from .inputs import data_roots
 
         self.roots = data_roots(data_dir)
         self.datasets = datasets
@@ -276,10 +276,10 @@ def _scalability(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
                 if sec > 30:
                     over.add(name)
     table = pd.DataFrame(rows)
-    from ..plot import _palette
+    from ..map2d import palette
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
-    colours = dict(zip(peers, _palette(len(peers)), strict=True))
+    colours = dict(zip(peers, palette(len(peers)), strict=True))
     for ax, axis in zip(axes, axes_spec, strict=True):
         part = table[(table["axis"] == axis) & (table["status"] == "ok")]
         for name, g in part.groupby("method", sort=False):
@@ -374,7 +374,7 @@ def epsilon_gamma_curve(S: np.ndarray, labels: Any, eps: np.ndarray) -> np.ndarr
 def _similarities(X: pd.DataFrame, seed: int) -> dict[str, np.ndarray]:
     from scipy.spatial.distance import cdist
 
-    from .. import CDE, UNTIE
+    from ..embed import CDE, UNTIE
     from ..similarity import CategoricalDistance
 
     out = {"UNTIE": UNTIE(random_state=seed).fit(X).similarity(X)}
@@ -434,8 +434,8 @@ def _untie_tsne(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
     import matplotlib.pyplot as plt
     from sklearn.metrics import silhouette_score
 
-    from .. import CDE, UNTIE, OneHotEmbedder
-    from ..plot import project_2d
+    from ..embed import CDE, UNTIE, OneHotEmbedder
+    from ..map2d import project_2d
 
     notes: list[str] = []
     sets = ctx.find(["dermatology", "soybean_large", "zoo"], notes, preset="categorical")
@@ -465,7 +465,7 @@ def _untie_tsne(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
 def _untie_retrieval(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
     import matplotlib.pyplot as plt
 
-    from .. import CDE, UNTIE, OneHotEmbedder
+    from ..embed import CDE, UNTIE, OneHotEmbedder
     from .retrieval import retrieval_curve
 
     notes: list[str] = []
@@ -520,7 +520,7 @@ def run_study(name: str, out_dir: str | os.PathLike, *, data_dir: str | None = N
     out_dir : path
         Created when missing; files are written through temporary names.
     data_dir : str, optional
-        Folder of data sets (default: :func:`catembed.evaluation.cli.data_roots`).
+        Folder of data sets (default: :func:`catembed.evaluation.inputs.data_roots`).
     seed : int, default=0
     runs : int, optional
         k-means runs per setting (sensitivity studies); default the study's.
