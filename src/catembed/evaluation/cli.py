@@ -14,27 +14,28 @@ Data sets named by name are looked up in ``--data-dir``, then ``$CATEMBED_DATA``
 ``$CATEMBED_SHARED/datasets``, then the copies bundled with the package; every "not found"
 names the folders searched.
 
-This module is imported by ``catembed --help`` and every other command, so its top level
-imports no NumPy, pandas or scikit-learn: the choices that come from the registries are
-filled in when the subcommand itself is parsed or its help printed.
+This module builds the two parsers; the commands run in :mod:`catembed.evaluation.cli_evaluate`
+and :mod:`catembed.evaluation.cli_bench`, the table is read by
+:mod:`catembed.evaluation.inputs`. It is imported by ``catembed --help`` and every other
+command, so its top level (and theirs) imports no NumPy, pandas or scikit-learn: the
+choices that come from the registries are filled in when the subcommand itself is parsed
+or its help printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from .inputs import BUNDLED_DIR, _error, data_roots, load_input
+from .cli_bench import cmd_bench, table_ids
+from .cli_evaluate import cmd_evaluate, evaluation_tasks
+from .inputs import BUNDLED_DIR
 
 __all__ = ["register"]
 
 DEFAULT_METHODS = "cde,onehot,onehot-pca,idf"
-TABLES_DIR = Path(__file__).with_name("tables")
 
 EVALUATE_EXAMPLES = """\
 examples:
@@ -53,192 +54,6 @@ examples:
   catembed bench --list
 
 """
-
-
-def _split(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
-
-
-def _tasks() -> dict[str, Any]:
-    """The evaluation tasks, with the classify and retrieve plug-ins registered."""
-    from . import classify, retrieval  # noqa: F401  (they register their tasks)
-    from .protocol import TASKS
-
-    return TASKS
-
-
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from .methods import get_method
-
-    tasks = _tasks()
-    methods = _split(args.methods)
-    if not methods:
-        raise _error("--methods is empty: name at least one method, e.g. --methods cde.")
-    for m in methods:
-        get_method(m)  # unknown names are a user error, before any work
-    if args.runs < 1:
-        raise _error(f"--runs must be at least 1; got {args.runs}.")
-    if args.task == "classify":  # the classify task's own options (issue 4)
-        from functools import partial
-
-        tasks = {**tasks, "classify": partial(
-            tasks["classify"], classifier=args.classifier, test_size=args.test_size,
-            n_repeats=args.repeats)}
-    data = load_input(args.data, args.target, args.preset, _split(args.drop), args.data_dir,
-                      numeric=args.numeric, n_bins=args.n_bins)
-    d = data.describe()
-    if not args.json:
-        print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
-    results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
-                               runs=args.runs, seed=args.seed, clusterer=args.clusterer,
-                               init=args.init, n_jobs=args.jobs,
-                               **({"refit": args.refit} if args.refit else {}))
-    failed = [r for r in results if r.status != "ok"]
-    if args.json:
-        out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
-               "n_rows": d["n_rows"], "n_features": d["n_features"],
-               "n_values": d["n_values"], "n_classes": d["n_classes"], "runs": args.runs,
-               "seed": args.seed, "init": args.init, "task": args.task,
-               "results": [r.summary() for r in results]}
-        json.dump(out, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        if args.task == "classify":
-            from .classify import format_results
-
-            print(format_results(results))
-        elif args.task == "retrieve":
-            from .retrieval import text_table
-
-            print(text_table(results))
-        else:
-            print(_text_table(results))
-    for r in failed:
-        print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
-    if failed and len(failed) == len(results):
-        return 1
-    return 0
-
-
-def _text_table(results: list[Any]) -> str:
-    import math
-
-    head = f"{'method':<12} {'clusterer':<9} {'F-score':>15} {'NMI':>15} {'ACC':>15} " \
-           f"{'ARI':>15} {'fit s':>8}"
-    lines = [head, "-" * len(head)]
-    for r in results:
-        if r.status != "ok":
-            lines.append(f"{r.label:<12} {r.clusterer:<9} {r.status}")
-            continue
-        cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("f_score", "nmi", "acc", "ari")]
-        fit = float(r.fit_seconds)
-        lines.append(f"{r.label:<12} {r.clusterer:<9} " + " ".join(f"{c:>15}" for c in cells)
-                     + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}")
-    return "\n".join(lines)
-
-
-def _bench_data_dir(data_dir: str | None) -> str | None:
-    """The folder :func:`~catembed.evaluation.bench.run_table` searches.
-
-    ``--data-dir``; else ``None`` when ``$CATEMBED_DATA`` is set (``run_table`` reads it,
-    then the bundled sets); else ``$CATEMBED_SHARED/datasets`` when it exists.
-    """
-    if data_dir or os.environ.get("CATEMBED_DATA"):
-        return data_dir
-    shared = os.environ.get("CATEMBED_SHARED")
-    if shared and (Path(shared) / "datasets").is_dir():
-        return str(Path(shared) / "datasets")
-    return None
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.list:
-        from .studies import STUDIES
-
-        print("tables: " + ", ".join(_table_ids()))
-        print("studies:")
-        for name, st in STUDIES.items():
-            print(f"  {name:<20} {st.title}")
-        return 0
-    if args.data_dir and not Path(args.data_dir).is_dir():
-        raise _error(f"--data-dir {args.data_dir} is not a directory.")
-    if args.study:
-        return _cmd_study(args)
-    if not args.table:
-        raise _error("give --table ID (a paper table) or --study NAME (a paper study); "
-                     "--list shows both.")
-    from .bench import _stderr, format_markdown, run_table
-
-    if args.runs is not None and args.runs < 1:
-        raise _error(f"--runs must be at least 1; got {args.runs}.")
-    if args.output:
-        out = Path(args.output)
-        if out.parent and not out.parent.exists():
-            raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
-    _tasks()
-    data_dir = _bench_data_dir(args.data_dir)
-    result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
-                       init=args.init, datasets=_split(args.datasets) or None,
-                       columns=_split(args.columns) or None, n_jobs=args.jobs,
-                       refit=args.refit,
-                       log=None if args.quiet or args.json else _stderr)
-    text = format_markdown(result)
-    missing = [r.label for r in result.rows if r.status == "missing"]
-    if missing:
-        searched = [Path(data_dir)] if data_dir else [
-            p for p in data_roots(None) if "CATEMBED_SHARED" not in os.environ
-            or p != Path(os.environ["CATEMBED_SHARED"]) / "datasets"]
-        note = (f"missing data set(s) {', '.join(missing)}: searched "
-                f"{', '.join(str(p) for p in searched)}; give --data-dir DIR or set "
-                "CATEMBED_DATA=DIR.")
-        print(f"catembed: note: {note}", file=sys.stderr)
-        text += f"\nSearched: {', '.join(str(p) for p in searched)}.\n"
-    if args.output:
-        _write_text(Path(args.output), text)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        print(text, end="")
-    return 0
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Write through a temporary file renamed on success."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _cmd_study(args: argparse.Namespace) -> int:
-    from .studies import run_study
-
-    out = Path(args.output or f"study-{args.study}")
-    result = run_study(args.study, out, data_dir=_bench_data_dir(args.data_dir),
-                       seed=args.seed, runs=args.runs, fmt=args.format,
-                       quiet=args.quiet or args.json, datasets=_split(args.datasets) or None)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        print(result.summary())
-    return 0
-
-
-def _json_default(x: Any) -> Any:
-    import numpy as np
-
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    if isinstance(x, Path):
-        return str(x)
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
-
-
-def _table_ids() -> list[str]:
-    return sorted(p.stem for p in TABLES_DIR.glob("*.json"))
 
 
 def _presets() -> list[str]:
@@ -320,7 +135,7 @@ def register(subparsers: Any) -> None:
                    help="task classify: splits per run (default 10; UNTIE 20)")
     p.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(func=_cmd_evaluate)
+    p.set_defaults(func=cmd_evaluate)
 
     def fill_evaluate() -> None:
         from .classify import CLASSIFIERS
@@ -331,7 +146,7 @@ def register(subparsers: Any) -> None:
         _action(p, "preset").choices = _presets()
         _action(p, "clusterer").choices = sorted(CLUSTERERS)
         _action(p, "init").choices = INITS
-        _action(p, "task").choices = sorted(_tasks())
+        _action(p, "task").choices = sorted(evaluation_tasks())
         _action(p, "classifier").choices = CLASSIFIERS
         _action(p, "methods").help += f"; known: {', '.join(method_names())}"
 
@@ -346,7 +161,7 @@ def register(subparsers: Any) -> None:
         "sets.",
         epilog=BENCH_EXAMPLES, formatter_class=fmt,
     )
-    b.add_argument("--table", help=f"table id ({', '.join(_table_ids())}) or a table JSON file")
+    b.add_argument("--table", help=f"table id ({', '.join(table_ids())}) or a table JSON file")
     b.add_argument("--study", help="a paper study (see --list): writes a figure and a table "
                    "into the --output folder")
     b.add_argument("--list", action="store_true", help="list the tables and studies")
@@ -367,7 +182,7 @@ def register(subparsers: Any) -> None:
                    help="--study: figure format (default png)")
     b.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    b.set_defaults(func=_cmd_bench)
+    b.set_defaults(func=cmd_bench)
 
     def fill_bench() -> None:
         from .clustering import INITS

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BUNDLED_DIR", "data_roots", "load_features", "load_input"]
+__all__ = ["BUNDLED_DIR", "data_roots", "load_features", "load_input", "split_list"]
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "data"
 
@@ -181,3 +181,8 @@ def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: i
         edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
         frame[c] = bin_labels(x, edges)
     return frame
+
+
+def split_list(text: str | None) -> list[str]:
+    """The names of a comma-separated option (``--methods a,b``), blanks left out."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
