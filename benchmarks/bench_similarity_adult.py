@@ -62,7 +62,7 @@ def one(metric: str, data_dir: str | None, k: int) -> dict:
 
 def _adult_dir(data_dir: str | None) -> str:
     """The folder holding ``adult/``; exits with the folders searched when none has it."""
-    from catembed.evaluation.cli import data_roots
+    from catembed.evaluation.inputs import data_roots
 
     roots = data_roots(data_dir)
     for root in roots:

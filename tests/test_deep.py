@@ -118,7 +118,7 @@ def test_cde_value_init_copies_projected_vectors() -> None:
     X, y = planted()
     model = AttentionClusterer(3, random_state=0, value_init="cde", **FAST).fit(X)
     assert adjusted_rand_score(y, model.labels_) > 0.8
-    from catembed.deep.clustering import initial_value_vectors
+    from catembed.deep._training import initial_value_vectors
 
     rows = initial_value_vectors(model.encoding_, "cde", 16, random_state=0)
     assert rows.shape == (model.encoding_.n_embeddings, 16)

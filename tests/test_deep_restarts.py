@@ -11,9 +11,9 @@ from catembed import CatEmbedError
 torch = pytest.importorskip("torch")
 
 from catembed.deep import IDEC, AttentionClusterer, AutoencoderKMeans, _data  # noqa: E402
+from catembed.deep._batches import _Batches  # noqa: E402
 from catembed.deep._data import encode_compact, fit_encode_compact, fit_encoding  # noqa: E402
 from catembed.deep._nets import target_distribution  # noqa: E402
-from catembed.deep.clustering import _Batches  # noqa: E402
 from test_deep import _one_thread, planted  # noqa: E402, F401 (autouse fixture)
 
 KW = {"pretrain_steps": 60, "cluster_steps": 40, "update_interval": 10, "batch_size": 32}

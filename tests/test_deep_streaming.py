@@ -9,7 +9,7 @@ from sklearn.metrics import adjusted_rand_score
 
 torch = pytest.importorskip("torch")
 
-from catembed.deep import IDEC, AttentionClusterer, AutoencoderKMeans, _data, clustering  # noqa: E402  # noqa: E402
+from catembed.deep import IDEC, AttentionClusterer, AutoencoderKMeans, _data, _objectives  # noqa: E402
 from catembed.deep._data import (  # noqa: E402
     apply_encoding,
     code_dtype,
@@ -65,7 +65,7 @@ def test_code_dtype_widens_with_the_number_of_values() -> None:
 @pytest.mark.parametrize("cls", [AutoencoderKMeans, IDEC])
 def test_kmeans_on_a_sample_then_nearest_centre(cls, monkeypatch) -> None:
     X, y = planted()
-    monkeypatch.setattr(clustering, "KMEANS_SAMPLE", 60)
+    monkeypatch.setattr(_objectives, "KMEANS_SAMPLE", 60)
     a = cls(3, random_state=0, **FAST).fit(X)
     assert adjusted_rand_score(y, a.labels_) > 0.9
     # every row is in its most probable cluster (the nearest centre), sampled or not

@@ -11,53 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._errors import CatEmbedError, CatEmbedWarning
+from .datasets import InputSpec, resolve_input, split_list
 
 __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
            "resolve_input", "split_list"]
-
-
-@dataclass
-class InputSpec:
-    """Where the table is and what its metadata says."""
-
-    path: Path
-    name: str
-    meta: dict = field(default_factory=dict)
-
-    def kind(self, column: str) -> str | None:
-        """The column kind from ``meta.json`` (None without metadata)."""
-        return (self.meta.get("columns") or {}).get(column)
-
-
-def resolve_input(text: str) -> InputSpec:
-    """A table file, a data-set folder (``data.csv`` + ``meta.json``) or a bundled name."""
-    from .datasets import dataset_path, read_meta
-
-    p = Path(text)
-    if p.is_file():
-        meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
-            p.name == "data.csv" else {}
-        return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
-    if p.is_dir() and not (p / "data.csv").exists():
-        raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
-    try:
-        folder = dataset_path(text)
-    except CatEmbedError:
-        raise CatEmbedError(
-            f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
-        ) from None
-    return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
-
-
-def split_list(text: str | None) -> list[str]:
-    if not text:
-        return []
-    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _note(text: str) -> None:

@@ -13,7 +13,7 @@ extra (``pip install catembed[plot]``); it is imported when a function is called
 * :func:`objects`: the rows' embeddings in 2-D (PCA, or t-SNE as the UNTIE paper's Fig. 9),
   coloured by cluster or class;
 * :func:`profiles`: for each cluster the most over-represented values and their lift
-  (:func:`catembed.report.cluster_profiles`).
+  (:func:`catembed.profiles.cluster_profiles`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from .map2d import palette, project_2d
+from .profiles import cluster_profiles
 
 __all__ = ["objects", "profiles", "project_2d", "values"]
 
@@ -32,65 +35,6 @@ def _axes(ax: Any, size: tuple[float, float] = (7.0, 6.0)) -> Any:
 
     _, ax = plt.subplots(figsize=size)
     return ax
-
-
-def _palette(n: int) -> list[Any]:
-    import matplotlib
-
-    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
-
-
-def project_2d(data: np.ndarray, method: str = "pca", *, random_state: int = 0,
-               max_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """2-D coordinates of the rows of ``data`` and the row positions they belong to.
-
-    Parameters
-    ----------
-    data : ndarray of shape (n, d)
-    method : {"pca", "tsne"}
-        Principal components (scikit-learn's ``PCA``) or t-SNE (``TSNE``, perplexity
-        ``min(30, (n - 1) / 3)``, PCA initialisation), the map of the UNTIE paper's Fig. 9.
-    random_state : int
-        Seed of the row sample and of t-SNE.
-    max_rows : int, optional
-        Project a random sample of at most this many rows (t-SNE is quadratic-ish).
-
-    Returns
-    -------
-    xy : ndarray of shape (n_kept, 2)
-    rows : ndarray of shape (n_kept,)
-        Positions in ``data`` of the projected rows (sorted).
-    """
-    from ._params import check_option
-
-    check_option("method", method, ("pca", "tsne"))
-    data = np.asarray(data, dtype=np.float64)
-    rows = np.arange(len(data))
-    if max_rows is not None and len(data) > max_rows:
-        rng = np.random.default_rng(random_state)
-        rows = np.sort(rng.choice(len(data), size=max_rows, replace=False))
-        data = data[rows]
-    if data.shape[1] == 1:
-        data = np.hstack([data, np.zeros_like(data)])
-    if method == "tsne" and len(data) > 3:
-        from sklearn.manifold import TSNE
-        from threadpoolctl import threadpool_limits
-
-        perplexity = float(min(30.0, (len(data) - 1) / 3))
-        # one OpenMP thread: on a loaded machine the threads' spin-waiting made a 30-point
-        # t-SNE take 14 s instead of 0.2 s
-        with threadpool_limits(limits=1, user_api="openmp"):
-            xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
-                      random_state=random_state).fit_transform(data)
-    else:
-        from sklearn.decomposition import PCA
-
-        k = min(2, data.shape[1], len(data))
-        xy = PCA(n_components=k, random_state=random_state).fit_transform(data)
-        if xy.shape[1] < 2:
-            xy = np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])
-    return xy, rows
 
 
 def _weighted_pca(data: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -141,7 +85,7 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     else:
         xy, _ = project_2d(data, method)
     names = list(dict.fromkeys(attrs))
-    colours = dict(zip(names, _palette(len(names)), strict=True))
+    colours = dict(zip(names, palette(len(names)), strict=True))
     if neighbours and len(names) > 1:
         from sklearn.metrics import pairwise_distances
 
@@ -204,7 +148,7 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     else:
         lab = np.asarray(labels, dtype=object)[rows].astype(str)
         groups = sorted(set(lab))
-        for g, colour in zip(groups, _palette(len(groups)), strict=True):
+        for g, colour in zip(groups, palette(len(groups)), strict=True):
             sel = lab == g
             ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=colour, alpha=0.6, label=g)
         if len(groups) <= 20:
@@ -232,7 +176,7 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
     ax : matplotlib Axes, optional
     min_support : float, default=0.05
         Only values held by at least this share of the cluster
-        (:func:`catembed.report.cluster_profiles`).
+        (:func:`catembed.profiles.cluster_profiles`).
 
     Returns
     -------
@@ -240,12 +184,10 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
         Bar length: lift ``P(value | cluster) / P(value)``; the bar's label gives the share of
         the cluster holding the value.
     """
-    from .report import cluster_profiles
-
     prof = cluster_profiles(X, clusters, top=top, min_support=min_support)
     ax = _axes(ax, (7.0, max(2.5, 0.28 * len(prof) + 1)))
     ks = list(dict.fromkeys(prof["cluster"]))
-    colours = dict(zip(ks, _palette(len(ks)), strict=True))
+    colours = dict(zip(ks, palette(len(ks)), strict=True))
     y = np.arange(len(prof))[::-1]
     ax.barh(y, prof["lift"], color=[colours[k] for k in prof["cluster"]])
     ax.set_yticks(y, [f"cluster {k}: {a}={v}" for k, a, v in

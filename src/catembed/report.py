@@ -35,63 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .profiles import cluster_profiles
+
 __all__ = ["ReportData", "build_report", "cluster_profiles", "register", "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
-
-
-def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
-                     min_support: float = 0.05) -> Any:
-    """Each cluster's most over-represented values, with their lift.
-
-    ``lift(v, c) = P(v | c) / P(v)``: how many times more often the value ``v`` occurs in
-    cluster ``c`` than in the whole table (1 = as often). Values held by less than
-    ``min_support`` of the cluster are left out (a rare value can have a large lift by
-    chance). Missing values count as the value ``"(missing)"``.
-
-    Parameters
-    ----------
-    X : DataFrame
-        The categorical table.
-    clusters : array-like of shape (n,)
-    top : int, default=5
-        Values kept per cluster, largest lift first.
-    min_support : float, default=0.05
-
-    Returns
-    -------
-    DataFrame
-        Columns ``cluster``, ``size`` (rows in the cluster), ``attribute``, ``value``,
-        ``in_cluster`` (``P(v | c)``), ``overall`` (``P(v)``), ``lift``; clusters in order.
-    """
-    import numpy as np
-    import pandas as pd
-
-    from ._validation import CatEmbedError, as_frame
-
-    df = as_frame(X)
-    labels = np.asarray(clusters)
-    if labels.shape != (len(df),):
-        raise CatEmbedError(f"clusters must have one label per row ({len(df)}); got shape "
-                            f"{labels.shape}.")
-    rows = []
-    sizes = pd.Series(labels).value_counts()
-    for col in df.columns:
-        values = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
-        table = pd.crosstab(values.to_numpy(), labels)  # value x cluster counts
-        overall = table.sum(axis=1) / len(df)
-        share = table / sizes.reindex(table.columns).to_numpy()[None, :]
-        lift = share.div(overall, axis=0)
-        for c in table.columns:
-            for v in table.index:
-                rows.append((c, int(sizes[c]), str(col), v, float(share.at[v, c]),
-                             float(overall[v]), float(lift.at[v, c])))
-    out = pd.DataFrame(rows, columns=["cluster", "size", "attribute", "value", "in_cluster",
-                                      "overall", "lift"])
-    out = out[out["in_cluster"] >= min_support]
-    out = out.sort_values(["cluster", "lift", "in_cluster"], ascending=[True, False, False],
-                          kind="stable")
-    return out.groupby("cluster", sort=True).head(top).reset_index(drop=True)
 
 
 @dataclass
@@ -379,7 +327,7 @@ def write_report(data: ReportData, path: str | os.PathLike) -> Path:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from ._validation import CatEmbedError
-    from .evaluation.cli import load_features
+    from .evaluation.inputs import load_features
 
     if args.runs < 1:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")

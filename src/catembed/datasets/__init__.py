@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # pandas is imported where used: the command line starts with
     import pandas as pd
 
 __all__ = [
+    "InputSpec",
+    "resolve_input",
+    "split_list",
     "Dataset",
     "apply_preset",
     "bundled_datasets",
@@ -367,3 +370,42 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
 def _number_text(v: Any) -> str:
     f = float(v)
     return str(int(f)) if f.is_integer() else repr(f)
+
+
+@dataclass
+class InputSpec:
+    """Where the table is and what its metadata says."""
+
+    path: Path
+    name: str
+    meta: dict = field(default_factory=dict)
+
+    def kind(self, column: str) -> str | None:
+        """The column kind from ``meta.json`` (None without metadata)."""
+        return (self.meta.get("columns") or {}).get(column)
+
+
+def resolve_input(text: str) -> InputSpec:
+    """A table file, a data-set folder (``data.csv`` + ``meta.json``) or a bundled name."""
+    p = Path(text)
+    if p.is_file():
+        meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
+            p.name == "data.csv" else {}
+        return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
+    if p.is_dir() and not (p / "data.csv").exists():
+        raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
+    try:
+        folder = dataset_path(text)
+    except CatEmbedError:
+        raise CatEmbedError(
+            f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
+        ) from None
+    return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
+
+
+def split_list(text: str | None) -> list[str]:
+    """The names of a comma-separated command-line list, blanks dropped (``"a, b,"`` ->
+    ``["a", "b"]``)."""
+    if not text:
+        return []
+    return [t.strip() for t in text.split(",") if t.strip()]

@@ -36,9 +36,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import check_int, check_positive
 from ..embed._autoencoder import _deterministic, _device, require_torch
+from ._batches import _Batches
 from ._data import apply_encoding, fit_encoding, split_columns
-from .clustering import _Batches, _check_hidden, _check_positive, _check_positive_int
+from ._estimator import check_hidden
 
 __all__ = ["BiGANWD", "VAEWD"]
 
@@ -100,13 +102,13 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         self.n_threads = n_threads
 
     def _check_params(self) -> None:
-        _check_positive_int("n_components", self.n_components)
-        _check_positive_int("embedding_dim", self.embedding_dim)
-        _check_positive_int("max_steps", self.max_steps, 0)
-        _check_positive_int("batch_size", self.batch_size)
+        check_int("n_components", self.n_components)
+        check_int("embedding_dim", self.embedding_dim)
+        check_int("max_steps", self.max_steps, minimum=0)
+        check_int("batch_size", self.batch_size)
         if self.learning_rate is not None:
-            _check_positive("learning_rate", self.learning_rate)
-        _check_hidden(self.hidden_sizes)
+            check_positive("learning_rate", self.learning_rate)
+        check_hidden(self.hidden_sizes)
 
     def fit(self, X: Any, y: Any = None) -> _WideDeepEmbedder:
         """Train the model on the rows of ``X`` (a categorical or mixed table).

@@ -34,6 +34,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
+from .._params import check_int, check_option
 from .._validation import CatEmbedError, CatEmbedWarning
 
 __all__ = [
@@ -131,8 +132,7 @@ def _check_protocol(y: Any, n: int, test_size: float, n_repeats: int) -> np.ndar
         raise CatEmbedError("y has a single class; classification needs at least two.")
     if not 0 < test_size < 1:
         raise CatEmbedError(f"test_size must lie strictly between 0 and 1; got {test_size!r}.")
-    if int(n_repeats) != n_repeats or n_repeats < 1:
-        raise CatEmbedError(f"n_repeats must be a positive integer; got {n_repeats!r}.")
+    check_int("n_repeats", n_repeats)
     return y.astype(str)
 
 
@@ -199,8 +199,7 @@ def classify(
     the labels; ``fit_on="train"`` clones and fits it on each training split and transforms
     the test split with ``handle_unknown="ignore"``.
     """
-    if fit_on not in ("all", "train"):
-        raise CatEmbedError(f"fit_on must be 'all' or 'train'; got {fit_on!r}.")
+    check_option("fit_on", fit_on, ("all", "train"))
     if fit_on == "all":
         Z = clone(embedder).fit_transform(X)
         return classify_embedding(
@@ -284,8 +283,7 @@ def run_classification(
     from .methods import MethodUnavailable, get_method
     from .protocol import MethodResult, MethodSpec, _embed
 
-    if fit_on not in ("all", "train"):
-        raise CatEmbedError(f"fit_on must be 'all' or 'train'; got {fit_on!r}.")
+    check_option("fit_on", fit_on, ("all", "train"))
     if fit_on == "train":
         raise CatEmbedError("the classify task runs fit_on='all' (the papers' protocol); use "
                             "catembed.evaluation.classify.classify for per-split fitting.")

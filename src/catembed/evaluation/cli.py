@@ -14,26 +14,28 @@ Data sets named by name are looked up in ``--data-dir``, then ``$CATEMBED_DATA``
 ``$CATEMBED_SHARED/datasets``, then the copies bundled with the package; every "not found"
 names the folders searched.
 
-This module is imported by ``catembed --help`` and every other command, so its top level
-imports no NumPy, pandas or scikit-learn: the choices that come from the registries are
-filled in when the subcommand itself is parsed or its help printed.
+This module builds the two parsers; the commands run in :mod:`catembed.evaluation.cli_evaluate`
+and :mod:`catembed.evaluation.cli_bench`, the table is read by
+:mod:`catembed.evaluation.inputs`. It is imported by ``catembed --help`` and every other
+command, so its top level (and theirs) imports no NumPy, pandas or scikit-learn: the
+choices that come from the registries are filled in when the subcommand itself is parsed
+or its help printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-__all__ = ["data_roots", "load_features", "load_input", "register"]
+from .cli_bench import cmd_bench, table_ids
+from .cli_evaluate import cmd_evaluate, evaluation_tasks
+from .inputs import BUNDLED_DIR
+
+__all__ = ["register"]
 
 DEFAULT_METHODS = "cde,onehot,onehot-pca,idf"
-TABLES_DIR = Path(__file__).with_name("tables")
-BUNDLED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "data"
 
 EVALUATE_EXAMPLES = """\
 examples:
@@ -52,351 +54,6 @@ examples:
   catembed bench --list
 
 """
-
-
-def data_roots(data_dir: str | os.PathLike | None = None) -> list[Path]:
-    """The folders a data set named by name is searched in, in order.
-
-    ``data_dir`` alone when given; else ``$CATEMBED_DATA``, then
-    ``$CATEMBED_SHARED/datasets`` (the project's shared-data layout), then the bundled copies.
-    """
-    if data_dir:
-        return [Path(data_dir)]
-    roots: list[Path] = []
-    if os.environ.get("CATEMBED_DATA"):
-        roots.append(Path(os.environ["CATEMBED_DATA"]))
-    if os.environ.get("CATEMBED_SHARED"):
-        roots.append(Path(os.environ["CATEMBED_SHARED"]) / "datasets")
-    roots.append(BUNDLED_DIR)
-    return roots
-
-
-def _error(message: str) -> Exception:
-    from .._validation import CatEmbedError
-
-    return CatEmbedError(message)
-
-
-def _find(text: str, data_dir: str | None) -> str:
-    """A path as given, else the folder named ``text`` in the first root that has it."""
-    if Path(text).exists():
-        return text
-    roots = data_roots(data_dir)
-    for root in roots:
-        if (root / text / "data.csv").exists():
-            return str(root / text)
-    raise _error(
-        f"no file or data set {text!r}: searched {', '.join(str(r) for r in roots)}. "
-        "Give a path, --data-dir DIR, or set CATEMBED_DATA=DIR."
-    )
-
-
-_NO_TARGET = "__catembed_no_target__"
-
-
-def load_features(text: str, target: str | None, preset: str | None,
-                  drop: list[str] | None = None, data_dir: str | None = None,
-                  numeric: str | None = None, use_meta_target: bool = True
-                  ) -> tuple[str, Any, Any]:
-    """``(name, features, labels)`` of a table, as :func:`load_input` prepares it; the
-    labels are None when no target is given (nor, with ``use_meta_target``, named by a
-    folder's ``meta.json``)."""
-    data = load_input(text, target, preset, drop, data_dir, numeric=numeric,
-                      require_target=False, use_meta_target=use_meta_target)
-    if data.target == _NO_TARGET:
-        return data.name, data.features, None
-    return data.name, data.features, data.labels.to_numpy()
-
-
-def load_input(text: str, target: str | None, preset: str | None,
-               drop: list[str] | None = None, data_dir: str | None = None,
-               numeric: str | None = None, n_bins: int = 5, *,
-               require_target: bool = True, use_meta_target: bool = True) -> Any:
-    """The table to evaluate (a :class:`~catembed.datasets.Dataset`), prepared by ``preset``.
-
-    ``text`` is a CSV/Parquet file, a data-set folder or a data-set name (searched in
-    :func:`data_roots`). A folder's ``meta.json`` gives the column kinds and the target. A
-    plain file needs ``--target``; all its columns are categorical (read as text) unless
-    ``numeric`` is given: ``"drop"`` leaves out the columns whose values all parse as
-    numbers, ``"discretize"`` cuts them into ``n_bins`` quantile bins used as categories.
-    Default preset: ``complete``.
-    """
-    from .. import io
-    from ..cli_input import resolve_input
-    from ..datasets import Dataset, apply_preset, load_dataset
-
-    spec = resolve_input(_find(text, data_dir))
-    if spec.meta:
-        data = load_dataset(spec.path.parent)
-        if not use_meta_target and data.target and not target:
-            data.meta = {**data.meta, "target": None, "columns": {
-                **data.column_kinds, data.target: "id"}}
-        if numeric == "discretize":
-            data.frame = _discretize(data.frame, data.feature_columns, data.column_kinds,
-                                     n_bins)
-            data.meta = {**data.meta, "columns": {
-                c: "categorical" if k == "numeric" else k for c, k in data.column_kinds.items()
-            }}
-    else:
-        if not target and require_target:
-            raise _error(f"{spec.path.name} has no meta.json: name the class column "
-                         "with --target COL.")
-        columns = io.read_columns(spec.path)
-        found = [c for c in io.numeric_columns(spec.path) if c != target] if numeric else []
-        text_cols = [c for c in columns if c not in found]
-        frame = io.read_table(spec.path, text_columns=text_cols)
-        kinds = {c: "target" if c == target else "categorical" for c in columns}
-        if numeric == "drop":
-            kinds.update({c: "id" for c in found})
-        elif numeric == "discretize":
-            frame = _discretize(frame, found, {c: "numeric" for c in found}, n_bins)
-        data = Dataset(spec.name, frame, {"name": spec.name, "target": target,
-                                          "columns": kinds}, spec.path)
-    if target:
-        if target not in data.frame.columns:
-            raise _error(
-                f"--target {target!r} is not a column of {spec.name}; columns: "
-                f"{', '.join(map(str, data.frame.columns[:20]))}."
-            )
-        kinds = dict(data.column_kinds)
-        old = data.target
-        if old and old != target and old in kinds:
-            kinds[old] = "id"  # the file's own target is not a feature
-        kinds[target] = "target"
-        data.meta = {**data.meta, "target": target, "columns": kinds}
-    if not data.target:
-        if require_target:
-            raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
-        data.frame = data.frame.assign(**{_NO_TARGET: "all"})
-        data.meta = {**data.meta, "target": _NO_TARGET,
-                     "columns": {**data.column_kinds, _NO_TARGET: "target"}}
-    if drop:
-        missing = [c for c in drop if c not in data.frame.columns]
-        if missing:
-            raise _error(f"--drop names column(s) not in {spec.name}: {', '.join(missing)}.")
-        kinds = dict(data.column_kinds)
-        for c in drop:
-            kinds[c] = "id"
-        data.meta = {**data.meta, "columns": kinds}
-    name = preset or "complete"
-    try:
-        return apply_preset(data, name)
-    except Exception as exc:
-        if "leaves no attribute" not in str(exc):
-            raise
-        numeric_cols = [c for c, k in data.column_kinds.items() if k == "numeric"]
-        hint = (" --numeric drop left out every column holding numbers: leave out --numeric "
-                "to read them as categories, or use --numeric discretize." if numeric == "drop"
-                else f" Its numeric column(s) ({', '.join(numeric_cols[:8])}) are left out by "
-                f"preset {name!r}: use --numeric discretize to bin them, or --preset raw to "
-                "read every column as categories." if numeric_cols else
-                " Use --preset raw to keep constant columns and every row, or --drop fewer "
-                "columns.")
-        raise _error(f"{exc}{hint}") from None
-
-
-def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
-    """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
-    import numpy as np
-
-    from ..base import bin_labels
-
-    frame = frame.copy()
-    qs = np.linspace(0, 1, n_bins + 1)[1:-1]
-    for c in columns:
-        if kinds.get(c) != "numeric":
-            continue
-        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
-        finite = x[np.isfinite(x)]
-        edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
-        frame[c] = bin_labels(x, edges)
-    return frame
-
-
-def _split(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
-
-
-def _tasks() -> dict[str, Any]:
-    """The evaluation tasks, with the classify and retrieve plug-ins registered."""
-    from . import classify, retrieval  # noqa: F401  (they register their tasks)
-    from .protocol import TASKS
-
-    return TASKS
-
-
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from .methods import get_method
-
-    tasks = _tasks()
-    methods = _split(args.methods)
-    if not methods:
-        raise _error("--methods is empty: name at least one method, e.g. --methods cde.")
-    for m in methods:
-        get_method(m)  # unknown names are a user error, before any work
-    if args.runs < 1:
-        raise _error(f"--runs must be at least 1; got {args.runs}.")
-    if args.task == "classify":  # the classify task's own options (issue 4)
-        from functools import partial
-
-        tasks = {**tasks, "classify": partial(
-            tasks["classify"], classifier=args.classifier, test_size=args.test_size,
-            n_repeats=args.repeats)}
-    data = load_input(args.data, args.target, args.preset, _split(args.drop), args.data_dir,
-                      numeric=args.numeric, n_bins=args.n_bins)
-    d = data.describe()
-    if not args.json:
-        print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
-    results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
-                               runs=args.runs, seed=args.seed, clusterer=args.clusterer,
-                               init=args.init, n_jobs=args.jobs,
-                               **({"refit": args.refit} if args.refit else {}))
-    failed = [r for r in results if r.status != "ok"]
-    if args.json:
-        out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
-               "n_rows": d["n_rows"], "n_features": d["n_features"],
-               "n_values": d["n_values"], "n_classes": d["n_classes"], "runs": args.runs,
-               "seed": args.seed, "init": args.init, "task": args.task,
-               "results": [r.summary() for r in results]}
-        json.dump(out, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        if args.task == "classify":
-            from .classify import format_results
-
-            print(format_results(results))
-        elif args.task == "retrieve":
-            from .retrieval import text_table
-
-            print(text_table(results))
-        else:
-            print(_text_table(results))
-    for r in failed:
-        print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
-    if failed and len(failed) == len(results):
-        return 1
-    return 0
-
-
-def _text_table(results: list[Any]) -> str:
-    import math
-
-    head = f"{'method':<12} {'clusterer':<9} {'F-score':>15} {'NMI':>15} {'ACC':>15} " \
-           f"{'ARI':>15} {'fit s':>8}"
-    lines = [head, "-" * len(head)]
-    for r in results:
-        if r.status != "ok":
-            lines.append(f"{r.label:<12} {r.clusterer:<9} {r.status}")
-            continue
-        cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("f_score", "nmi", "acc", "ari")]
-        fit = float(r.fit_seconds)
-        lines.append(f"{r.label:<12} {r.clusterer:<9} " + " ".join(f"{c:>15}" for c in cells)
-                     + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}")
-    return "\n".join(lines)
-
-
-def _bench_data_dir(data_dir: str | None) -> str | None:
-    """The folder :func:`~catembed.evaluation.bench.run_table` searches.
-
-    ``--data-dir``; else ``None`` when ``$CATEMBED_DATA`` is set (``run_table`` reads it,
-    then the bundled sets); else ``$CATEMBED_SHARED/datasets`` when it exists.
-    """
-    if data_dir or os.environ.get("CATEMBED_DATA"):
-        return data_dir
-    shared = os.environ.get("CATEMBED_SHARED")
-    if shared and (Path(shared) / "datasets").is_dir():
-        return str(Path(shared) / "datasets")
-    return None
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.list:
-        from .studies import STUDIES
-
-        print("tables: " + ", ".join(_table_ids()))
-        print("studies:")
-        for name, st in STUDIES.items():
-            print(f"  {name:<20} {st.title}")
-        return 0
-    if args.data_dir and not Path(args.data_dir).is_dir():
-        raise _error(f"--data-dir {args.data_dir} is not a directory.")
-    if args.study:
-        return _cmd_study(args)
-    if not args.table:
-        raise _error("give --table ID (a paper table) or --study NAME (a paper study); "
-                     "--list shows both.")
-    from .bench import _stderr, format_markdown, run_table
-
-    if args.runs is not None and args.runs < 1:
-        raise _error(f"--runs must be at least 1; got {args.runs}.")
-    if args.output:
-        out = Path(args.output)
-        if out.parent and not out.parent.exists():
-            raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
-    _tasks()
-    data_dir = _bench_data_dir(args.data_dir)
-    result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
-                       init=args.init, datasets=_split(args.datasets) or None,
-                       columns=_split(args.columns) or None, n_jobs=args.jobs,
-                       refit=args.refit,
-                       log=None if args.quiet or args.json else _stderr)
-    text = format_markdown(result)
-    missing = [r.label for r in result.rows if r.status == "missing"]
-    if missing:
-        searched = [Path(data_dir)] if data_dir else [
-            p for p in data_roots(None) if "CATEMBED_SHARED" not in os.environ
-            or p != Path(os.environ["CATEMBED_SHARED"]) / "datasets"]
-        note = (f"missing data set(s) {', '.join(missing)}: searched "
-                f"{', '.join(str(p) for p in searched)}; give --data-dir DIR or set "
-                "CATEMBED_DATA=DIR.")
-        print(f"catembed: note: {note}", file=sys.stderr)
-        text += f"\nSearched: {', '.join(str(p) for p in searched)}.\n"
-    if args.output:
-        _write_text(Path(args.output), text)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        print(text, end="")
-    return 0
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Write through a temporary file renamed on success."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _cmd_study(args: argparse.Namespace) -> int:
-    from .studies import run_study
-
-    out = Path(args.output or f"study-{args.study}")
-    result = run_study(args.study, out, data_dir=_bench_data_dir(args.data_dir),
-                       seed=args.seed, runs=args.runs, fmt=args.format,
-                       quiet=args.quiet or args.json, datasets=_split(args.datasets) or None)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        print(result.summary())
-    return 0
-
-
-def _json_default(x: Any) -> Any:
-    import numpy as np
-
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    if isinstance(x, Path):
-        return str(x)
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
-
-
-def _table_ids() -> list[str]:
-    return sorted(p.stem for p in TABLES_DIR.glob("*.json"))
 
 
 def _presets() -> list[str]:
@@ -478,7 +135,7 @@ def register(subparsers: Any) -> None:
                    help="task classify: splits per run (default 10; UNTIE 20)")
     p.add_argument("--jobs", type=int, default=None, help="parallel runs (same results)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(func=_cmd_evaluate)
+    p.set_defaults(func=cmd_evaluate)
 
     def fill_evaluate() -> None:
         from .classify import CLASSIFIERS
@@ -489,7 +146,7 @@ def register(subparsers: Any) -> None:
         _action(p, "preset").choices = _presets()
         _action(p, "clusterer").choices = sorted(CLUSTERERS)
         _action(p, "init").choices = INITS
-        _action(p, "task").choices = sorted(_tasks())
+        _action(p, "task").choices = sorted(evaluation_tasks())
         _action(p, "classifier").choices = CLASSIFIERS
         _action(p, "methods").help += f"; known: {', '.join(method_names())}"
 
@@ -504,7 +161,7 @@ def register(subparsers: Any) -> None:
         "sets.",
         epilog=BENCH_EXAMPLES, formatter_class=fmt,
     )
-    b.add_argument("--table", help=f"table id ({', '.join(_table_ids())}) or a table JSON file")
+    b.add_argument("--table", help=f"table id ({', '.join(table_ids())}) or a table JSON file")
     b.add_argument("--study", help="a paper study (see --list): writes a figure and a table "
                    "into the --output folder")
     b.add_argument("--list", action="store_true", help="list the tables and studies")
@@ -525,7 +182,7 @@ def register(subparsers: Any) -> None:
                    help="--study: figure format (default png)")
     b.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    b.set_defaults(func=_cmd_bench)
+    b.set_defaults(func=cmd_bench)
 
     def fill_bench() -> None:
         from .clustering import INITS

@@ -215,5 +215,23 @@ register_method("lcme", embedding="catembed.embed.lcme:LCME", random=True,
                 params={"n_components": 10},
                 description="LCME (ours): 10 MCA axes + 10 latent-class log-likelihoods")
 
-# deep methods (issue 13): registered in their own module, which imports no torch
-importlib.import_module("catembed.deep._registry")
+# deep methods (issue 13; PyTorch, optional): nothing is imported until a method runs, so
+# without torch they report an error when run. deep/ itself does not import this layer.
+_DEEP = "catembed.deep.clustering"
+register_method("deep-ae-kmeans", labels=f"{_DEEP}:autoencoder_kmeans_labels", random=True,
+                description="mixed-type autoencoder (value embeddings) + k-means on its codes")
+register_method("deep-idec", labels=f"{_DEEP}:idec_labels", random=True,
+                description="IDEC (Guo et al. 2017) on the mixed-type autoencoder")
+register_method("deep-attention", labels=f"{_DEEP}:attention_labels", random=True,
+                description="column tokens + transformer encoder + attention pooling, IDEC loss")
+register_method("deep-attention-cde", labels=f"{_DEEP}:attention_labels", random=True,
+                params={"value_init": "cde"},
+                description="deep-attention with value embeddings started from CDE vectors")
+register_method("deep-idec-cde", labels=f"{_DEEP}:idec_labels", random=True,
+                params={"value_init": "cde"},
+                description="deep-idec with value embeddings started from CDE vectors")
+# UNTIE Table IV's deep baselines: fitted once (seed of the first run), k-means repeated
+register_method("vae-wd", embedding="catembed.deep.wide_deep:VAEWD",
+                description="VAE_WD: VAE on a wide-and-deep encoder (UNTIE Table IV)")
+register_method("bigan-wd", embedding="catembed.deep.wide_deep:BiGANWD",
+                description="BiGAN_WD: BiGAN on a wide-and-deep encoder (UNTIE Table IV)")

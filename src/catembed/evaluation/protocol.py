@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError
 from ..metrics import clustering_scores
 from .clustering import INITS, gaussian_spectral_labels, kmeans_labels, spectral_labels
@@ -225,8 +225,7 @@ def run_clustering(
     """
     check_option("init", init, INITS)
     check_option("refit", refit, ("auto", "once", "always"))
-    if not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise CatEmbedError(f"runs must be a positive integer; got {runs!r}.")
+    check_int("runs", runs)
     if clusterer is not None:
         check_option("clusterer", clusterer, tuple(CLUSTERERS))
     y = np.asarray(y, dtype=object)

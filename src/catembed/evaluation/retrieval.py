@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError
 
 __all__ = [
@@ -45,8 +45,7 @@ def _ks(k: Any, n: int) -> list[int]:
     if not ks:
         raise CatEmbedError("give at least one k for precision@k.")
     for v in ks:
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
-            raise CatEmbedError(f"k must be a positive integer; got {v!r}.")
+        check_int("k", v)
         if v > n - 1:
             raise CatEmbedError(
                 f"precision@{v} needs at least {v + 1} objects (a query and {v} others); "
@@ -225,8 +224,7 @@ def precision_at_k(
     -------
     float
     """
-    if not isinstance(k, numbers.Integral):
-        raise CatEmbedError(f"k must be a positive integer; got {k!r}.")
+    check_int("k", k)
     return float(
         retrieval_curve(X, labels, k, metric=metric, batch_size=batch_size, n_jobs=n_jobs,
                         ties=ties)

@@ -1,0 +1,242 @@
+"""The shared estimator of the deep mixed-type clusterers: parameters and their checks,
+``fit`` (encode the table, draw the restarts' seeds, train, keep the best restart) and the
+inference methods (``transform``, ``predict_proba``, ``predict``).
+
+The public classes (:class:`~catembed.deep.clustering.AutoencoderKMeans`,
+:class:`~catembed.deep.clustering.IDEC`, :class:`~catembed.deep.clustering.AttentionClusterer`)
+choose the encoder and the objective; the training loop is :mod:`catembed.deep._training`,
+the objectives :mod:`catembed.deep._objectives`, the networks :mod:`catembed.deep._nets`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import check_int, check_option, check_positive
+from .._validation import CatEmbedError
+from ..embed._autoencoder import _deterministic, _device, require_torch
+from ._batches import _Rows, forward_chunks
+from ._data import MixedEncoding, apply_encoding, chunks, fit_encode_compact, split_columns
+from ._objectives import final_objective, latent
+from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
+
+__all__ = ["_DeepClusterer", "check_hidden"]
+
+
+def check_hidden(hs: Any) -> None:
+    """``hidden_sizes``: a non-empty tuple (or list) of positive integers."""
+    if not isinstance(hs, (tuple, list)) or not hs or not all(
+        isinstance(h, (int, np.integer)) and h >= 1 for h in hs
+    ):
+        raise CatEmbedError(
+            f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
+        )
+
+
+class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Shared fit / predict / transform of the deep mixed-type clusterers."""
+
+    _encoder_kind = "mlp"
+    _objective = "kmeans"
+
+    def __init__(
+        self,
+        n_clusters: int = 8,
+        *,
+        n_components: int = 10,
+        embedding_dim: int = 8,
+        hidden_sizes: tuple[int, ...] = (64,),
+        value_init: Any = "random",
+        corruption: float = 0.2,
+        pretrain_steps: int = 1000,
+        cluster_steps: int = 1000,
+        update_interval: int = 100,
+        tol: float = 1e-3,
+        gamma: float = 0.1,
+        alpha: float = 1.0,
+        batch_size: int = 256,
+        learning_rate: float = 1e-3,
+        categorical_features: Any = "auto",
+        n_init: int = 1,
+        device: str = "cpu",
+        random_state: Any = None,
+        n_threads: int | None = 1,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.n_components = n_components
+        self.embedding_dim = embedding_dim
+        self.hidden_sizes = hidden_sizes
+        self.value_init = value_init
+        self.corruption = corruption
+        self.pretrain_steps = pretrain_steps
+        self.cluster_steps = cluster_steps
+        self.update_interval = update_interval
+        self.tol = tol
+        self.gamma = gamma
+        self.alpha = alpha
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.categorical_features = categorical_features
+        self.n_init = n_init
+        self.device = device
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    # ------------------------------------------------------------------ set-up
+    def _objective_name(self) -> str:
+        return self._objective
+
+    def _check_params(self) -> None:
+        check_int("n_clusters", self.n_clusters)
+        check_int("n_components", self.n_components)
+        check_int("embedding_dim", self.embedding_dim)
+        check_int("pretrain_steps", self.pretrain_steps, minimum=0)
+        check_int("cluster_steps", self.cluster_steps, minimum=0)
+        check_int("update_interval", self.update_interval)
+        check_int("batch_size", self.batch_size)
+        check_int("n_init", self.n_init)
+        check_positive("learning_rate", self.learning_rate)
+        check_positive("alpha", self.alpha)
+        check_positive("tol", self.tol)
+        if isinstance(self.corruption, bool) or not 0 <= self.corruption < 1:
+            raise CatEmbedError(f"corruption must lie in [0, 1); got {self.corruption!r}.")
+        if isinstance(self.gamma, bool) or not self.gamma >= 0:
+            raise CatEmbedError(f"gamma must be >= 0; got {self.gamma!r}.")
+        check_hidden(self.hidden_sizes)
+        if isinstance(self.value_init, str):
+            check_option("value_init", self.value_init, VALUE_INITS)
+        elif not hasattr(self.value_init, "fit_statistics"):
+            raise CatEmbedError(
+                "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
+                f"ValueEmbedder; got {self.value_init!r}."
+            )
+
+    def _build_encoder(self, enc: MixedEncoding) -> Any:
+        from ._nets import MLPEncoder
+
+        return MLPEncoder(enc.n_embeddings, len(enc.categorical), len(enc.numeric),
+                          int(self.embedding_dim), [int(h) for h in self.hidden_sizes],
+                          int(self.n_components))
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any = None) -> _DeepClusterer:
+        """Train the network on the rows of ``X`` and cluster them (``n_init`` restarts).
+
+        Parameters
+        ----------
+        X : DataFrame of shape (n_samples, n_features)
+            Mixed table: object / string / category / bool columns are categorical (or
+            those named by ``categorical_features``), the others numeric.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        torch = require_torch()
+        self._check_params()
+        objective = self._objective_name()
+        df, cat, num = split_columns(X, self.categorical_features)
+        n = len(df)
+        if n < self.n_clusters:
+            raise CatEmbedError(
+                f"n_clusters={self.n_clusters} is more than the {n} rows of the input; "
+                "lower n_clusters."
+            )
+        self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        enc, codes_np, nums_np = fit_encode_compact(df, cat, num)
+        self.encoding_ = enc
+        self.categorical_features_ = list(cat)
+        self.numeric_features_ = list(num)
+        del df
+        dev = _device(torch, self.device)
+        rng = check_random_state(self.random_state)
+        # one seed per restart, drawn up front (KMeans' convention): restart r depends only
+        # on seeds[r], so n_init=1 and the first restart of n_init=3 are the same fit
+        seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=int(self.n_init))]
+        init_rows = None
+        if not (isinstance(self.value_init, str) and self.value_init == "random"):
+            init_rows = initial_value_vectors(enc, self.value_init, int(self.embedding_dim),
+                                              random_state=seeds[0])
+        t_start = time.perf_counter()
+        data = _Rows(codes_np, nums_np, dev, torch)
+        best, self.init_objectives_, self.init_n_iter_ = fit_restarts(
+            self, seeds, enc, data, init_rows, objective, dev, torch)
+        self.best_init_ = best["index"]
+        self.objective_ = best["objective"]
+        self.n_iter_ = best["n_iter"]
+        self.delta_label_ = best["delta_label"]
+        self.pretrain_loss_ = best["pretrain_loss"]
+        self.cluster_loss_ = best["cluster_loss"]
+        self.loss_history_ = best["pretrain_loss"] + best["cluster_loss"]
+        self.model_ = best["model"].eval().cpu()
+        self._torch_device = dev
+        self.labels_ = best["labels"].astype(np.int32)
+        del best
+        self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
+        self.fit_seconds_ = time.perf_counter() - t_start
+        self._after_fit(_Rows(codes_np, nums_np, torch.device("cpu"), torch))
+        return self
+
+    def _fit_one(self, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
+                 objective: str, dev: Any, torch: Any) -> dict[str, Any]:
+        """One initialisation (:func:`catembed.deep._training.fit_one`)."""
+        return fit_one(self, seed, enc, data, init_rows, objective, dev, torch)
+
+    def _final_objective(self, model: Any, data: _Rows, torch: Any) -> tuple[float, np.ndarray]:
+        """The restart criterion and the most probable cluster of every row
+        (:func:`catembed.deep._objectives.final_objective`)."""
+        return final_objective(model, data, self.n_clusters, self.gamma, torch)
+
+    def _after_fit(self, data: _Rows) -> None:
+        pass
+
+    # ------------------------------------------------------------------ inference
+    def _input_chunks(self, X: Any) -> tuple[Any, Any]:
+        """Torch and the ``(codes, nums)`` tensors of ``X``, encoded one chunk at a time."""
+        check_is_fitted(self, "model_")
+        torch = require_torch()
+        df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
+            np.asarray(X, dtype=object), columns=list(self.feature_names_in_))
+        df = df.rename(columns=str)
+        apply_encoding(self.encoding_, df.iloc[:0])  # names a missing column before any work
+
+        def pairs() -> Any:
+            for part in chunks(df):
+                c, x = apply_encoding(self.encoding_, part)
+                yield torch.from_numpy(c), torch.from_numpy(x)
+
+        return torch, pairs()
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The latent vectors ``(n_samples, n_components)`` of the rows of ``X``."""
+        torch, pairs = self._input_chunks(X)
+        with _deterministic(torch, self.n_threads, False):
+            return latent(self.model_, pairs, torch)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Student-t soft assignment ``q_ij`` of every row to every cluster centre."""
+        torch, pairs = self._input_chunks(X)
+        with _deterministic(torch, self.n_threads, False):
+            parts = forward_chunks(
+                self.model_, pairs, torch,
+                lambda m, c, x: m.soft_assign(m.encoder(c, x)[0]).numpy())
+        return np.concatenate(list(parts)).astype(np.float64)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The cluster of every row: the most probable centre (for k-means: the nearest)."""
+        return self.predict_proba(X).argmax(axis=1)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """``latent0, latent1, ...``."""
+        check_is_fitted(self, "model_")
+        return np.asarray([f"latent{i}" for i in range(int(self.n_components))], dtype=object)

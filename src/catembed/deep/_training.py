@@ -1,0 +1,169 @@
+"""The training loop of the deep clusterers: value-embedding start, pretraining, the
+clustering phase and the ``n_init`` restarts.
+
+One restart (:func:`fit_one`): the network from the restart's seed, ``pretrain_steps`` Adam
+steps on the (denoising) reconstruction loss, k-means on the latent vectors
+(:func:`~catembed.deep._objectives.kmeans_centres`), then for IDEC ``cluster_steps`` joint
+steps with the target renewed every ``update_interval`` steps until fewer than ``tol`` of the
+rows change cluster, and the final objective. :func:`fit_restarts` runs the restarts one
+after the other and keeps the one with the lowest final objective. The estimator ``est``
+supplies the parameters, the network (``_build_encoder``) and the final objective
+(``_final_objective``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from .._params import check_option
+from ..embed._autoencoder import _deterministic
+from ._batches import _Batches, _Rows
+from ._data import MixedEncoding
+from ._objectives import assign, idec_loss, kmeans_centres
+
+__all__ = ["VALUE_INITS", "fit_one", "fit_restarts", "initial_value_vectors"]
+
+VALUE_INITS = ("random", "cde", "untie")
+
+
+def initial_value_vectors(enc: MixedEncoding, method: Any, dim: int,
+                          random_state: Any = None) -> np.ndarray:
+    """Value-embedding rows ``(enc.n_embeddings, dim)`` from CDE or UNTIE value vectors.
+
+    ``method`` is ``"cde"`` (:class:`catembed.CDE`), ``"untie"`` (:class:`catembed.UNTIE`)
+    or an unfitted :class:`catembed.ValueEmbedder`; it is fitted on the categorical
+    statistics ``enc.stats`` (the same value order as the embedding rows). The value table is
+    reduced by PCA to ``dim`` columns (zero-padded when narrower) and scaled to unit standard
+    deviation, the scale of ``torch.nn.Embedding``'s default initialisation; the unseen-value
+    row of every column is zero.
+    """
+    from sklearn.decomposition import PCA
+
+    from ..embed import CDE, UNTIE
+
+    if enc.stats is None:
+        return np.zeros((0, dim))
+    if isinstance(method, str):
+        check_option("value_init", method, VALUE_INITS)
+        est = CDE(random_state=random_state) if method == "cde" else UNTIE()
+    else:
+        est = method
+    est.fit_statistics(enc.stats)
+    table = np.asarray(est.value_embedding_, dtype=np.float64)
+    table = table - table.mean(axis=0)
+    if table.shape[1] > dim:
+        n_comp = min(dim, table.shape[0])
+        table = PCA(n_comp, random_state=0).fit_transform(table)
+    if table.shape[1] < dim:
+        table = np.hstack([table, np.zeros((table.shape[0], dim - table.shape[1]))])
+    sd = table.std()
+    table = table / sd if sd > 0 else table
+    rows = np.zeros((enc.n_embeddings, dim))
+    start = 0
+    for off, size in zip(enc.offsets, enc.sizes, strict=True):
+        rows[off:off + size] = table[start:start + size]
+        start += size
+    return rows
+
+
+def fit_restarts(est: Any, seeds: list[int], enc: MixedEncoding, data: _Rows,
+                 init_rows: Any, objective: str, dev: Any, torch: Any
+                 ) -> tuple[dict[str, Any], list[float], list[int]]:
+    """Run one restart per seed (``est._fit_one``) and keep the lowest final objective
+    (ties keep the earlier restart; a non-finite objective is never kept over a finite
+    one). Returns the kept run, and the objective and joint steps of every restart."""
+    best: dict[str, Any] | None = None
+    objectives: list[float] = []
+    n_iters: list[int] = []
+    with _deterministic(torch, est.n_threads, dev.type == "cuda"), \
+            torch.random.fork_rng(devices=[]):
+        for r, seed in enumerate(seeds):
+            run = est._fit_one(seed, enc, data, init_rows, objective, dev, torch)
+            objectives.append(run["objective"])
+            n_iters.append(run["n_iter"])
+            value = run["objective"] if np.isfinite(run["objective"]) else np.inf
+            if best is None or value < best["value"]:  # ties keep the earlier restart
+                best = {**run, "value": value, "index": r}  # frees the previous best
+            del run
+    assert best is not None
+    return best, objectives, n_iters
+
+
+def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
+            objective: str, dev: Any, torch: Any) -> dict[str, Any]:
+    """One initialisation: pretraining, k-means, (IDEC) joint training, then the final
+    objective (``est._final_objective``); the random streams come from ``seed`` only."""
+    from ._nets import ClusteringModel, MixedDecoder
+
+    n = data.n
+    rng = np.random.RandomState(seed)
+    torch.manual_seed(seed)
+    history: list[float] = []
+    encoder = est._build_encoder(enc)
+    if init_rows is not None and len(init_rows):
+        with torch.no_grad():
+            encoder.values.weight.copy_(torch.as_tensor(init_rows, dtype=torch.float32))
+    decoder = MixedDecoder(int(est.n_components),
+                           [int(h) for h in reversed(est.hidden_sizes)],
+                           len(enc.numeric), list(enc.sizes))
+    model = ClusteringModel(encoder, decoder,
+                            torch.as_tensor(enc.offsets, dtype=torch.int64),
+                            torch.as_tensor(enc.sizes, dtype=torch.int64),
+                            int(est.n_clusters), int(est.n_components),
+                            float(est.alpha)).to(dev)
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    corruption = float(est.corruption)
+    batches = _Batches(n, min(int(est.batch_size), n), rng)
+    opt = torch.optim.Adam(model.parameters(), lr=float(est.learning_rate))
+
+    # 1) pretraining: reconstruction only
+    model.train()
+    for _ in range(int(est.pretrain_steps)):
+        _, loss = model.recon_loss(*data.take(batches.next()), corruption, gen)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        history.append(float(loss.detach()))
+
+    # 2) k-means on the latent vectors of (at most KMEANS_SAMPLE) rows
+    labels = kmeans_centres(model, data, est.n_clusters, rng, torch)
+    n_iter = 0
+    delta_label: list[float] = []
+    cluster_hist: list[float] = []
+    # 3) IDEC: joint reconstruction + KL(P || Q)
+    if objective == "idec" and int(est.cluster_steps) > 0:
+        opt = torch.optim.Adam(model.parameters(), lr=float(est.learning_rate))
+        frozen = colsum = None
+        for step in range(int(est.cluster_steps)):
+            if step % int(est.update_interval) == 0:
+                # the target P of DEC Eq. 3, fixed until the next update: the column
+                # sums f_j of q over all rows (one streaming pass) and a frozen copy
+                # of the network give p for any batch, so no n x k array is kept
+                new, colsum = assign(model, data, est.n_clusters, torch)
+                if labels is None:
+                    labels = new
+                delta = float(np.mean(new != labels))
+                labels = new
+                delta_label.append(delta)
+                if step > 0 and delta < float(est.tol):
+                    break
+                frozen = copy.deepcopy(model).eval()
+            model.train()
+            codes_b, nums_b = data.take(batches.next())
+            loss = idec_loss(model, frozen, colsum, codes_b, nums_b, corruption, gen,
+                             est.gamma, torch)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            cluster_hist.append(float(loss.detach()))
+            n_iter = step + 1
+        del frozen
+        labels = None  # the final assignment comes with the objective's first pass
+    model.eval()
+    value, final = est._final_objective(model, data, torch)
+    return {"model": model, "labels": final if labels is None else labels,
+            "objective": value, "n_iter": n_iter, "delta_label": delta_label,
+            "pretrain_loss": history, "cluster_loss": cluster_hist}

@@ -1,0 +1,126 @@
+"""``catembed bench``: run a paper table (``--table``) or a paper study (``--study``) and
+write the results (Markdown table, JSON, figures).
+
+The parser is built in :mod:`catembed.evaluation.cli`; the top level imports no NumPy,
+pandas or scikit-learn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .cli_evaluate import evaluation_tasks
+from .inputs import _error, data_roots, split_list
+
+__all__ = ["TABLES_DIR", "cmd_bench", "table_ids"]
+
+TABLES_DIR = Path(__file__).with_name("tables")
+
+
+def _bench_data_dir(data_dir: str | None) -> str | None:
+    """The folder :func:`~catembed.evaluation.bench.run_table` searches.
+
+    ``--data-dir``; else ``None`` when ``$CATEMBED_DATA`` is set (``run_table`` reads it,
+    then the bundled sets); else ``$CATEMBED_SHARED/datasets`` when it exists.
+    """
+    if data_dir or os.environ.get("CATEMBED_DATA"):
+        return data_dir
+    shared = os.environ.get("CATEMBED_SHARED")
+    if shared and (Path(shared) / "datasets").is_dir():
+        return str(Path(shared) / "datasets")
+    return None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.list:
+        from .studies import STUDIES
+
+        print("tables: " + ", ".join(table_ids()))
+        print("studies:")
+        for name, st in STUDIES.items():
+            print(f"  {name:<20} {st.title}")
+        return 0
+    if args.data_dir and not Path(args.data_dir).is_dir():
+        raise _error(f"--data-dir {args.data_dir} is not a directory.")
+    if args.study:
+        return _cmd_study(args)
+    if not args.table:
+        raise _error("give --table ID (a paper table) or --study NAME (a paper study); "
+                     "--list shows both.")
+    from .bench import _stderr, format_markdown, run_table
+
+    if args.runs is not None and args.runs < 1:
+        raise _error(f"--runs must be at least 1; got {args.runs}.")
+    if args.output:
+        out = Path(args.output)
+        if out.parent and not out.parent.exists():
+            raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
+    evaluation_tasks()
+    data_dir = _bench_data_dir(args.data_dir)
+    result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
+                       init=args.init, datasets=split_list(args.datasets) or None,
+                       columns=split_list(args.columns) or None, n_jobs=args.jobs,
+                       refit=args.refit,
+                       log=None if args.quiet or args.json else _stderr)
+    text = format_markdown(result)
+    missing = [r.label for r in result.rows if r.status == "missing"]
+    if missing:
+        searched = [Path(data_dir)] if data_dir else [
+            p for p in data_roots(None) if "CATEMBED_SHARED" not in os.environ
+            or p != Path(os.environ["CATEMBED_SHARED"]) / "datasets"]
+        note = (f"missing data set(s) {', '.join(missing)}: searched "
+                f"{', '.join(str(p) for p in searched)}; give --data-dir DIR or set "
+                "CATEMBED_DATA=DIR.")
+        print(f"catembed: note: {note}", file=sys.stderr)
+        text += f"\nSearched: {', '.join(str(p) for p in searched)}.\n"
+    if args.output:
+        _write_text(Path(args.output), text)
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
+        sys.stdout.write("\n")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write through a temporary file renamed on success."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from .studies import run_study
+
+    out = Path(args.output or f"study-{args.study}")
+    result = run_study(args.study, out, data_dir=_bench_data_dir(args.data_dir),
+                       seed=args.seed, runs=args.runs, fmt=args.format,
+                       quiet=args.quiet or args.json, datasets=split_list(args.datasets) or None)
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
+        sys.stdout.write("\n")
+    else:
+        print(result.summary())
+    return 0
+
+
+def _json_default(x: Any) -> Any:
+    import numpy as np
+
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    if isinstance(x, Path):
+        return str(x)
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def table_ids() -> list[str]:
+    return sorted(p.stem for p in TABLES_DIR.glob("*.json"))

@@ -1,0 +1,95 @@
+"""``catembed evaluate``: run the evaluation protocol (clustering, classification or
+retrieval) of several methods on one table and print the scores (a table or ``--json``).
+
+The parser is built in :mod:`catembed.evaluation.cli`; the top level imports no NumPy,
+pandas or scikit-learn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .inputs import _error, load_input, split_list
+
+__all__ = ["cmd_evaluate", "evaluation_tasks"]
+
+
+def evaluation_tasks() -> dict[str, Any]:
+    """The evaluation tasks, with the classify and retrieve plug-ins registered."""
+    from . import classify, retrieval  # noqa: F401  (they register their tasks)
+    from .protocol import TASKS
+
+    return TASKS
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .methods import get_method
+
+    tasks = evaluation_tasks()
+    methods = split_list(args.methods)
+    if not methods:
+        raise _error("--methods is empty: name at least one method, e.g. --methods cde.")
+    for m in methods:
+        get_method(m)  # unknown names are a user error, before any work
+    if args.runs < 1:
+        raise _error(f"--runs must be at least 1; got {args.runs}.")
+    if args.task == "classify":  # the classify task's own options (issue 4)
+        from functools import partial
+
+        tasks = {**tasks, "classify": partial(
+            tasks["classify"], classifier=args.classifier, test_size=args.test_size,
+            n_repeats=args.repeats)}
+    data = load_input(args.data, args.target, args.preset, split_list(args.drop), args.data_dir,
+                      numeric=args.numeric, n_bins=args.n_bins)
+    d = data.describe()
+    if not args.json:
+        print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
+    results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
+                               runs=args.runs, seed=args.seed, clusterer=args.clusterer,
+                               init=args.init, n_jobs=args.jobs,
+                               **({"refit": args.refit} if args.refit else {}))
+    failed = [r for r in results if r.status != "ok"]
+    if args.json:
+        out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
+               "n_rows": d["n_rows"], "n_features": d["n_features"],
+               "n_values": d["n_values"], "n_classes": d["n_classes"], "runs": args.runs,
+               "seed": args.seed, "init": args.init, "task": args.task,
+               "results": [r.summary() for r in results]}
+        json.dump(out, sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        if args.task == "classify":
+            from .classify import format_results
+
+            print(format_results(results))
+        elif args.task == "retrieve":
+            from .retrieval import text_table
+
+            print(text_table(results))
+        else:
+            print(_text_table(results))
+    for r in failed:
+        print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
+    if failed and len(failed) == len(results):
+        return 1
+    return 0
+
+
+def _text_table(results: list[Any]) -> str:
+    import math
+
+    head = f"{'method':<12} {'clusterer':<9} {'F-score':>15} {'NMI':>15} {'ACC':>15} " \
+           f"{'ARI':>15} {'fit s':>8}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        if r.status != "ok":
+            lines.append(f"{r.label:<12} {r.clusterer:<9} {r.status}")
+            continue
+        cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("f_score", "nmi", "acc", "ari")]
+        fit = float(r.fit_seconds)
+        lines.append(f"{r.label:<12} {r.clusterer:<9} " + " ".join(f"{c:>15}" for c in cells)
+                     + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}")
+    return "\n".join(lines)

@@ -1,0 +1,186 @@
+"""Reading the table to evaluate: a file, a data-set folder or a data-set name, prepared
+by a preset into features and labels.
+
+Shared by the ``evaluate`` command (:mod:`catembed.evaluation.cli`), the studies and
+``catembed report``. The rule for columns is the one of ``catembed embed``: every column
+of a plain CSV/Parquet file is categorical (read as text, so categories coded 1, 2, 3 stay
+categories) unless ``numeric`` says what to do with the columns that hold numbers; a
+data-set folder's ``meta.json`` types its columns.
+
+Data sets named by name are looked up in ``data_dir``, then ``$CATEMBED_DATA``, then
+``$CATEMBED_SHARED/datasets``, then the copies bundled with the package; every "not found"
+names the folders searched. The top level imports no NumPy, pandas or scikit-learn (the
+command line imports this module to build its parser).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..datasets import split_list
+
+__all__ = ["BUNDLED_DIR", "data_roots", "load_features", "load_input", "split_list"]
+
+BUNDLED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "data"
+
+
+def data_roots(data_dir: str | os.PathLike | None = None) -> list[Path]:
+    """The folders a data set named by name is searched in, in order.
+
+    ``data_dir`` alone when given; else ``$CATEMBED_DATA``, then
+    ``$CATEMBED_SHARED/datasets`` (the project's shared-data layout), then the bundled copies.
+    """
+    if data_dir:
+        return [Path(data_dir)]
+    roots: list[Path] = []
+    if os.environ.get("CATEMBED_DATA"):
+        roots.append(Path(os.environ["CATEMBED_DATA"]))
+    if os.environ.get("CATEMBED_SHARED"):
+        roots.append(Path(os.environ["CATEMBED_SHARED"]) / "datasets")
+    roots.append(BUNDLED_DIR)
+    return roots
+
+
+def _error(message: str) -> Exception:
+    from .._validation import CatEmbedError
+
+    return CatEmbedError(message)
+
+
+def _find(text: str, data_dir: str | None) -> str:
+    """A path as given, else the folder named ``text`` in the first root that has it."""
+    if Path(text).exists():
+        return text
+    roots = data_roots(data_dir)
+    for root in roots:
+        if (root / text / "data.csv").exists():
+            return str(root / text)
+    raise _error(
+        f"no file or data set {text!r}: searched {', '.join(str(r) for r in roots)}. "
+        "Give a path, --data-dir DIR, or set CATEMBED_DATA=DIR."
+    )
+
+
+_NO_TARGET = "__catembed_no_target__"
+
+
+def load_features(text: str, target: str | None, preset: str | None,
+                  drop: list[str] | None = None, data_dir: str | None = None,
+                  numeric: str | None = None, use_meta_target: bool = True
+                  ) -> tuple[str, Any, Any]:
+    """``(name, features, labels)`` of a table, as :func:`load_input` prepares it; the
+    labels are None when no target is given (nor, with ``use_meta_target``, named by a
+    folder's ``meta.json``)."""
+    data = load_input(text, target, preset, drop, data_dir, numeric=numeric,
+                      require_target=False, use_meta_target=use_meta_target)
+    if data.target == _NO_TARGET:
+        return data.name, data.features, None
+    return data.name, data.features, data.labels.to_numpy()
+
+
+def load_input(text: str, target: str | None, preset: str | None,
+               drop: list[str] | None = None, data_dir: str | None = None,
+               numeric: str | None = None, n_bins: int = 5, *,
+               require_target: bool = True, use_meta_target: bool = True) -> Any:
+    """The table to evaluate (a :class:`~catembed.datasets.Dataset`), prepared by ``preset``.
+
+    ``text`` is a CSV/Parquet file, a data-set folder or a data-set name (searched in
+    :func:`data_roots`). A folder's ``meta.json`` gives the column kinds and the target. A
+    plain file needs ``--target``; all its columns are categorical (read as text) unless
+    ``numeric`` is given: ``"drop"`` leaves out the columns whose values all parse as
+    numbers, ``"discretize"`` cuts them into ``n_bins`` quantile bins used as categories.
+    Default preset: ``complete``.
+    """
+    from .. import io
+    from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
+
+    spec = resolve_input(_find(text, data_dir))
+    if spec.meta:
+        data = load_dataset(spec.path.parent)
+        if not use_meta_target and data.target and not target:
+            data.meta = {**data.meta, "target": None, "columns": {
+                **data.column_kinds, data.target: "id"}}
+        if numeric == "discretize":
+            data.frame = _discretize(data.frame, data.feature_columns, data.column_kinds,
+                                     n_bins)
+            data.meta = {**data.meta, "columns": {
+                c: "categorical" if k == "numeric" else k for c, k in data.column_kinds.items()
+            }}
+    else:
+        if not target and require_target:
+            raise _error(f"{spec.path.name} has no meta.json: name the class column "
+                         "with --target COL.")
+        columns = io.read_columns(spec.path)
+        found = [c for c in io.numeric_columns(spec.path) if c != target] if numeric else []
+        text_cols = [c for c in columns if c not in found]
+        frame = io.read_table(spec.path, text_columns=text_cols)
+        kinds = {c: "target" if c == target else "categorical" for c in columns}
+        if numeric == "drop":
+            kinds.update({c: "id" for c in found})
+        elif numeric == "discretize":
+            frame = _discretize(frame, found, {c: "numeric" for c in found}, n_bins)
+        data = Dataset(spec.name, frame, {"name": spec.name, "target": target,
+                                          "columns": kinds}, spec.path)
+    if target:
+        if target not in data.frame.columns:
+            raise _error(
+                f"--target {target!r} is not a column of {spec.name}; columns: "
+                f"{', '.join(map(str, data.frame.columns[:20]))}."
+            )
+        kinds = dict(data.column_kinds)
+        old = data.target
+        if old and old != target and old in kinds:
+            kinds[old] = "id"  # the file's own target is not a feature
+        kinds[target] = "target"
+        data.meta = {**data.meta, "target": target, "columns": kinds}
+    if not data.target:
+        if require_target:
+            raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
+        data.frame = data.frame.assign(**{_NO_TARGET: "all"})
+        data.meta = {**data.meta, "target": _NO_TARGET,
+                     "columns": {**data.column_kinds, _NO_TARGET: "target"}}
+    if drop:
+        missing = [c for c in drop if c not in data.frame.columns]
+        if missing:
+            raise _error(f"--drop names column(s) not in {spec.name}: {', '.join(missing)}.")
+        kinds = dict(data.column_kinds)
+        for c in drop:
+            kinds[c] = "id"
+        data.meta = {**data.meta, "columns": kinds}
+    name = preset or "complete"
+    try:
+        return apply_preset(data, name)
+    except Exception as exc:
+        if "leaves no attribute" not in str(exc):
+            raise
+        numeric_cols = [c for c, k in data.column_kinds.items() if k == "numeric"]
+        hint = (" --numeric drop left out every column holding numbers: leave out --numeric "
+                "to read them as categories, or use --numeric discretize." if numeric == "drop"
+                else f" Its numeric column(s) ({', '.join(numeric_cols[:8])}) are left out by "
+                f"preset {name!r}: use --numeric discretize to bin them, or --preset raw to "
+                "read every column as categories." if numeric_cols else
+                " Use --preset raw to keep constant columns and every row, or --drop fewer "
+                "columns.")
+        raise _error(f"{exc}{hint}") from None
+
+
+def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
+    """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
+    import numpy as np
+
+    from ..base import bin_labels
+
+    frame = frame.copy()
+    qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+    for c in columns:
+        if kinds.get(c) != "numeric":
+            continue
+        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        finite = x[np.isfinite(x)]
+        edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
+        frame[c] = bin_labels(x, edges)
+    return frame
+
+
