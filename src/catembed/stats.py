@@ -248,7 +248,17 @@ def encode(
     Unknown values (not in ``categories``) get code -1; the caller applies its
     ``handle_unknown`` policy.
     """
-    df = as_frame(X, columns=feature_names)
+    return encode_frame(as_frame(X, columns=feature_names), feature_names, categories,
+                        handle_missing)
+
+
+def encode_frame(
+    df: pd.DataFrame,
+    feature_names: Sequence[str],
+    categories: Sequence[np.ndarray],
+    handle_missing: str = "category",
+) -> np.ndarray:
+    """:func:`encode` of a table already checked by :func:`~catembed._validation.as_frame`."""
     missing = [c for c in feature_names if c not in df.columns]
     if missing:
         raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
@@ -367,18 +377,8 @@ class ValueStatistics:
             before the co-occurrence counts are allocated (a cost check may raise there).
         """
         check_option("handle_missing", handle_missing, ("category", "error"))
-        df = as_frame(X)
-        names = list(df.columns) if columns is None else [str(c) for c in columns]
-        codes = np.empty((len(df), len(names)), dtype=np.int32)
-        cats = []
-        for j, name in enumerate(names):
-            if name not in df.columns:
-                raise CatEmbedError(f"column {name!r} is not in the input.")
-            codes[:, j], c = factorize(df[name], handle_missing)
-            cats.append(c)
-        if before_count is not None:
-            before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
-        return cls.from_codes(codes, cats, names, dense_limit=dense_limit)
+        return count_table(as_frame(X), columns=columns, handle_missing=handle_missing,
+                           dense_limit=dense_limit, before_count=before_count)
 
     @classmethod
     def from_codes(
@@ -711,6 +711,50 @@ def _position(union: np.ndarray, cats: np.ndarray) -> np.ndarray:
     return pos.astype(np.int64)
 
 
+def count_table(
+    df: pd.DataFrame,
+    *,
+    columns: Sequence[str] | None = None,
+    handle_missing: str = "category",
+    dense_limit: int = DENSE_LIMIT,
+    before_count: Callable[[np.ndarray, int], None] | None = None,
+) -> ValueStatistics:
+    """:meth:`ValueStatistics.from_frame` of a table already checked by
+    :func:`~catembed._validation.as_frame`: factorise the columns, then count."""
+    names = list(df.columns) if columns is None else [str(c) for c in columns]
+    codes = np.empty((len(df), len(names)), dtype=np.int32)
+    cats = []
+    for j, name in enumerate(names):
+        if name not in df.columns:
+            raise CatEmbedError(f"column {name!r} is not in the input.")
+        codes[:, j], c = factorize(df[name], handle_missing)
+        cats.append(c)
+    if before_count is not None:
+        before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
+    return ValueStatistics.from_codes(codes, cats, names, dense_limit=dense_limit)
+
+
+def count_chunks(
+    frames: Iterable[pd.DataFrame],
+    *,
+    columns: Sequence[str] | None = None,
+    handle_missing: str = "category",
+    dense_limit: int = DENSE_LIMIT,
+    progress: Any = None,
+) -> ValueStatistics:
+    """Count checked chunks of one table one by one and merge them exactly."""
+    total: ValueStatistics | None = None
+    for frame in frames:
+        part = count_table(frame, columns=columns, handle_missing=handle_missing,
+                           dense_limit=dense_limit)
+        total = part if total is None else total.merge(part, dense_limit=dense_limit)
+        if progress is not None:
+            progress(part.n_rows)
+    if total is None:
+        raise CatEmbedError("the input has no rows.")
+    return total
+
+
 def compute_statistics(
     data: Any,
     *,
@@ -753,17 +797,14 @@ def compute_statistics(
         if progress is not None:
             progress(stats.n_rows)
         return stats
-    total: ValueStatistics | None = None
-    for chunk in data:
-        part = ValueStatistics.from_frame(
-            chunk, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit
-        )
-        total = part if total is None else total.merge(part, dense_limit=dense_limit)
-        if progress is not None:
-            progress(part.n_rows)
-    if total is None:
-        raise CatEmbedError("the input has no rows.")
-    return total
+    def checked(chunks: Iterable[Any]) -> Iterable[pd.DataFrame]:
+        for chunk in chunks:
+            check_option("handle_missing", handle_missing, ("category", "error"))
+            yield as_frame(chunk)
+
+    return count_chunks(checked(data), columns=columns,
+                        handle_missing=handle_missing, dense_limit=dense_limit,
+                        progress=progress)
 
 
 def _is_dask_collection(data: Any) -> bool:
