@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._encoding import encode, encode_frame
 from ._pooling import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
-from .stats import encode, encode_frame
 
 __all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
 

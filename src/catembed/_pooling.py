@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from ._counting import DENSE_LIMIT
+from ._encoding import INFREQUENT
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
-from .stats import DENSE_LIMIT, INFREQUENT, ValueStatistics
+from ._value_statistics import ValueStatistics
 
 __all__ = [
     "check_cost_before_counting",

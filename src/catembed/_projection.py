@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._validation import CatEmbedWarning, user_stacklevel
-from .stats import ValueStatistics
+from ._value_statistics import ValueStatistics
 
 __all__ = ["fit_output_projection", "object_pca"]
 
