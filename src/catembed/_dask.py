@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ._numeric import apply_numeric, numeric_summary
 from .stats import compute_statistics
 
-__all__ = ["fit_dask", "is_dask_collection", "transform_dask"]
+__all__ = ["DaskAwareTransformer", "fit_dask", "is_dask_collection", "transform_dask"]
 
 
 def is_dask_collection(X: Any) -> bool:
@@ -63,3 +65,49 @@ def transform_dask(est: Any, ddf: Any) -> Any:
 def _transform_partition(part: pd.DataFrame, est: Any, names: list[str]) -> pd.DataFrame:
     z = est._transform_array(part)
     return pd.DataFrame(z, columns=names, index=part.index, copy=False)
+
+
+class _ArrayTransformer(TransformerMixin, BaseEstimator):
+    """A transformer whose ``transform`` is the array embedding (``_transform_array``):
+    scikit-learn wraps it in its ``set_output`` container, as it wraps the ``transform``
+    every class defines."""
+
+    def transform(self, X: Any) -> np.ndarray:
+        return self._transform_array(X)
+
+
+class DaskAwareTransformer(_ArrayTransformer, auto_wrap_output_keys=None):
+    """``transform`` and ``fit_transform`` that return a lazy Dask DataFrame for a Dask
+    input and scikit-learn's ``set_output`` container for any other.
+
+    The class opts out of scikit-learn's automatic wrapping (``auto_wrap_output_keys=None``)
+    so that a Dask result passes unchanged; every other input goes through the wrapped
+    ``transform`` of :class:`_ArrayTransformer`. Subclasses get ``set_output`` back (their
+    ``auto_wrap_output_keys`` is the default) without their inherited ``transform`` being
+    wrapped twice.
+    """
+
+    def transform(self, X: Any) -> Any:
+        """Embed each row: look up its values' vectors.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            A Dask DataFrame gives a lazy Dask DataFrame (named as with
+            ``set_output(transform="pandas")``), computed partition by partition.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out)
+            Or a DataFrame with ``set_output(transform="pandas")``.
+        """
+        if is_dask_collection(X):
+            check_is_fitted(self, "_tables")
+            return transform_dask(self, X)
+        return super().transform(X)  # scikit-learn's set_output container
+
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """``fit(X).transform(X)``; a Dask DataFrame gives a lazy Dask DataFrame."""
+        if is_dask_collection(X):
+            return self.fit(X, y, **fit_params).transform(X)
+        return super().fit_transform(X, y, **fit_params)

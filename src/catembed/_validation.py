@@ -123,6 +123,20 @@ def validate_fit_input(X: Any) -> pd.DataFrame:
     return df
 
 
+def validate_training_table(X: Any, *, sample: bool = False
+                            ) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """A training table as a frame and its feature names (``None`` unless ``X`` is a
+    DataFrame with string labels). ``sample``: ``X`` is a sample of the table (its first
+    chunk, or a Dask frame's ``_meta``), which may have no rows."""
+    if sample:
+        df = as_frame(X)
+        has_names = all(isinstance(c, str) for c in X.columns)
+    else:
+        df = validate_fit_input(X)
+        has_names = has_string_names(X)
+    return df, np.asarray(df.columns, dtype=object) if has_names else None
+
+
 def validate_transform_input(
     X: Any, *, fitted_names: np.ndarray | None, n_features_in: int, owner: str
 ) -> pd.DataFrame:

@@ -13,27 +13,32 @@ rows. Dask inputs run the same steps as reductions (:mod:`catembed._dask`).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._dask import fit_dask, is_dask_collection, transform_dask
+from ._chunks import fit_chunks
+from ._dask import DaskAwareTransformer, fit_dask, is_dask_collection
 from ._lookup import LookupPlan, check_unknown, encode_values, lookup_tables
+from ._names import embedding_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
     NumericState,
     apply_numeric,
     fit_numeric,
     numeric_block,
     numeric_from_summaries,
-    numeric_summaries_of_chunks,
     select_columns,
 )
-from ._params import check_int, check_option, check_param_types, check_pooling
+from ._params import (
+    check_int,
+    check_option,
+    check_output_dtype,
+    check_param_types,
+    check_pooling,
+)
 from ._pooling import check_cost_before_counting, check_fit_cost, prune_statistics
 from ._projection import fit_output_projection
 from ._threads import small_problem_threads
@@ -43,26 +48,16 @@ from ._validation import (
     NUMERIC_POLICIES,
     CatEmbedError,
     ValidatedTable,
-    as_frame,
     categorical_input_tags,
-    has_string_names,
-    validate_fit_input,
+    validate_training_table,
     validate_transform_input,
 )
-from .stats import ValueStatistics, count_chunks, count_table
+from .stats import ValueStatistics, count_table
 
 __all__ = ["ValueEmbedder"]
 
 
-class _ArrayTransformer(TransformerMixin, BaseEstimator):
-    """A transformer whose ``transform`` is the array embedding: scikit-learn wraps it in
-    its ``set_output`` container (it wraps the ``transform`` a class defines)."""
-
-    def transform(self, X: Any) -> np.ndarray:
-        return self._transform_array(X)
-
-
-class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
+class ValueEmbedder(DaskAwareTransformer):
     """Base class: statistics in, one value table per attribute out, lookup at transform.
 
     Subclasses implement :meth:`_fit_values` and declare ``_combine`` (``"concat"``: the
@@ -91,10 +86,8 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
         half the memory and disk; about 7 significant digits), float64 for the papers'
         concatenation (which the reproduction tables compare digit for digit).
 
-    ``transform`` of a Dask DataFrame returns a lazy Dask DataFrame, outside scikit-learn's
-    ``set_output`` container: the class opts out of its automatic wrapping
-    (``auto_wrap_output_keys=None``) and calls the wrapped array transform of
-    :class:`_ArrayTransformer` for every other input.
+    ``transform`` of a Dask DataFrame returns a lazy Dask DataFrame
+    (:class:`catembed._dask.DaskAwareTransformer`).
 
     The transform gathers value vectors with a fused lookup (:class:`catembed._lookup.
     LookupPlan`) into a preallocated block of that dtype.
@@ -171,24 +164,7 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
         self
         """
         self._check_params()
-        chunks = iter(make_chunks())
-        try:
-            first = next(chunks)
-        except StopIteration:
-            raise CatEmbedError("the input has no rows.") from None
-        table = self._start_fit(first, sample=True)
-        frames = itertools.chain([table.frame], (as_frame(c) for c in chunks))
-        summaries: list[Any] = []
-        if table.numeric:
-            summaries = numeric_summaries_of_chunks(frames, table.numeric,
-                                                    self._numeric_policy())
-            frames = (as_frame(c) for c in make_chunks())  # second pass
-        self._set_numeric_from_summaries(summaries)
-        bins = self.numeric_bins_
-        stats = count_chunks((apply_numeric(f, bins)[table.categorical] for f in frames),
-                             columns=table.categorical, handle_missing=self.handle_missing)
-        self._fit_statistics(stats)
-        return self
+        return fit_chunks(self, make_chunks)
 
     def fit_statistics(
         self, stats: ValueStatistics, *, feature_names_in: Sequence[str] | None = None
@@ -232,15 +208,10 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
 
     def _record_input(self, X: Any, *, sample: bool = False) -> pd.DataFrame:
         """Validate a training table (or a sample of one) and record its input names."""
-        if sample:
-            df = as_frame(X)
-            has_names = all(isinstance(c, str) for c in X.columns)
-        else:
-            df = validate_fit_input(X)
-            has_names = has_string_names(X)
+        df, names = validate_training_table(X, sample=sample)
         self.n_features_in_ = df.shape[1]
-        if has_names:
-            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        if names is not None:
+            self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return df
@@ -316,19 +287,8 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
 
     def _output_dtype(self) -> np.dtype:
         """The output dtype: ``dtype``, or float32 in compact mode and float64 otherwise."""
-        dtype = getattr(self, "dtype", None)
-        if dtype is None:
-            k = getattr(self, "n_components", None)
-            return np.dtype(self._compact_dtype if k is not None else np.float64)
-        try:
-            resolved = np.dtype(dtype)
-        except TypeError:
-            resolved = None
-        if resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
-            raise CatEmbedError(
-                f"dtype must be None, numpy.float32 or numpy.float64; got {dtype!r}."
-            )
-        return resolved
+        return check_output_dtype(getattr(self, "dtype", None),
+                                  getattr(self, "n_components", None), self._compact_dtype)
 
     def _numeric_policy(self) -> str:
         return getattr(self, "numeric", "drop")
@@ -358,16 +318,13 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
             )
         return proj[2]
 
-    def _lookup_tables(self) -> tuple[list[np.ndarray], str]:
-        """Per-attribute tables with an unknown-value row last, and how they combine."""
-        return lookup_tables(self._tables, self._combine, getattr(self, "_projection", None))
-
     def _get_plan(self) -> LookupPlan:
         """The fused lookup of the fitted tables, built in ``fit`` (or once after loading)."""
         dtype = self._output_dtype()
         plan = getattr(self, "_plan_cache", None)
         if plan is None or plan.dtype != dtype:
-            tables, combine = self._lookup_tables()
+            tables, combine = lookup_tables(self._tables, self._combine,
+                                            getattr(self, "_projection", None))
             new = LookupPlan(tables, combine, dtype)
             if plan is None:  # not after set_params(dtype=...): transform keeps __dict__
                 self._plan_cache = new
@@ -375,31 +332,6 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
         return plan
 
     # ------------------------------------------------------------------ transform
-    def transform(self, X: Any) -> Any:
-        """Embed each row: look up its values' vectors.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            A Dask DataFrame gives a lazy Dask DataFrame (named as with
-            ``set_output(transform="pandas")``), computed partition by partition.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features_out)
-            Or a DataFrame with ``set_output(transform="pandas")``.
-        """
-        if is_dask_collection(X):
-            check_is_fitted(self, "_tables")
-            return transform_dask(self, X)
-        return super().transform(X)  # scikit-learn's set_output container
-
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """``fit(X).transform(X)``; a Dask DataFrame gives a lazy Dask DataFrame."""
-        if is_dask_collection(X):
-            return self.fit(X, y, **fit_params).transform(X)
-        return super().fit_transform(X, y, **fit_params)
-
     def _transform_array(self, X: Any) -> np.ndarray:
         """The embedding of a table as an array: validate once, encode the values, look
         their vectors up, append the numeric block."""
@@ -487,13 +419,8 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
 
     def _embedding_names(self) -> list[str]:
         """Names of the embedding columns (before any passed-through numeric column)."""
-        if self._combine == "sum":
-            width = self._tables[0].shape[1] if self._tables else 0
-            return [f"{self._feature_prefix}{k}" for k in range(width)]
-        names = []
-        for f, t in zip(self.feature_names_, self._tables, strict=True):
-            names.extend(f"{f}__{self._feature_prefix}{k}" for k in range(t.shape[1]))
-        return names
+        return embedding_names(self._tables, self._combine, self._feature_prefix,
+                               self.feature_names_)
 
     @property
     def value_embedding_(self) -> pd.DataFrame:
@@ -503,15 +430,7 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
         components; otherwise each attribute's block is padded with zeros to a common width.
         """
         check_is_fitted(self, "_tables")
-        width = max(t.shape[1] for t in self._tables)
-        rows = [
-            np.hstack([t, np.zeros((t.shape[0], width - t.shape[1]))]) for t in self._tables
-        ]
-        index = self.stats_.value_index()
-        return pd.DataFrame(
-            np.vstack(rows), index=index,
-            columns=[f"{self._feature_prefix}{k}" for k in range(width)],
-        )
+        return value_table_frame(self._tables, self.stats_.value_index(), self._feature_prefix)
 
     @property
     def value_coordinates_(self) -> pd.DataFrame:
@@ -525,16 +444,8 @@ class ValueEmbedder(_ArrayTransformer, auto_wrap_output_keys=None):
         embedding is the sum of its values' rows. Used by :func:`catembed.plot.values`.
         """
         check_is_fitted(self, "_tables")
-        names = self._embedding_names()
-        if self._combine == "sum":
-            data = np.vstack(self._tables)
-        else:
-            data = np.zeros((sum(t.shape[0] for t in self._tables), len(names)))
-            r = c = 0
-            for t in self._tables:
-                data[r : r + t.shape[0], c : c + t.shape[1]] = t
-                r, c = r + t.shape[0], c + t.shape[1]
-        return pd.DataFrame(data, index=self.stats_.value_index(), columns=names)
+        return value_coordinates_frame(self._tables, self._combine, self._embedding_names(),
+                                       self.stats_.value_index())
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: Any) -> None:
