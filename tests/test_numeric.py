@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from catembed import CDE, CatEmbedError, CatEmbedWarning, IDFEmbedder, OneHotEmbedder
-from catembed.base import ValueEmbedder, bin_labels
+from catembed._numeric import bin_labels
+from catembed.base import ValueEmbedder
 
 
 @pytest.fixture

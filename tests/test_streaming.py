@@ -18,7 +18,7 @@ from catembed import (
     transform_file,
 )
 from catembed._lookup import LookupPlan
-from catembed.base import quantiles_from_counts
+from catembed._numeric import quantiles_from_counts
 from catembed.cli import main
 from catembed.stats import encode_column
 

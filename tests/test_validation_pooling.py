@@ -145,7 +145,7 @@ def test_cost_guard_refuses_on_time_before_counting(monkeypatch):
         raise AssertionError("counted before the cost check")
 
     # the check runs between the factorisation and the co-occurrence counting
-    monkeypatch.setattr("catembed.stats._count_codes", no_counting)
+    monkeypatch.setattr("catembed._value_statistics.count_codes", no_counting)
     with pytest.raises(CatEmbedError, match=r"CDE on 291 distinct values in 3 columns would "
                                             r"take about .* hours .*CATEMBED_MAX_SECONDS"):
         catembed.CDE().fit(X)

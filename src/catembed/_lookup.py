@@ -15,11 +15,18 @@ caller puts there (the ``n_components`` projection stores minus its centring the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["LookupPlan"]
+from ._encoding import encode, encode_frame
+from ._pooling import pooled_encoding
+from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
+
+__all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
 
 _BLOCK_BYTES = 1 << 20  # output bytes written per block of rows (cache-sized)
 
@@ -133,3 +140,80 @@ class LookupPlan:
                 np.take(joint, key[s:e], axis=0, out=t)
                 out[s:e] += t
         return out
+
+
+def lookup_tables(
+    tables: Sequence[np.ndarray], combine: str,
+    projection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> tuple[list[np.ndarray], str]:
+    """Per-attribute tables with an unknown-value row last, and how they combine.
+
+    Without a projection: the value tables with a zero row. With the ``n_components``
+    projection ``(components, mean, variance)``: each table projected onto the components
+    (its block of them when vectors are concatenated), summed over attributes, the
+    projected mean subtracted once per row (from the first attribute's table).
+    """
+    if projection is None:
+        return [np.vstack([t, np.zeros((1, t.shape[1]))]) for t in tables], combine
+    components, mean, _ = projection
+    out = []
+    start = 0
+    for j, t in enumerate(tables):
+        if combine == "sum":
+            block = t @ components
+        else:
+            block = t @ components[start : start + t.shape[1]]
+            start += t.shape[1]
+        block = np.vstack([block, np.zeros((1, block.shape[1]))])
+        if j == 0:  # centring: subtract the projected mean once per row
+            block = block - mean @ components
+        out.append(block)
+    return out, "sum"
+
+
+def encode_values(
+    X: Any, feature_names: Sequence[str], categories: list[np.ndarray],
+    infrequent: list[np.ndarray | None] | None, handle_missing: str, *, checked: bool = False,
+) -> np.ndarray:
+    """Codes of the columns ``feature_names`` of ``X`` in ``categories`` (``-1``: not seen
+    in fit); pooled rare values get the code of the infrequent value. ``checked``: ``X`` is
+    a frame already validated by the public call."""
+    cats, remap = pooled_encoding(categories, infrequent)
+    names = list(feature_names)
+    if checked:
+        codes = encode_frame(X, names, cats, handle_missing)
+    else:
+        codes = encode(X, names, cats, handle_missing)
+    for j, r in remap.items():  # pooled values -> the infrequent value's code
+        codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
+    return codes
+
+
+def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray,
+                  handle_unknown: str) -> None:
+    """Apply ``handle_unknown`` to the values not seen in fit (code -1): raise, warn or
+    let them embed as the zero vector."""
+    unknown = codes < 0
+    if not unknown.any():
+        return
+    bad = np.flatnonzero(unknown.any(axis=0))
+    names = feature_names
+    detail = "; ".join(
+        f"{names[j]!s}: {_first_unknown(df, names[j], codes[:, j])!r}" for j in bad[:5]
+    )
+    msg = (
+        f"{int(unknown.sum())} value(s) not seen during fit in column(s) "
+        f"{', '.join(map(str, names[bad]))} (e.g. {detail})"
+    )
+    if handle_unknown == "error":
+        raise CatEmbedError(
+            msg + "; use handle_unknown='ignore' to embed them as the zero vector."
+        )
+    if handle_unknown == "warn":
+        warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
+                      stacklevel=user_stacklevel())
+
+
+def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:
+    i = int(np.flatnonzero(codes < 0)[0])
+    return df[column].iloc[i]

@@ -18,6 +18,7 @@ from ._errors import CatEmbedError
 __all__ = [
     "check_int",
     "check_option",
+    "check_output_dtype",
     "check_param_types",
     "check_pooling",
     "check_positive",
@@ -118,3 +119,19 @@ def check_pooling(min_frequency: Any, max_categories: Any) -> None:
         raise CatEmbedError(
             f"max_categories must be None or an integer >= 1; got {max_categories!r}."
         )
+
+
+def check_output_dtype(dtype: Any, n_components: Any, compact: Any) -> np.dtype:
+    """The output dtype an embedder's ``dtype`` parameter means: itself (float32 or float64),
+    or for ``None`` the ``compact`` dtype when ``n_components`` is set and float64 otherwise."""
+    if dtype is None:
+        return np.dtype(compact if n_components is not None else np.float64)
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError:
+        resolved = None
+    if resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise CatEmbedError(
+            f"dtype must be None, numpy.float32 or numpy.float64; got {dtype!r}."
+        )
+    return resolved

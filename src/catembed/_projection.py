@@ -8,13 +8,33 @@ another arithmetic order (see there).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from .stats import ValueStatistics
+from ._validation import CatEmbedWarning, user_stacklevel
+from ._value_statistics import ValueStatistics
 
-__all__ = ["object_pca", "object_pca_dense", "psd_factor"]
+__all__ = ["fit_output_projection", "object_pca", "object_pca_dense", "psd_factor"]
+
+
+def fit_output_projection(
+    stats: ValueStatistics, tables: Sequence[np.ndarray], n_components: int, combine: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``n_components`` projection of an embedder: ``(components, mean, variance)`` of
+    :func:`object_pca`, with a warning when ``n_components`` exceeds the rank (the last
+    output columns are then 0)."""
+    k = int(n_components)
+    components, mean, variance, rank = object_pca(stats, tables, k, combine=combine)
+    if rank < k:
+        warnings.warn(
+            f"n_components={n_components} exceeds the number of components with non-zero "
+            f"variance ({rank}); the last {k - rank} output column(s) are 0.",
+            CatEmbedWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return components, mean, variance
 
 
 def object_pca(

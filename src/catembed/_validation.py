@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 __all__ = [
     "CatEmbedError",
     "CatEmbedWarning",
+    "ValidatedTable",
     "as_frame",
     "missing_mask",
     "select_categorical",
@@ -83,6 +85,116 @@ def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     if any(not isinstance(c, str) for c in df.columns):
         df = df.set_axis(cols, axis=1)
     return df
+
+
+@dataclass
+class ValidatedTable:
+    """An input table checked once by a public call and handed down to every step.
+
+    ``frame`` has unique string column names (:func:`as_frame`); ``categorical`` are the
+    columns whose values are counted and encoded, ``numeric`` the numeric columns of the
+    ``numeric`` policy (both filled when the estimator chooses its columns).
+    """
+
+    frame: pd.DataFrame
+    categorical: list[str] = field(default_factory=list)
+    numeric: list[str] = field(default_factory=list)
+
+
+def has_string_names(X: Any) -> bool:
+    """``X`` is a DataFrame whose column labels are all strings (scikit-learn's feature
+    names)."""
+    return isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns)
+
+
+def validate_fit_input(X: Any) -> pd.DataFrame:
+    """The training table as a frame: at least one row and one column."""
+    df = as_frame(X)
+    if df.shape[0] == 0:
+        raise CatEmbedError(
+            f"Found array with 0 sample(s) (shape={df.shape}) while a minimum of 2 "
+            "is required."
+        )
+    if df.shape[1] == 0:
+        raise CatEmbedError(
+            f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 "
+            "is required."
+        )
+    return df
+
+
+def validate_training_table(X: Any, *, sample: bool = False
+                            ) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """A training table as a frame and its feature names (``None`` unless ``X`` is a
+    DataFrame with string labels). ``sample``: ``X`` is a sample of the table (its first
+    chunk, or a Dask frame's ``_meta``), which may have no rows."""
+    if sample:
+        df = as_frame(X)
+        has_names = all(isinstance(c, str) for c in X.columns)
+    else:
+        df = validate_fit_input(X)
+        has_names = has_string_names(X)
+    return df, np.asarray(df.columns, dtype=object) if has_names else None
+
+
+def validate_transform_input(
+    X: Any, *, fitted_names: np.ndarray | None, n_features_in: int, owner: str
+) -> pd.DataFrame:
+    """A table to transform with an estimator fitted on ``n_features_in`` columns named
+    ``fitted_names`` (``None``: fitted without names), with scikit-learn's checks and
+    warnings; the result has the fitted column names."""
+    has_names = has_string_names(X)
+    if has_names and fitted_names is None:
+        warnings.warn(
+            f"X has feature names, but {owner} was fitted without feature names",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if not has_names and fitted_names is not None and isinstance(X, pd.DataFrame) is False:
+        if not _is_ours(fitted_names):
+            warnings.warn(
+                f"X does not have valid feature names, but {owner} was "
+                "fitted with feature names",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+    if has_names and fitted_names is not None:
+        cols = list(X.columns)
+        if cols != list(fitted_names):
+            missing = [c for c in fitted_names if c not in cols]
+            if missing or len(cols) != len(fitted_names):
+                extra = [c for c in cols if c not in set(fitted_names)]
+                raise CatEmbedError(
+                    "The feature names should match those that were passed during fit.\n"
+                    + (f"Feature names unseen at fit time: {extra[:10]}\n" if extra else "")
+                    + (f"Feature names seen at fit time, yet now missing: {missing[:10]}\n"
+                       if missing else "")
+                )
+            raise CatEmbedError(
+                "The feature names should match those that were passed during fit.\n"
+                "Feature names must be in the same order as they were in fit.\n"
+            )
+    names = list(fitted_names) if fitted_names is not None else None
+    df = as_frame(X, columns=names)
+    if df.shape[1] != n_features_in:
+        raise CatEmbedError(
+            f"X has {df.shape[1]} features, but {owner} is expecting "
+            f"{n_features_in} features as input."
+        )
+    if not has_names:
+        if fitted_names is not None:
+            names = list(fitted_names)
+        elif isinstance(X, pd.DataFrame):  # non-string labels, e.g. 0, 1, 2: as in fit
+            names = [str(c) for c in X.columns]
+        else:
+            names = [f"x{i}" for i in range(df.shape[1])]
+        df = df.set_axis(names, axis=1)
+    return df
+
+
+def _is_ours(names: np.ndarray) -> bool:
+    """Names we gave a NumPy input ourselves (x0, x1, ...) need no warning."""
+    return all(str(n) == f"x{i}" for i, n in enumerate(names))
 
 
 def missing_mask(col: pd.Series) -> np.ndarray:
@@ -210,6 +322,34 @@ def _hashable(v: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning that points at the caller's code.
+
+    Counts the frames from the one calling :func:`warnings.warn` out to the first frame
+    outside catembed and scikit-learn (whose ``set_output`` and pipelines wrap the public
+    calls), so that a warning names the user's line however deep the library raised it.
+    """
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        import sklearn
+
+        skl = os.path.dirname(os.path.abspath(sklearn.__file__))
+    except ImportError:  # pragma: no cover - sklearn is a dependency
+        skl = here
+    frame = sys._getframe(1)  # the function that warns
+    level = 1
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not (path.startswith(here) or path.startswith(skl)):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 1
 
 
 def warn(message: str) -> None:

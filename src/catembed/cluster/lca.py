@@ -257,7 +257,7 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
     columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
     ``numeric="discretize"`` does.
     """
-    from ..base import bin_labels
+    from .._numeric import bin_labels
 
     df = as_frame(X)
     num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._encoding import _position
 from .._validation import CatEmbedError
-from ..stats import ValueStatistics, _position, compute_statistics, encode, factorize
+from ..stats import ValueStatistics, compute_statistics, encode, factorize
 
 #: rows read, encoded or passed through a network at a time
 CHUNK = 8192

@@ -46,6 +46,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_pooling
+from .._pooling import pool_rare_values, pooled_encoding
 from .._validation import (
     CatEmbedError,
     CatEmbedWarning,
@@ -53,7 +54,7 @@ from .._validation import (
     categorical_input_tags,
     select_categorical,
 )
-from ..base import ValueEmbedder, pool_rare_values, pooled_encoding
+from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]

@@ -170,7 +170,7 @@ def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: i
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
     import numpy as np
 
-    from ..base import bin_labels
+    from .._numeric import bin_labels
 
     frame = frame.copy()
     qs = np.linspace(0, 1, n_bins + 1)[1:-1]

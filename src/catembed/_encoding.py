@@ -1,0 +1,278 @@
+"""Value encoding: a column's values as integer codes, the same for every storage.
+
+:func:`factorize` gives a column its sorted distinct values (numbers before strings, ``nan``
+last when missing values count as a value) and each row's code; :func:`encode_column` codes a
+column against known values (a number read as ``1``, ``1.0`` or ``"1"`` is one value;
+unknown values get -1). :func:`union_categories` and :func:`_position` match the values of two
+tables, as merging their statistics needs. :data:`INFREQUENT` stands for an attribute's pooled
+rare values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import CatEmbedError, as_frame, missing_mask, sort_values, unhashable_error
+
+__all__ = [
+    "INFREQUENT",
+    "encode",
+    "encode_column",
+    "encode_frame",
+    "factorize",
+    "promote_numbers",
+    "union_categories",
+]
+
+
+class _Infrequent:
+    """The value that stands for an attribute's pooled rare values (one object, any column)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "infrequent"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str:
+        return "INFREQUENT"  # unpickles as the module's one instance
+
+
+#: the value standing for pooled infrequent values (``min_frequency``/``max_categories``)
+INFREQUENT = _Infrequent()
+
+
+def _is_missing_value(v: Any) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndarray, np.ndarray]:
+    """Codes and sorted categories of one column.
+
+    Returns ``(codes, categories)``: ``codes`` is ``int32`` with values in
+    ``0..len(categories)-1``; ``categories`` an object array of the distinct non-missing
+    values in sorted order, followed by ``nan`` when the column has missing values and
+    ``handle_missing="category"``.
+    """
+    miss = missing_mask(col)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        raw_codes = col.cat.codes.to_numpy().astype(np.int64)
+        used = np.unique(raw_codes[(raw_codes >= 0) & ~miss])
+        uniques = np.asarray(col.cat.categories[used], dtype=object)
+        remap = np.full(len(col.cat.categories) + 1, -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        codes = remap[raw_codes]
+    else:
+        try:
+            codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:
+            raise unhashable_error(col.name, col) from None
+        uniques = np.asarray(uniques, dtype=object)
+        codes = np.asarray(codes, dtype=np.int64)
+        if miss.any():
+            # the empty string is missing too: it may have been given a code.
+            keep = np.array([not (isinstance(u, str) and u == "") for u in uniques], dtype=bool)
+            if not keep.all():
+                remap = np.full(len(uniques) + 1, -1, dtype=np.int64)
+                remap[np.flatnonzero(keep)] = np.arange(keep.sum())
+                codes = remap[codes]
+                uniques = uniques[keep]
+    uniques = promote_numbers(uniques, _number_kinds(col, uniques))
+    cats = sort_values(uniques)
+    if len(cats):
+        rank = np.empty(len(uniques), dtype=np.int64)
+        rank[pd.Index(uniques).get_indexer(pd.Index(cats))] = np.arange(len(cats))
+        rank = np.append(rank, -1)  # so that code -1 stays -1
+        codes = rank[codes]
+    if miss.any():
+        if handle_missing == "error":
+            raise CatEmbedError(
+                f"column {col.name!r} has {int(miss.sum())} missing values (NaN, None or "
+                "empty); use handle_missing='category' to treat missing as a value of its own."
+            )
+        codes[miss] = len(cats)
+        cats = np.append(cats, np.array([np.nan], dtype=object))
+    return codes.astype(np.int32), cats
+
+
+_KIND_OF_TYPE = {bool: 0, np.bool_: 0, int: 1, float: 2}
+
+
+def _kind(t: type) -> int | None:
+    """0 for booleans, 1 for integers, 2 for floats, None for anything else."""
+    k = _KIND_OF_TYPE.get(t)
+    if k is None:
+        if issubclass(t, (bool, np.bool_)):
+            return 0
+        if issubclass(t, (int, np.integer)):
+            return 1
+        if issubclass(t, (float, np.floating)):
+            return 2
+    return k
+
+
+def _number_kinds(col: pd.Series, uniques: np.ndarray) -> set[int]:
+    """The kinds of number (bool, int, float) among a column's values.
+
+    Read from the elements, not the distinct values: Python (and pandas) count ``True``,
+    ``1`` and ``1.0`` as one value, so the distinct values alone hide which kinds occurred.
+    """
+    kinds = {k for k in map(_kind, set(map(type, uniques.tolist()))) if k is not None}
+    if not kinds or col.dtype != object:
+        return kinds
+    return {k for k in map(_kind, set(map(type, col.to_numpy(dtype=object).tolist())))
+            if k is not None}
+
+
+def promote_numbers(values: np.ndarray, kinds: set[int]) -> np.ndarray:
+    """Numbers promoted to the widest kind present: bool < int < float (as NumPy does).
+
+    The equality rule for categories: two values are one category when they are equal as
+    Python values (``1 == 1.0 == True``, so pandas counts them as one value), and such a
+    category is stored as the widest kind of number the column holds anywhere (a column
+    holding ``True``, ``1`` and ``2.5`` stores ``1.0``; one holding only ``True`` and
+    ``False`` stores booleans). Text is never equal to a number (``"1"`` is its own
+    value). The stored categories therefore do not depend on row or chunk order.
+    """
+    if not kinds:
+        return values
+    conv = (bool, int, float)[max(kinds)]
+    out = np.empty(len(values), dtype=object)
+    out[:] = [conv(v) if _kind(type(v)) is not None else v for v in values.tolist()]
+    if conv is float and len(set(out.tolist())) < len(set(values.tolist())):
+        return values  # integers beyond 2**53 would collide as floats: keep them as they are
+    return out
+
+
+def encode_column(
+    col: pd.Series, categories: np.ndarray, handle_missing: str = "category"
+) -> np.ndarray:
+    """Codes of ``col`` in the fitted ``categories``: -1 for a value not among them.
+
+    A missing entry gets the code of the missing category when the fit saw missing values
+    (``handle_missing="category"``); otherwise it is an unknown value (code -1), or an error
+    when ``handle_missing="error"``.
+
+    The column is factorised once (a category column's own codes; Arrow dictionary encoding
+    for pyarrow-backed strings, through :func:`pandas.factorize`; a hash table otherwise) and
+    only its dictionary of distinct values is matched against ``categories``, with the same
+    equality rule as the fit (numbers read back as another type, 1 vs 1.0 vs "1", still
+    match): the per-row work is one integer gather.
+    """
+    has_nan = len(categories) > 0 and _is_missing_value(categories[-1])
+    known = categories[:-1] if has_nan else categories
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        raw = col.cat.codes.to_numpy()
+        dictionary = np.asarray(col.cat.categories, dtype=object)
+    else:
+        try:
+            raw, uniques = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:
+            raise unhashable_error(col.name, col.to_numpy(dtype=object)) from None
+        dictionary = np.asarray(uniques, dtype=object)
+    index = pd.Index(known, dtype=object)
+    dmap = np.asarray(index.get_indexer(dictionary), dtype=np.int64)
+    if (dmap < 0).any():
+        # numeric values read back as another type (1 vs 1.0 vs "1") still match.
+        dmap = _match_loosely(dictionary, known, dmap)
+    miss_dict = np.fromiter(
+        (isinstance(v, str) and v == "" or _is_missing_value(v) for v in dictionary),
+        dtype=bool, count=len(dictionary),
+    )
+    missing_code = len(categories) - 1 if has_nan else -1
+    dmap[miss_dict] = missing_code
+    table = np.append(dmap, missing_code).astype(np.int32)  # raw code -1 (NA) -> last entry
+    if handle_missing == "error" and (miss_dict.any() or (raw < 0).any()):
+        n_miss = int(np.sum((raw < 0) | miss_dict[np.maximum(raw, 0)]))
+        raise CatEmbedError(
+            f"column {col.name!r} has {n_miss} missing values (NaN, None or "
+            "empty) and handle_missing='error'."
+        )
+    return table[raw]
+
+
+def _match_loosely(values: np.ndarray, known: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    lookup = {}
+    for i, k in enumerate(known):
+        lookup.setdefault(_loose_key(k), i)
+    out = codes.copy()
+    for i in np.flatnonzero(codes < 0):
+        out[i] = lookup.get(_loose_key(values[i]), -1)
+    return out
+
+
+def _loose_key(v: Any) -> Any:
+    if isinstance(v, (bool, np.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        f = float(v)
+        return ("n", f)
+    return ("s", str(v))
+
+
+def encode(
+    X: Any,
+    feature_names: Sequence[str],
+    categories: Sequence[np.ndarray],
+    handle_missing: str = "category",
+) -> np.ndarray:
+    """Encode the columns ``feature_names`` of ``X`` as an ``n x m`` ``int32`` code matrix.
+
+    Unknown values (not in ``categories``) get code -1; the caller applies its
+    ``handle_unknown`` policy.
+    """
+    return encode_frame(as_frame(X, columns=feature_names), feature_names, categories,
+                        handle_missing)
+
+
+def encode_frame(
+    df: pd.DataFrame,
+    feature_names: Sequence[str],
+    categories: Sequence[np.ndarray],
+    handle_missing: str = "category",
+) -> np.ndarray:
+    """:func:`encode` of a table already checked by :func:`~catembed._validation.as_frame`."""
+    missing = [c for c in feature_names if c not in df.columns]
+    if missing:
+        raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
+    codes = np.empty((len(df), len(feature_names)), dtype=np.int32, order="F")  # by column
+    for j, (name, cats) in enumerate(zip(feature_names, categories, strict=True)):
+        codes[:, j] = encode_column(df[name], cats, handle_missing)
+    return codes
+
+
+def union_categories(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The values of two attributes' categories together, sorted as one table's would be
+    (``nan`` last when either counts missing values)."""
+    a_nan = len(a) > 0 and _is_missing_value(a[-1])
+    b_nan = len(b) > 0 and _is_missing_value(b[-1])
+    ka = a[:-1] if a_nan else a
+    kb = b[:-1] if b_nan else b
+    both = np.concatenate([ka, kb]).astype(object)
+    both = promote_numbers(
+        both, {k for k in map(_kind, set(map(type, both.tolist()))) if k is not None})
+    union = pd.unique(both)
+    union = sort_values(np.asarray(union, dtype=object))
+    if a_nan or b_nan:
+        union = np.append(union, np.array([np.nan], dtype=object))
+    return union
+
+
+def _position(union: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """Index in ``union`` of each of the categories ``cats``."""
+    u_nan = len(union) > 0 and _is_missing_value(union[-1])
+    c_nan = len(cats) > 0 and _is_missing_value(cats[-1])
+    known_u = union[:-1] if u_nan else union
+    known_c = cats[:-1] if c_nan else cats
+    pos = pd.Index(known_u, dtype=object).get_indexer(pd.Index(known_c, dtype=object))
+    if c_nan:
+        pos = np.append(pos, len(union) - 1)
+    return pos.astype(np.int64)

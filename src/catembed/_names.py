@@ -1,0 +1,54 @@
+"""The fitted embedding as named output: column names, and the value tables as frames.
+
+An embedder's output columns are named ``{column}__{prefix}{k}`` per attribute and component
+when value vectors are concatenated, ``{prefix}{k}`` when they are summed (and for the
+``n_components`` projection), followed by any passed-through numeric column.
+:func:`value_table_frame` and :func:`value_coordinates_frame` give the learned value tables
+one row per ``(column, value)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["embedding_names", "value_coordinates_frame", "value_table_frame"]
+
+
+def embedding_names(tables: Sequence[np.ndarray], combine: str, prefix: str,
+                    feature_names: Sequence[str]) -> list[str]:
+    """Names of the embedding columns (before any passed-through numeric column)."""
+    if combine == "sum":
+        width = tables[0].shape[1] if tables else 0
+        return [f"{prefix}{k}" for k in range(width)]
+    names = []
+    for f, t in zip(feature_names, tables, strict=True):
+        names.extend(f"{f}__{prefix}{k}" for k in range(t.shape[1]))
+    return names
+
+
+def value_table_frame(tables: Sequence[np.ndarray], index: pd.MultiIndex,
+                      prefix: str) -> pd.DataFrame:
+    """The value tables stacked, each attribute's block padded with zeros to one width."""
+    width = max(t.shape[1] for t in tables)
+    rows = [np.hstack([t, np.zeros((t.shape[0], width - t.shape[1]))]) for t in tables]
+    return pd.DataFrame(
+        np.vstack(rows), index=index, columns=[f"{prefix}{k}" for k in range(width)],
+    )
+
+
+def value_coordinates_frame(tables: Sequence[np.ndarray], combine: str, names: list[str],
+                            index: pd.MultiIndex) -> pd.DataFrame:
+    """Each value's contribution to an object vector: its attribute's block with zeros
+    elsewhere (concatenation), or its row of the value table (sum)."""
+    if combine == "sum":
+        data = np.vstack(tables)
+    else:
+        data = np.zeros((sum(t.shape[0] for t in tables), len(names)))
+        r = c = 0
+        for t in tables:
+            data[r : r + t.shape[0], c : c + t.shape[1]] = t
+            r, c = r + t.shape[0], c + t.shape[1]
+    return pd.DataFrame(data, index=index, columns=names)

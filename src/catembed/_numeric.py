@@ -1,0 +1,241 @@
+"""Numeric columns: the ``numeric`` policy of every embedder (drop, discretize, passthrough).
+
+A categorical embedder sees numbers in one of three ways (``docs/design.md``, "Numeric
+columns"): ``"drop"`` them with a warning, ``"discretize"`` them into quantile bins whose
+labels are then counted as categories, or ``"passthrough"``: standardise them and append them
+to the embedding (the *numeric block*). The fitted parameters (bin edges, means, scales) are
+learned from the whole column in memory or from exact mergeable summaries of its chunks or
+partitions (:func:`numeric_summary`, :func:`quantiles_from_counts`), so a streamed or Dask fit
+equals the in-memory fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import CatEmbedError, CatEmbedWarning, select_categorical, user_stacklevel
+
+__all__ = [
+    "NumericState",
+    "apply_numeric",
+    "bin_labels",
+    "fit_numeric",
+    "numeric_block",
+    "numeric_from_summaries",
+    "numeric_summaries_of_chunks",
+    "numeric_summary",
+    "quantiles_from_counts",
+    "select_columns",
+]
+
+
+@dataclass
+class NumericState:
+    """The fitted numeric policy: bin edges per column (``"discretize"``), or the means and
+    scales of the numeric columns (``"passthrough"``; ``None`` otherwise)."""
+
+    bins: dict[str, np.ndarray] = field(default_factory=dict)
+    mean: np.ndarray | None = None
+    scale: np.ndarray | None = None
+
+
+def is_numeric(col: pd.Series) -> bool:
+    """A numeric (not boolean) column."""
+    return pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+
+
+def as_float(col: pd.Series) -> np.ndarray:
+    """The column as float64, anything not a number becoming NaN."""
+    return pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def select_columns(df: pd.DataFrame, categorical_features: Any, policy: str,
+                   owner: str) -> tuple[list[str], list[str]]:
+    """``(columns to count, numeric columns)`` of ``df`` under the numeric ``policy``.
+
+    Columns that are neither categorical nor kept as numbers are dropped with a warning
+    naming ``owner`` (the estimator). With ``"discretize"`` the numeric columns are counted
+    too (as bin labels), in input order.
+    """
+    cat_cols, other = select_categorical(df, categorical_features)
+    if (policy == "discretize" and not other and isinstance(categorical_features, str)
+            and categorical_features == "auto"
+            and all(is_numeric(df[c]) for c in cat_cols)):
+        # an all-numeric table: "auto" would read the numbers as categories; the user
+        # asked for them to be binned
+        cat_cols, other = [], cat_cols
+    numeric = [c for c in other if is_numeric(df[c])] if policy != "drop" else []
+    dropped = [c for c in other if c not in numeric]
+    if dropped:
+        hint = (
+            " Cast them to str or category, or list them in categorical_features, to embed "
+            "them as categories"
+            + (", or set numeric='discretize' or 'passthrough' for numeric columns."
+               if policy == "drop" else ".")
+        )
+        warnings.warn(
+            f"{owner} embeds categorical columns only; dropping "
+            f"{len(dropped)} non-categorical column(s): {', '.join(map(str, dropped[:10]))}"
+            f"{' ...' if len(dropped) > 10 else ''}." + hint,
+            CatEmbedWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if policy == "discretize":
+        cat_cols = [c for c in df.columns if c in set(cat_cols) | set(numeric)]
+    if not cat_cols:
+        raise CatEmbedError("the input has no categorical columns to embed.")
+    return cat_cols, numeric
+
+
+def _bin_quantiles(n_bins: int) -> np.ndarray:
+    return np.linspace(0, 1, n_bins + 1)[1:-1]
+
+
+def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
+                n_bins: int) -> NumericState:
+    """The numeric policy's parameters from the whole columns in memory."""
+    state = NumericState()
+    if policy == "discretize":
+        qs = _bin_quantiles(n_bins)
+        for c in numeric:
+            x = as_float(df[c])
+            finite = x[np.isfinite(x)]
+            edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
+            state.bins[str(c)] = edges
+    elif policy == "passthrough" and len(numeric):
+        x = np.column_stack([as_float(df[c]) for c in numeric])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            mean = np.nanmean(x, axis=0)
+            scale = np.nanstd(x, axis=0)
+        state.mean = np.nan_to_num(mean)
+        state.scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    return state
+
+
+def numeric_summary(col: pd.Series, policy: str) -> pd.Series:
+    """A mergeable summary of one chunk of a numeric column: its value counts
+    (``"discretize"``) or its count, sum and sum of squares (``"passthrough"``)."""
+    x = as_float(col)
+    if policy == "discretize":
+        return pd.Series(x[np.isfinite(x)]).value_counts(sort=False).astype(np.float64)
+    x = x[~np.isnan(x)]
+    return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
+
+
+def numeric_summaries_of_chunks(frames: Iterable[pd.DataFrame], numeric: Sequence[str],
+                                policy: str) -> list[pd.Series]:
+    """Per numeric column, the summaries of every chunk concatenated (value counts merged
+    as they come, so memory stays proportional to the distinct values)."""
+    parts: list[list[Any]] = [[] for _ in numeric]
+    for frame in frames:
+        for i, c in enumerate(numeric):
+            parts[i].append(numeric_summary(frame[c], policy))
+            if policy == "discretize" and len(parts[i]) > 1:  # keep memory bounded
+                parts[i] = [pd.concat(parts[i]).groupby(level=0).sum()]
+    return [pd.concat(p) for p in parts]
+
+
+def numeric_from_summaries(numeric: Sequence[str], policy: str, n_bins: int,
+                           summaries: Sequence[Any]) -> NumericState:
+    """The numeric policy's parameters from per-column mergeable summaries.
+
+    ``summaries[i]`` is the concatenation over chunks of :func:`numeric_summary` of
+    ``numeric[i]``: value counts (``"discretize"``: exact quantiles, equal to
+    ``numpy.quantile`` of the whole column) or count, sum and sum of squares
+    (``"passthrough"``).
+    """
+    state = NumericState()
+    if not numeric or policy == "drop":
+        return state
+    if policy == "discretize":
+        qs = _bin_quantiles(n_bins)
+        for c, vc in zip(numeric, summaries, strict=True):
+            vc = vc.groupby(level=0).sum()
+            state.bins[c] = np.unique(quantiles_from_counts(vc, qs))
+        return state
+    mean, scale = [], []
+    for part in summaries:
+        k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
+        mu = s1 / k if k else 0.0
+        var = max(s2 / k - mu * mu, 0.0) if k else 0.0
+        mean.append(mu)
+        scale.append(np.sqrt(var) if var > 0 else 1.0)
+    state.mean = np.asarray(mean)
+    state.scale = np.asarray(scale)
+    return state
+
+
+def apply_numeric(df: pd.DataFrame, bins: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Replace numeric columns by their bin labels (``numeric="discretize"``)."""
+    if not bins:
+        return df
+    df = df.copy()
+    for c, edges in bins.items():
+        df[c] = bin_labels(as_float(df[c]), edges)
+    return df
+
+
+def numeric_block(df: pd.DataFrame, features: Sequence[str], mean: np.ndarray,
+                  scale: np.ndarray) -> np.ndarray:
+    """Standardised numeric columns (``numeric="passthrough"``); NaN becomes 0."""
+    x = np.column_stack([as_float(df[c]) for c in features])
+    z = (x - mean) / scale
+    return np.where(np.isnan(z), 0.0, z)
+
+
+def quantiles_from_counts(value_counts: pd.Series, qs: np.ndarray) -> np.ndarray:
+    """``numpy.quantile(x, qs)`` (linear method) from the value counts of ``x``.
+
+    Value counts add up over chunks and partitions, so the quantiles of a streamed or
+    partitioned column are exact, in memory proportional to its number of distinct values.
+    The interpolation follows NumPy's formula, so the result equals ``np.quantile`` on the
+    whole column.
+    """
+    if value_counts.empty:
+        return np.array([])
+    vc = value_counts.sort_index()
+    values = vc.index.to_numpy(dtype=np.float64)
+    cum = np.cumsum(vc.to_numpy(dtype=np.int64))
+    n = int(cum[-1])
+    qs = np.asarray(qs, dtype=np.float64)
+    virtual = n * qs + (1 + qs * (1 - 1 - 1)) - 1  # NumPy's linear (alpha = beta = 1)
+    lo = np.floor(virtual)
+    gamma = virtual - lo
+    lo_i = np.clip(lo.astype(np.int64), 0, n - 1)
+    hi_i = np.clip(lo_i + 1, 0, n - 1)
+    a = values[np.searchsorted(cum, lo_i, side="right")]
+    b = values[np.searchsorted(cum, hi_i, side="right")]
+    diff = b - a
+    out = a + diff * gamma
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), out)
+
+
+def bin_labels(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Quantile-bin labels of ``x`` for the cut points ``edges`` (NaN stays missing).
+
+    Bin ``k`` holds ``edges[k-1] < x <= edges[k]``; labels read ``"b0: <= 3.5"``,
+    ``"b1: (3.5, 7]"``, ..., ``"bK: > 12"``, zero-padded so that they sort in bin order.
+    """
+    k = len(edges)
+    width = len(str(k))
+    fmt = [f"{e:.6g}" for e in edges]
+    if k == 0:
+        labels = np.array(["b0: all"], dtype=object)
+    else:
+        labels = np.array(
+            [f"b{0:0{width}d}: <= {fmt[0]}"]
+            + [f"b{i:0{width}d}: ({fmt[i - 1]}, {fmt[i]}]" for i in range(1, k)]
+            + [f"b{k:0{width}d}: > {fmt[-1]}"],
+            dtype=object,
+        )
+    idx = np.searchsorted(edges, x, side="left")
+    out = labels[np.minimum(idx, k)].astype(object)
+    out[np.isnan(x)] = np.nan
+    return out

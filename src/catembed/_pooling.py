@@ -1,0 +1,215 @@
+"""The value space a fit may afford: rare-value pooling, degenerate columns, the cost guard.
+
+Before a value-level model is fitted, the counted statistics are cleaned
+(:func:`prune_statistics`): identifier-like columns are flagged, rare values are pooled into
+one :data:`~catembed.stats.INFREQUENT` value per column (``min_frequency`` /
+``max_categories``, scikit-learn's ``OneHotEncoder`` meaning; :func:`pool_rare_values`), and
+single-valued columns are dropped. :func:`check_fit_cost` estimates the memory and time of
+the fit from the numbers of values and refuses a fit that would not fit the machine, before
+anything large is allocated.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ._counting import DENSE_LIMIT
+from ._encoding import INFREQUENT
+from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
+from ._value_statistics import ValueStatistics
+
+__all__ = [
+    "check_cost_before_counting",
+    "check_fit_cost",
+    "pool_rare_values",
+    "pooled_encoding",
+    "prune_statistics",
+]
+
+
+def prune_statistics(
+    est: Any, stats: ValueStatistics
+) -> tuple[ValueStatistics, list[np.ndarray | None], list[str]]:
+    """The statistics the value-level model sees: rare values pooled, constant columns out.
+
+    Refuses fewer than two rows or a table of single-valued columns; warns about
+    identifier-like columns, pooled values and dropped columns. Returns the statistics, per
+    kept column its pooled original values (``None`` where nothing was pooled) and the names
+    of the dropped single-valued columns.
+    """
+    if stats.n_rows < 2:
+        raise CatEmbedError(
+            f"{type(est).__name__} needs at least 2 samples to fit; got "
+            f"{stats.n_rows} sample{'s' if stats.n_rows != 1 else ''} "
+            f"(n_samples = {stats.n_rows})."
+        )
+    id_like = [
+        f
+        for f, s in zip(stats.feature_names, stats.sizes, strict=True)
+        if stats.n_rows >= 10 and s >= 0.9 * stats.n_rows
+    ]
+    if id_like:
+        warnings.warn(
+            f"column(s) {', '.join(id_like[:10])} look like identifiers (a distinct value "
+            "in almost every row); they make the value space as large as the table and "
+            "carry no coupling. Drop them (CLI: --drop).",
+            CatEmbedWarning,
+            stacklevel=user_stacklevel(),
+        )
+    stats, infrequent = pool_rare_values(est, stats)
+    sizes = stats.sizes
+    constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
+    keep = [j for j, s in enumerate(sizes) if s > 1]
+    if not keep:
+        raise CatEmbedError(
+            "every categorical column has a single value; nothing to embed."
+        )
+    if constant:
+        warnings.warn(
+            f"dropping {len(constant)} column(s) with a single value, which carry no "
+            f"information: {', '.join(constant[:10])}{' ...' if len(constant) > 10 else ''}.",
+            CatEmbedWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if len(keep) < len(sizes):
+        stats = stats.subset(keep)
+    return stats, [infrequent[j] for j in keep], constant
+
+
+def pool_rare_values(
+    est: Any, stats: ValueStatistics
+) -> tuple[ValueStatistics, list[np.ndarray | None]]:
+    """Pool the rare values of ``stats`` by the estimator's ``min_frequency`` /
+    ``max_categories`` (scikit-learn's ``OneHotEncoder`` meaning), with one warning.
+
+    Returns the pooled statistics and, per column, the pooled original values (``None``
+    where nothing was pooled); :func:`pooled_encoding` turns those back into code maps.
+    """
+    mf = getattr(est, "min_frequency", None)
+    mc = getattr(est, "max_categories", None)
+    none: list[np.ndarray | None] = [None] * stats.n_features
+    if mf is None and mc is None:
+        return stats, none
+    masks = [m if m.sum() >= 2 else np.zeros_like(m) for m in stats.infrequent(mf, mc)]
+    if not any(m.any() for m in masks):
+        return stats, none
+    infrequent = [c[m] if m.any() else None
+                  for c, m in zip(stats.categories, masks, strict=True)]
+    parts = [f"{f} keeps {len(c) - int(m.sum())} of {len(c)} values, pools {int(m.sum())}"
+             for f, c, m in zip(stats.feature_names, stats.categories, masks, strict=True)
+             if m.any()]
+    rule = ", ".join(f"{k}={v!r}" for k, v in
+                     (("min_frequency", mf), ("max_categories", mc)) if v is not None)
+    warnings.warn(
+        f"{type(est).__name__} pooled rare values into one 'infrequent' value per column "
+        f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
+        "Set max_categories=None and min_frequency=None to keep every "
+        "value (the cost grows with the square of the number of values), or drop "
+        "identifier-like columns (CLI: --drop).",
+        CatEmbedWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return stats.pool(masks), infrequent
+
+
+def pooled_encoding(
+    categories: list[np.ndarray], infrequent: list[np.ndarray | None] | None
+) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Categories to encode raw values against (each pooled value listed again in place of
+    :data:`INFREQUENT`), and per pooled column the map from those codes to the fitted ones."""
+    cats = list(categories)
+    remap: dict[int, np.ndarray] = {}
+    for j, inf in enumerate(infrequent or []):
+        if inf is None or not len(inf):
+            continue
+        c = categories[j]
+        where = next(i for i, v in enumerate(c) if v is INFREQUENT)
+        has_nan = len(c) > where + 1
+        cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
+        r = np.arange(len(cats[j]))
+        r[where : where + len(inf)] = where
+        if has_nan:
+            r[-1] = where + 1
+        remap[j] = r
+    return cats, remap
+
+
+def memory_limit() -> float:
+    """Bytes a fit may plan to use: ``CATEMBED_MAX_MEMORY`` (e.g. ``8G``) or half the RAM."""
+    env = os.environ.get("CATEMBED_MAX_MEMORY", "").strip().upper()
+    if env:
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(env[-1], 1)
+        try:
+            return float(env.rstrip("KMGTB") or "0") * scale
+        except ValueError:
+            raise CatEmbedError(
+                f"CATEMBED_MAX_MEMORY={env!r} is not a size such as 8G or 500M."
+            ) from None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 8.0 * 2**30
+
+
+def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None:
+    """The cost check of :func:`check_fit_cost` from the distinct-value counts of the
+    factorised columns, before the co-occurrence counts are allocated."""
+    mc = getattr(est, "max_categories", None)
+    pooled = np.minimum(sizes, mc + 1) if mc is not None else sizes
+    check_fit_cost(est, np.asarray(pooled, dtype=np.int64), n_rows=n_rows,
+                   counted_sizes=np.asarray(sizes, dtype=np.int64))
+
+
+def check_fit_cost(
+    est: Any, sizes: np.ndarray, *, n_rows: int | None = None,
+    counted_sizes: np.ndarray | None = None,
+) -> None:
+    """Estimate a fit's memory and time from the value counts before allocating anything.
+
+    ``sizes`` are the numbers of values per column the method will see (after pooling).
+    The estimator says how many float64 cells its value-level work holds at once
+    (``_cost_cells``: a few ``l x l`` matrices for CDE, ``sum_j l_j^2`` for one-hot tables)
+    and roughly how long it takes (``_cost_seconds``: ``l^3`` operations for the methods
+    that decompose or cluster ``l x l`` matrices). With ``n_rows`` and ``counted_sizes``
+    (the values before pooling) the counting pass is estimated too: a dense ``l x l``
+    co-occurrence matrix, or for ``l > 4096`` about ``n m^2 / 2`` stored pairs and one step
+    per pair of columns. A fit whose memory estimate exceeds the limit
+    (``CATEMBED_MAX_MEMORY``, default half the machine's RAM), or whose time estimate
+    exceeds ``CATEMBED_MAX_SECONDS`` (default 12 hours), is refused with a one-line hint; a
+    fit estimated above two minutes gets a warning. Estimates are within a factor of a few.
+    """
+    sizes = np.asarray(sizes, dtype=np.float64)
+    need = 8.0 * float(est._cost_cells(sizes))
+    seconds = float(est._cost_seconds(sizes))
+    if n_rows is not None and counted_sizes is not None:
+        lc = float(np.sum(counted_sizes))
+        m = float(len(counted_sizes))
+        pairs = m * (m - 1) / 2
+        need = max(need, 8.0 * lc * lc if lc <= DENSE_LIMIT else 48.0 * n_rows * pairs)
+        seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
+    limit = memory_limit()
+    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    name = type(est).__name__
+    what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
+    hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
+            "columns (CLI: --drop), or read numeric columns as numbers (CLI: --numeric)")
+    if need > limit:
+        raise CatEmbedError(
+            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
+            f"CATEMBED_MAX_MEMORY); {hint}."
+        )
+    if seconds > max_seconds:
+        raise CatEmbedError(
+            f"{what} would take about {seconds / 3600:.0f} hours (limit "
+            f"{max_seconds / 3600:.1f} hours, CATEMBED_MAX_SECONDS); {hint}."
+        )
+    if seconds > 120:
+        warnings.warn(
+            f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, {hint}.",
+            CatEmbedWarning,
+            stacklevel=user_stacklevel(),
+        )
