@@ -33,13 +33,13 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
 
 from catembed import CDE, CatEmbedWarning
-from catembed.datasets import apply_preset, load_dataset
-from catembed.evaluation.clustering import (
+from catembed.cluster.embedding_labels import (
     _top_eigenvectors,
     _unique_rows,
     gaussian_spectral_labels,
     kmeans_labels,
 )
+from catembed.datasets import apply_preset, load_dataset
 from catembed.metrics import f_score
 
 SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents[2] / "shared"))

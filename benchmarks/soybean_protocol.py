@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from catembed import CDE, IDFEmbedder, OneHotEmbedder, OneHotPCA
+from catembed.cluster.embedding_labels import kmeans_labels
 from catembed.datasets import load_dataset
-from catembed.evaluation.clustering import kmeans_labels
 from catembed.metrics import f_score
 
 

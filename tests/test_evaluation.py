@@ -11,17 +11,17 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 from catembed import CatEmbedError
-from catembed.datasets import load_dataset
-from catembed.embed.cde import matlab_kmeans
-from catembed.evaluation import MethodSpec, register_method, run_clustering
-from catembed.evaluation.bench import format_markdown, load_table, run_table, table_ids
-from catembed.evaluation.clustering import (
+from catembed.cluster.embedding_labels import (
     gaussian_affinity,
     gaussian_spectral_labels,
     kmeans_labels,
     median_pairwise_distance,
     spectral_labels,
 )
+from catembed.datasets import load_dataset
+from catembed.embed.cde import matlab_kmeans
+from catembed.evaluation import MethodSpec, register_method, run_clustering
+from catembed.evaluation.bench import format_markdown, load_table, run_table, table_ids
 from catembed.evaluation.methods import _REGISTRY, get_method, method_names
 from catembed.evaluation.significance import critical_difference, friedman_test, paired_t_test
 
@@ -264,7 +264,7 @@ def test_bench_friedman_significance():
 
 
 def test_nystrom_with_every_row_a_landmark_is_the_exact_embedding():
-    from catembed.evaluation.clustering import _gaussian_from_squared, nystrom_spectral_embedding
+    from catembed.cluster.embedding_labels import _gaussian_from_squared, nystrom_spectral_embedding
 
     X, _ = make_blobs(60, centers=3, random_state=2)
     counts = np.arange(1, 61) % 4 + 1.0
@@ -280,7 +280,7 @@ def test_nystrom_with_every_row_a_landmark_is_the_exact_embedding():
 
 
 def test_nystrom_lanczos_path_with_every_row_a_landmark_is_exact():
-    from catembed.evaluation.clustering import _gaussian_from_squared, nystrom_spectral_embedding
+    from catembed.cluster.embedding_labels import _gaussian_from_squared, nystrom_spectral_embedding
 
     X, _ = make_blobs(1100, centers=3, random_state=3)  # above 1000 rows: Lanczos
     sigma = 3.0

@@ -442,7 +442,7 @@ def test_pipeline_with_pandas_output():
 
 
 def test_untie_cluster_labels_finds_planted_groups():
-    from catembed.embed._untie_protocol import untie_cluster_labels
+    from catembed.evaluation.untie_protocol import untie_cluster_labels
     from catembed.metrics import f_score
 
     rng = np.random.default_rng(0)

@@ -143,7 +143,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
 
     from . import METHODS, plot
     from ._validation import CatEmbedError, as_frame
-    from .evaluation.clustering import kmeans_labels
+    from .cluster.embedding_labels import kmeans_labels
     from .metrics import fci, vci
     from .stats import compute_statistics
 

@@ -5,6 +5,8 @@
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
+* :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
+  an embedding, the papers' evaluation protocol's clusterers.
 """
 
 from ._kmodes_core import kmodes_lloyd

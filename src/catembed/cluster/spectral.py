@@ -19,7 +19,6 @@ from sklearn.utils import check_random_state
 
 from .._params import check_option
 from .._validation import CatEmbedError
-from ..evaluation.clustering import kmeans_labels, spectral_labels
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
     kneighbors_graph_from_codes,
@@ -27,6 +26,7 @@ from ..similarity.objects import (
     pairwise_from_codes,
 )
 from ..similarity.tables import METRICS, ValueTables
+from .embedding_labels import kmeans_labels, spectral_labels
 
 __all__ = [
     "SimilaritySpectral",
@@ -38,7 +38,7 @@ __all__ = [
 
 def _sparse_spectral_labels(W: sp.csr_array, n_clusters: int, random_state: Any, *,
                             counts: np.ndarray, init: str) -> np.ndarray:
-    """:func:`catembed.evaluation.clustering.spectral_labels` for a large sparse graph.
+    """:func:`catembed.cluster.embedding_labels.spectral_labels` for a large sparse graph.
 
     The same count-weighted Ng-Jordan-Weiss steps, but the top eigenvectors of
     ``C^1/2 D^-1/2 W D^-1/2 C^1/2`` come from ARPACK in shift-invert mode around 1 (a
@@ -146,7 +146,7 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
     -----
     Identical rows are merged first: the graph has one node per distinct row (Adult's
     30,162 rows are 7,722 distinct rows) and
-    :func:`catembed.evaluation.clustering.spectral_labels` with the multiplicities as
+    :func:`catembed.cluster.embedding_labels.spectral_labels` with the multiplicities as
     ``counts`` gives exactly the spectral clustering of the graph over all rows (identical
     rows joined by the self-similarity). In a kNN graph the neighbours are distinct rows,
     so it is not broken into components of duplicates; components that remain are joined

@@ -26,7 +26,7 @@ The steps of ``fit``, each in its own module:
    (:mod:`catembed._projection`).
 
 The "Couplings" ablation (coupling spaces, no kernels) is :mod:`catembed.embed.couplings`;
-the Table IV protocol (UNTIE, then k-means) is :mod:`catembed.embed._untie_protocol`.
+the Table IV protocol (UNTIE, then k-means) is :mod:`catembed.evaluation.untie_protocol`.
 """
 
 from __future__ import annotations

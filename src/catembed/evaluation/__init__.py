@@ -1,7 +1,8 @@
 """Evaluation: the papers' protocol, significance tests and the paper-table benchmark.
 
 * :mod:`.methods`: the method registry (name -> how to run it);
-* :mod:`.clustering`: MATLAB-style k-means, spectral clustering, CDE-G;
+* :mod:`catembed.cluster.embedding_labels` (below this package): MATLAB-style k-means,
+  spectral clustering, CDE-G;
 * :mod:`.protocol`: embed -> cluster -> score, repeated over seeds;
 * :mod:`.significance`: paired t-test, Friedman test with Nemenyi / Bonferroni-Dunn CDs;
 * :mod:`.classify`: classifiers on an embedding, repeated stratified splits (task

@@ -138,8 +138,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_evaluate)
 
     def fill_evaluate() -> None:
+        from ..cluster.embedding_labels import INITS
         from .classify import CLASSIFIERS
-        from .clustering import INITS
         from .methods import method_names
         from .protocol import CLUSTERERS
 
@@ -185,7 +185,7 @@ def register(subparsers: Any) -> None:
     b.set_defaults(func=cmd_bench)
 
     def fill_bench() -> None:
-        from .clustering import INITS
+        from ..cluster.embedding_labels import INITS
         from .studies import STUDIES
 
         _action(b, "init").choices = INITS

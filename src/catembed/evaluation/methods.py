@@ -188,7 +188,7 @@ for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
 
 # UNTIE (issue 5): Table IV's protocol passes c = number of classes through a labels method;
 # the vectors (Eq. 21; c by the eigengap rule) serve classification and retrieval
-register_method("untie", labels="catembed.embed._untie_protocol:untie_cluster_labels",
+register_method("untie", labels="catembed.evaluation.untie_protocol:untie_cluster_labels",
                 random=True,
                 description="UNTIE (Zhu et al.), c = number of classes, k-means on its vectors")
 register_method("untie-vectors", embedding="catembed.embed.untie:UNTIE",

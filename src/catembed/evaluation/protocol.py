@@ -27,8 +27,13 @@ import pandas as pd
 
 from .._params import check_int, check_option
 from .._validation import CatEmbedError
+from ..cluster.embedding_labels import (
+    INITS,
+    gaussian_spectral_labels,
+    kmeans_labels,
+    spectral_labels,
+)
 from ..metrics import clustering_scores
-from .clustering import INITS, gaussian_spectral_labels, kmeans_labels, spectral_labels
 from .methods import EvalMethod, MethodUnavailable, get_method
 
 __all__ = [
@@ -207,7 +212,7 @@ def run_clustering(
         Overrides every method's clusterer (``"kmeans"`` or ``"spectral"``); default: the
         spec's, else the method's, else k-means.
     init : {"matlab", "sklearn"}, default="matlab"
-        k-means seeding (:func:`catembed.evaluation.clustering.kmeans_labels`).
+        k-means seeding (:func:`catembed.cluster.embedding_labels.kmeans_labels`).
     n_clusters : int, optional
     n_jobs : int, optional
         Runs in parallel with joblib; results do not depend on it.

@@ -19,8 +19,8 @@ def _score_setting(data: Any, method: str, params: dict, runs: int, seed: int,
     seeding) and the embedding width; the method is refitted with each run's seed when
     ``refit``, else fitted once."""
     from ... import METHODS
+    from ...cluster.embedding_labels import kmeans_labels
     from ...metrics import f_score
-    from ..clustering import kmeans_labels
 
     X, y = data.features, data.labels.to_numpy()
     k = len(np.unique(y))

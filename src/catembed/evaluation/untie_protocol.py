@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .untie import UNTIE
+from ..embed.untie import UNTIE
 
 __all__ = ["untie_cluster_labels"]
 
@@ -40,7 +40,7 @@ def untie_cluster_labels(
     random_state : int, optional
         Seed of the k-means run (and of the sgd solver when ``solver="sgd"``).
     init : {"matlab", "sklearn"}
-        k-means seeding, as in :func:`catembed.evaluation.clustering.kmeans_labels`.
+        k-means seeding, as in :func:`catembed.cluster.embedding_labels.kmeans_labels`.
     **params
         Passed to :class:`UNTIE`.
 
@@ -48,7 +48,7 @@ def untie_cluster_labels(
     -------
     ndarray of shape (n,)
     """
-    from ..evaluation.clustering import kmeans_labels
+    from ..cluster.embedding_labels import kmeans_labels
 
     params = {"n_components": "all", **params}
     frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(frame)

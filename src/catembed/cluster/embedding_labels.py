@@ -1,4 +1,4 @@
-"""The clusterers of the evaluation protocol (method spec section 5).
+"""The clusterers of the evaluation protocol (method spec section 5), on an embedding.
 
 * :func:`kmeans_labels`: one k-means start, seeded MATLAB's way (k-means++ with one
   candidate per step, ``init="matlab"``, the papers' protocol) or scikit-learn's way (greedy
