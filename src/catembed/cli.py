@@ -23,7 +23,6 @@ import sys
 import warnings
 from typing import Any
 
-from . import embed_cli
 from ._errors import CatEmbedError
 from ._version import __version__
 
@@ -63,7 +62,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
                         "command line)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    embed_cli.register(sub)
+    importlib.import_module("catembed.embed_cli").register(sub)
     for name in PLUGINS if plugins else ():
         try:
             module = importlib.import_module(name)
