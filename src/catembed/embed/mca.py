@@ -107,7 +107,11 @@ class MCA(ValueEmbedder):
     Parameters
     ----------
     n_components : int, default=10
-        Number of axes; at most ``J - Q`` (the non-trivial principal inertias).
+        Number of axes; at most the number of non-zero principal inertias (the rank,
+        at most ``J - Q``). A larger value keeps the axes there are, with a
+        ``CatEmbedWarning``: ``n_components_`` (as in scikit-learn's ``PCA``) is the
+        number kept, and no output column is a zero-inertia axis (whose coordinate would
+        be a meaningless constant).
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         A value not seen in fit: raise, or let it add nothing (the zero vector).
     handle_missing : {"category", "error"}, default="category"
@@ -129,7 +133,9 @@ class MCA(ValueEmbedder):
     eigenvalues_ : ndarray of shape (n_components_,)
         Principal inertias ``sigma_k^2`` (prince's ``eigenvalues_``).
     total_inertia_ : float
-        ``(J - Q) / Q``, the sum of all principal inertias.
+        ``(J - Q) / Q``, the sum of all principal inertias. A constant column (dropped by
+        fit, ``dropped_features_``) counts in ``Q`` and ``J``, as in prince, so the
+        eigenvalues and coordinates equal prince's on such a table too.
     explained_inertia_ : ndarray of shape (n_components_,)
         ``eigenvalues_ / total_inertia_`` (prince's ``percentage_of_variance_ / 100``).
     value_coordinates_ : DataFrame of shape (J, n_components_)
@@ -168,28 +174,43 @@ class MCA(ValueEmbedder):
         self.min_frequency = min_frequency
         self.max_categories = max_categories
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        _check_n_components(self.n_components)
+
+    def _n_attributes(self, stats: ValueStatistics) -> int:
+        """``Q``: the fitted columns plus the constant ones fit dropped. A constant column
+        adds nothing to any axis but counts in ``Q``, as in prince's indicator matrix."""
+        return stats.n_features + len(getattr(self, "dropped_features_", ()))
+
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         k = _check_n_components(self.n_components)
-        n, q, J = stats.n_rows, stats.n_features, stats.n_values
+        n, q, J = stats.n_rows, self._n_attributes(stats), stats.n_values
         c = stats.counts.astype(np.float64) / (n * q)
         sc = np.sqrt(c)
         M = stats.cooc_dense().astype(np.float64) / (n * q * q)
         M -= np.outer(c, c)
         M /= sc[:, None]
         M /= sc[None, :]
-        rank = J - q
-        if k > rank:
+        bound = J - stats.n_features  # the non-trivial axes (constant columns add none)
+        evals, V = _top_eigen(M, min(k, bound))
+        # axes of zero inertia (beyond the rank) are no axes: their coordinates would be a
+        # constant (the trivial axis) or noise; keep only the positive principal inertias
+        tol = max(float(evals[0]), 0.0) * J * np.finfo(np.float64).eps
+        keep = evals > tol
+        if not keep.any():
+            raise CatEmbedError("MCA found no axis with non-zero inertia in this table.")
+        evals, V = evals[keep], V[:, keep]
+        if V.shape[1] < k:
             warnings.warn(
-                f"n_components={k} is more than the {rank} non-trivial MCA axes of this table "
-                f"(J - Q = {J} values - {q} attributes); keeping {rank}.",
+                f"n_components={k} is more than the {V.shape[1]} non-trivial MCA axes (non-zero "
+                f"principal inertia) of this table (at most J - Q = {J} values - "
+                f"{stats.n_features} attributes); keeping {V.shape[1]}.",
                 CatEmbedWarning, stacklevel=5,
             )
-            k = rank
-        evals, V = _top_eigen(M, k)
-        evals = np.maximum(evals, 0.0)
         self.components_ = V
         self.eigenvalues_ = evals
-        self.total_inertia_ = (J - q) / q
+        self.total_inertia_ = bound / q
         self.explained_inertia_ = evals / self.total_inertia_
         self.n_components_ = V.shape[1]
         return V / (q * sc[:, None])
@@ -200,7 +221,7 @@ class MCA(ValueEmbedder):
         ``column_coordinates``), one row per ``(column, value)``."""
         check_is_fitted(self, "components_")
         st = self.stats_
-        c = st.counts.astype(np.float64) / (st.n_rows * st.n_features)
+        c = st.counts.astype(np.float64) / (st.n_rows * self._n_attributes(st))
         G = self.components_ / np.sqrt(c)[:, None] * np.sqrt(self.eigenvalues_)[None, :]
         return pd.DataFrame(G, index=st.value_index(),
                             columns=[f"mca{k}" for k in range(G.shape[1])])
