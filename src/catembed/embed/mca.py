@@ -183,6 +183,13 @@ class MCA(ValueEmbedder):
         adds nothing to any axis but counts in ``Q``, as in prince's indicator matrix."""
         return stats.n_features + len(getattr(self, "dropped_features_", ()))
 
+    def _fit_statistics(self, stats: ValueStatistics) -> None:
+        self._cap_at_rank = True  # MCA's own fit; LCME's MCA view keeps J - Q axes
+        try:
+            super()._fit_statistics(stats)
+        finally:
+            del self._cap_at_rank
+
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         k = _check_n_components(self.n_components)
         n, q, J = stats.n_rows, self._n_attributes(stats), stats.n_values
@@ -197,7 +204,7 @@ class MCA(ValueEmbedder):
         # axes of zero inertia (beyond the rank) are no axes: their coordinates would be a
         # constant (the trivial axis) or noise; keep only the positive principal inertias
         tol = max(float(evals[0]), 0.0) * J * np.finfo(np.float64).eps
-        keep = evals > tol
+        keep = evals > tol if getattr(self, "_cap_at_rank", False) else np.ones(len(evals), bool)
         if not keep.any():
             raise CatEmbedError("MCA found no axis with non-zero inertia in this table.")
         evals, V = evals[keep], V[:, keep]
