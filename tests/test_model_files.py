@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import catembed
-from catembed import CDE, MCA, UNTIE, CatEmbedError, CategoricalDistance, OneHotPCA
+from catembed import CDE, MCA, UNTIE, CategoricalDistance, CatEmbedError, OneHotPCA
 from catembed.persist import _checksum
 
 

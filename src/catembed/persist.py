@@ -595,10 +595,30 @@ def _check_categories(path: str, column: str, cats: np.ndarray) -> None:
 
     known = [v for v, m in zip(cats.tolist(), miss, strict=True) if not m and v is not INFREQUENT]
     marker = [i for i, v in enumerate(cats.tolist()) if v is INFREQUENT]
-    in_order = [repr(v) for v in sort_values(np.asarray(known, dtype=object)).tolist()]
-    if [repr(v) for v in known] != in_order or marker not in ([], [len(known)]):
+    if marker not in ([], [len(known)]) or (_order_is_checkable(known) and [
+            repr(v) for v in known] != [
+            repr(v) for v in sort_values(np.asarray(known, dtype=object)).tolist()]):
         raise _bad(path, f"the categories of column {column!r} are not in their documented "
                          "order (sorted values, then the infrequent value, then missing)")
+
+
+def _order_is_checkable(values: list) -> bool:
+    """Whether the file keeps the values the order was made of: numbers, or text that is
+    no other value's ``str`` (tuples, bytes, decimals... are saved as their text, which
+    sorts differently)."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return True
+    if not all(isinstance(v, str) for v in values):
+        return False
+    for v in values:
+        if v[:1] in ("(", "[", "{") or v[:2] in ("b'", 'b"'):
+            return False
+        try:
+            float(v)
+            return False
+        except ValueError:
+            pass
+    return True
 
 
 def _check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) -> None:
