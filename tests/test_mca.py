@@ -161,3 +161,33 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CatEmbedWarning)
         check(estimator)
+
+
+def test_mca_with_a_constant_column_equals_prince():
+    """issue 21 item 14: a constant column counts in Q (prince's indicator matrix keeps it),
+    so eigenvalues and row coordinates equal prince's (they were 5/4 of them)."""
+    prince = pytest.importorskip("prince")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.choice(list("abc"), size=(30, 4)), columns=list("wxyz"))
+    df["k"] = "c"
+    with pytest.warns(CatEmbedWarning, match="single value"):
+        ours = MCA(n_components=2).fit(df)
+    ref = prince.MCA(n_components=2, engine="scipy").fit(df)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, atol=1e-8)
+    np.testing.assert_allclose(ours.eigenvalues_, [0.3463688, 0.28752594], atol=1e-7)
+    _same_up_to_sign(ours.transform(df), ref.row_coordinates(df).to_numpy(), atol=1e-8)
+    np.testing.assert_allclose(ours.explained_inertia_ * 100, ref.percentage_of_variance_,
+                               atol=1e-8)
+    assert list(ours.dropped_features_) == ["k"]
+
+
+def test_mca_caps_components_at_the_rank():
+    """issue 21 item 14: axes beyond the rank (inertia 0) are not returned; they gave a
+    nonzero constant coordinate (0.786 on every row)."""
+    df = pd.DataFrame({"a": list("xxyyxy"), "b": list("xxyyxy")})  # rank 1, J - Q = 2
+    with pytest.warns(CatEmbedWarning, match="1 non-trivial MCA axes"):
+        m = MCA(n_components=2).fit(df)
+    assert m.n_components_ == 1
+    np.testing.assert_allclose(m.eigenvalues_, [1.0])
+    np.testing.assert_allclose(np.abs(m.transform(df)), np.ones((6, 1)))
+    assert list(m.get_feature_names_out()) == ["mca0"]

@@ -355,3 +355,18 @@ def user_stacklevel() -> int:
 def warn(message: str) -> None:
     """Emit a :class:`CatEmbedWarning` attributed to the user's call site."""
     warnings.warn(message, CatEmbedWarning, stacklevel=3)
+
+
+def check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
+    """scikit-learn's shape errors for a table (empty, one sample, wrong width)."""
+    name = type(est).__name__
+    if df.shape[1] == 0:
+        raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum "
+                            "of 1 is required.")
+    if reset:
+        if len(df) < 2:
+            raise CatEmbedError(f"{name} needs at least 2 samples to fit; got n_samples = "
+                                f"{len(df)}.")
+    elif df.shape[1] != est.n_features_in_:
+        raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
+                            f"{est.n_features_in_} features as input.")

@@ -310,6 +310,7 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     if set(params) != set(est.get_params(deep=False)):
         raise _bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}")
     est._check_params()  # the same checks as fit: a CatEmbedError naming the parameter
+    _check_fit_params(est)
     try:
         cats = [np.array([_decode_value(t) for t in c], dtype=object)
                 for c in meta["categories"]]
@@ -358,18 +359,196 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         raise _bad(path, "its value tables are not square (one column per value)")
     est._tables = tables
     est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
-    _restore_numeric_state(est, meta.get("numeric") or {})
+    numeric = meta.get("numeric") or {}
+    _check_numeric_state(path, est, numeric, fin)
+    _restore_numeric_state(est, numeric)
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
     for key, arr in extra.items():
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise _bad(path, f"array {key} holds NaN or inf")
     est._restore_extra_state(extra, meta.get("extra", {}))
-    if "output__components" in data:
-        est._projection = tuple(
-            np.asarray(data[f"output__{key}"], dtype=np.float64)
-            for key in ("components", "mean", "variance")
-        )
+    _check_extra_state(path, est, extra)
+    projection = _check_projection(path, est, data, tables)
+    if projection is not None:
+        est._projection = projection
     return est
+
+
+# parameter rules that fit applies inside its computation rather than in _check_params
+# (class name -> [(parameter, rule)]); rule "positive": a number > 0, "count": an int >= 1,
+# "count_or_none": None or an int >= 1, "non_negative": a number >= 0
+_FIT_PARAM_RULES: dict[str, list[tuple[str, str]]] = {
+    "CDE": [("alpha", "positive"), ("max_iter", "count")],
+    "OneHotPCA": [("n_components", "count_or_none")],
+    "LCME": [("n_components", "count"), ("n_init", "count"), ("max_iter", "count")],
+    "CategoricalDistance": [("sigma", "non_negative")],
+}
+
+
+def _check_fit_params(est: Any) -> None:
+    """Refuse the parameter values that ``fit`` refuses (CDE ``alpha=-1``...), with the
+    parameter's name, for the checks that live in the fitting code."""
+    from ._params import check_int, check_positive
+
+    for klass in type(est).__mro__:
+        for name, rule in _FIT_PARAM_RULES.get(klass.__name__, []):
+            value = getattr(est, name, None)
+            if rule == "positive":
+                check_positive(name, value)
+            elif rule in ("count", "count_or_none"):
+                check_int(name, value, allow_none=rule == "count_or_none")
+            elif rule == "non_negative" and (
+                isinstance(value, bool) or not isinstance(value, (int, float))
+                or not value >= 0
+            ):
+                raise CatEmbedError(f"{name} must be a non-negative number; got {value!r}.")
+
+
+def _check_array(path: str, name: str, arr: Any, shape: tuple, *, minimum: float | None = None
+                 ) -> np.ndarray:
+    """``arr`` as finite float64 of ``shape`` (``-1``: any length), else a CatEmbedError."""
+    arr = np.asarray(arr)
+    if (arr.dtype.kind not in "fiu" or arr.ndim != len(shape)
+            or any(want not in (-1, got) for want, got in zip(shape, arr.shape, strict=True))):
+        want = "(" + ", ".join("any" if w == -1 else str(w) for w in shape) + ")"
+        raise _bad(path, f"{name} has shape {arr.shape} and dtype {arr.dtype}; expected a "
+                         f"numeric array of shape {want}")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise _bad(path, f"{name} holds NaN or inf")
+    if minimum is not None and (arr < minimum).any():
+        raise _bad(path, f"{name} holds a value below {minimum}")
+    return arr
+
+
+def _check_projection(path: str, est: Any, data: dict[str, np.ndarray],
+                      tables: list[np.ndarray]) -> tuple | None:
+    """The ``n_components`` output projection: present exactly when the parameters ask for
+    one, of the shapes the value tables give, finite."""
+    keys = ("components", "mean", "variance")
+    present = [f"output__{k}" in data for k in keys]
+    k = getattr(est, "n_components", None)
+    wanted = not getattr(est, "_own_n_components", False) and k is not None
+    if not any(present):
+        if wanted:
+            raise _bad(path, f"n_components={k} but the output projection is missing")
+        return None
+    if not wanted:
+        raise _bad(path, "it holds an output projection (output__components) but its "
+                         "parameters ask for none (n_components=None)")
+    if not all(present):
+        raise _bad(path, "the output projection is incomplete (output__components, "
+                         "output__mean and output__variance go together)")
+    width = (tables[0].shape[1] if getattr(est, "_combine", "concat") == "sum"
+             else sum(t.shape[1] for t in tables))
+    components = _check_array(path, "the output projection output__components",
+                              data["output__components"], (width, int(k)))
+    mean = _check_array(path, "the output projection output__mean", data["output__mean"],
+                        (width,))
+    variance = _check_array(path, "the output projection output__variance",
+                            data["output__variance"], (int(k),), minimum=0.0)
+    return components, mean, variance
+
+
+def _check_numeric_state(path: str, est: Any, state: Any, feature_names_in: Any) -> None:
+    """The numeric-column policy's state fits the ``numeric`` parameter and the columns."""
+    if not isinstance(state, dict):
+        raise _bad(path, "the numeric-column state is not a JSON object")
+    policy = est._numeric_policy()
+    feats = state.get("features", [])
+    bins = state.get("bins", {})
+    if (not isinstance(feats, list) or not all(isinstance(f, str) for f in feats)
+            or len(set(feats)) != len(feats) or not isinstance(bins, dict)):
+        raise _bad(path, "the numeric-column state (numeric.features, numeric.bins) is not "
+                         "a list of distinct column names and a table of cut points")
+    names = [str(f) for f in est.feature_names_]
+    if feature_names_in is not None and not set(feats) <= set(feature_names_in):
+        raise _bad(path, "numeric.features names columns that are not input columns")
+    has_mean = "mean" in state or "scale" in state
+    if policy == "drop" and (feats or bins or has_mean):
+        raise _bad(path, "it holds numeric-column state although numeric='drop'")
+    if policy == "discretize":
+        if set(bins) != set(feats) or has_mean:
+            raise _bad(path, "numeric.bins must give the cut points of exactly the columns in "
+                             "numeric.features (numeric='discretize')")
+        from .base import bin_labels
+
+        for c, edges in bins.items():
+            e = _check_array(path, f"the cut points numeric.bins[{c!r}]", edges, (-1,))
+            if (np.diff(e) <= 0).any():
+                raise _bad(path, f"the cut points numeric.bins[{c!r}] are not increasing")
+            if c in names:  # its categories are bin labels of these cut points
+                probe = np.concatenate([e, e[-1:] + 1.0]) if len(e) else np.zeros(1)
+                labels = set(bin_labels(probe, e).tolist())
+                cats = est.categories_[names.index(c)]
+                if not all(isinstance(v, float) and v != v or v in labels for v in cats):
+                    raise _bad(path, f"the categories of column {c!r} are not the bin labels "
+                                     f"of its cut points numeric.bins[{c!r}]")
+        if len(feats) + len([f for f in names if f not in feats]) > est.n_features_in_:
+            raise _bad(path, "numeric.features do not fit n_features_in")
+    if policy == "passthrough":
+        if bins:
+            raise _bad(path, "it holds cut points (numeric.bins) although "
+                             "numeric='passthrough'")
+        if set(feats) & set(names):
+            raise _bad(path, "numeric.features overlap the categorical columns")
+        if len(names) + len(feats) > est.n_features_in_:
+            raise _bad(path, "numeric.features and the categorical columns are more than "
+                             "n_features_in")
+        if feats or has_mean:
+            n = len(feats)
+            if not feats:
+                raise _bad(path, "numeric.mean/scale are given but numeric.features is empty")
+            _check_array(path, "numeric.mean", state.get("mean"), (n,))
+            _check_array(path, "numeric.scale", state.get("scale"), (n,))
+            if not (np.asarray(state["scale"], dtype=np.float64) > 0).all():
+                raise _bad(path, "numeric.scale holds a value that is not positive (fit "
+                                 "stores 1 for a constant column)")
+
+
+def _check_extra_state(path: str, est: Any, extra: dict[str, np.ndarray]) -> None:
+    """Method-specific arrays against the value tables (shapes, ranges)."""
+    kinds = {k.__name__ for k in type(est).__mro__}
+    n_values = sum(len(c) for c in est.categories_)
+    width = est._tables[0].shape[1]
+    total = sum(t.shape[1] for t in est._tables)
+    k = getattr(est, "n_components", None)
+    if kinds & {"OneHotPCA", "MCA"}:
+        _check_array(path, "array components", est.components_, (n_values, width))
+        ev = est.explained_variance_ if "OneHotPCA" in kinds else est.eigenvalues_
+        _check_array(path, "the eigenvalues (explained_variance / eigenvalues)", ev, (width,),
+                     minimum=0.0)
+        if k is not None and width > int(k):
+            raise _bad(path, f"it holds {width} components but n_components={k}")
+        if "MCA" in kinds and not (np.isfinite(est.total_inertia_)
+                                   and est.total_inertia_ > 0):
+            raise _bad(path, "total_inertia is not a positive number")
+    if "UNTIE" in kinds:
+        _check_array(path, "array omega", est.omega_, (total,), minimum=0.0)
+        space_of = np.asarray(extra.get("space_of"))
+        n_spaces = len(est._space_names)
+        if (space_of.dtype.kind not in "iu" or space_of.shape != (total,)
+                or (len(space_of) and (space_of.min() < 0 or space_of.max() >= n_spaces))):
+            raise _bad(path, f"array space_of must give one of the {n_spaces} spaces for each "
+                             f"of the {total} table columns")
+        if "components" in extra:
+            kk = est.components_.shape[1] if est.components_.ndim == 2 else -1
+            _check_array(path, "array components", est.components_, (total, -1))
+            if k is not None and kk != int(k):
+                raise _bad(path, f"array components has {kk} columns but n_components={k}")
+            _check_array(path, "array mean", est.mean_, (total,))
+            _check_array(path, "array explained_variance", est.explained_variance_, (kk,),
+                         minimum=0.0)
+        elif k is not None:
+            raise _bad(path, f"n_components={k} but the projection (array components) is "
+                             "missing")
+    if "CategoricalDistance" in kinds and "fit_codes" in extra:
+        codes = np.asarray(extra["fit_codes"])
+        sizes = np.array([len(c) for c in est.categories_])
+        if (codes.dtype.kind not in "iu" or codes.ndim != 2 or codes.shape[1] != len(sizes)
+                or (codes.size and ((codes < -1).any() or (codes >= sizes).any()))):
+            raise _bad(path, "array fit_codes is not one code per fitted column (each -1 or "
+                             "below the column's number of values)")
 
 
 def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
@@ -411,6 +590,35 @@ def _check_categories(path: str, column: str, cats: np.ndarray) -> None:
         raise _bad(path, f"column {column!r} has a missing value before its last category")
     if not pd.Index(cats[~miss], dtype=object).is_unique:
         raise _bad(path, f"column {column!r} has duplicate categories")
+    from ._validation import sort_values
+    from .stats import INFREQUENT
+
+    known = [v for v, m in zip(cats.tolist(), miss, strict=True) if not m and v is not INFREQUENT]
+    marker = [i for i, v in enumerate(cats.tolist()) if v is INFREQUENT]
+    if marker not in ([], [len(known)]) or (_order_is_checkable(known) and [
+            repr(v) for v in known] != [
+            repr(v) for v in sort_values(np.asarray(known, dtype=object)).tolist()]):
+        raise _bad(path, f"the categories of column {column!r} are not in their documented "
+                         "order (sorted values, then the infrequent value, then missing)")
+
+
+def _order_is_checkable(values: list) -> bool:
+    """Whether the file keeps the values the order was made of: numbers, or text that is
+    no other value's ``str`` (tuples, bytes, decimals... are saved as their text, which
+    sorts differently)."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return True
+    if not all(isinstance(v, str) for v in values):
+        return False
+    for v in values:
+        if v[:1] in ("(", "[", "{") or v[:2] in ("b'", 'b"'):
+            return False
+        try:
+            float(v)
+            return False
+        except ValueError:
+            pass
+    return True
 
 
 def _check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) -> None:

@@ -35,8 +35,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option
-from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
-from ..embed.mca import _check_table
+from .._validation import (
+    CatEmbedError,
+    as_frame,
+    categorical_input_tags,
+    check_table,
+    select_categorical,
+)
 from ..stats import encode, factorize
 
 __all__ = ["LCA", "lca_labels"]
@@ -177,7 +182,7 @@ class LCA(ClusterMixin, BaseEstimator):
         """Fit the latent class model to the rows of ``X``."""
         self._check()
         df = as_frame(X)
-        _check_table(self, df, reset=True)
+        check_table(self, df, reset=True)
         cat, other = select_categorical(df, self.categorical_features)
         if other:
             raise CatEmbedError(
@@ -230,7 +235,7 @@ class LCA(ClusterMixin, BaseEstimator):
         out of the product)."""
         check_is_fitted(self, "weights_")
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
-        _check_table(self, df, reset=False)
+        check_table(self, df, reset=False)
         codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
         unknown = codes < 0
         J = int(self._offsets[-1])

@@ -24,7 +24,7 @@ from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 from .._params import check_option
-from .._validation import CatEmbedError, as_frame, select_categorical
+from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..similarity.gower import GowerDistance
 
 __all__ = [
@@ -57,6 +57,25 @@ def thesis_preprocess(frame: pd.DataFrame, categorical: list[str], numeric: list
     return out[list(frame[list(categorical) + list(numeric)].columns)]
 
 
+def _frame(est: Any, X: Any) -> pd.DataFrame:
+    """``X`` as a DataFrame, checked as scikit-learn checks a table (empty, too few rows),
+    with ``n_features_in_`` (and ``feature_names_in_``) set. A list or an object array is
+    read as pandas infers its columns, so numbers stay numbers: ``fit(X)`` and
+    ``fit(X.tolist())`` see the same table."""
+    from .._validation import check_table
+
+    df = as_frame(X)
+    if not isinstance(X, pd.DataFrame):
+        df = df.infer_objects()
+    check_table(est, df, reset=True)
+    est.n_features_in_ = df.shape[1]
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    return df
+
+
 def _split(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
     df = as_frame(X)
     cat, num = select_categorical(df, categorical_features)
@@ -81,11 +100,11 @@ class _KMeansBaseline(ClusterMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None) -> _KMeansBaseline:
         """Encode the table and run k-means."""
-        df, cat, num = _split(X, self.categorical_features)
+        df, cat, num = _split(_frame(self, X), self.categorical_features)
         if df.isna().any().any():
             raise CatEmbedError(
-                f"{type(self).__name__} needs a table without missing values; drop or impute "
-                "them first (thesis_preprocess drops them)."
+                f"{type(self).__name__} needs a table without missing values (NaN, None); "
+                "drop or impute them first (thesis_preprocess drops them)."
             )
         self.categorical_features_, self.numeric_features_ = cat, num
         feats = self._features(df, cat, num)
@@ -93,6 +112,11 @@ class _KMeansBaseline(ClusterMixin, BaseEstimator):
                               random_state=self.random_state).fit(feats)
         self.labels_ = self.kmeans_.labels_
         return self
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = categorical_input_tags(super().__sklearn_tags__())
+        tags.input_tags.allow_nan = False  # missing values are refused (see fit)
+        return tags
 
 
 class NaiveKMeans(_KMeansBaseline):
@@ -185,7 +209,7 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> GowerAgglomerative:
         """Compute the Gower matrix of ``X`` and cluster it."""
         check_option("linkage", self.linkage, ("average", "complete", "single"))
-        df = as_frame(X)
+        df = _frame(self, X)
         if len(df) > self.max_rows:
             raise CatEmbedError(
                 f"GowerAgglomerative needs the full {len(df)} x {len(df)} distance matrix "
@@ -198,6 +222,9 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
             n_clusters=self.n_clusters, metric="precomputed", linkage=self.linkage
         ).fit_predict(dist)
         return self
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())  # Gower skips missing
 
 
 # ---------------------------------------------------------------------- protocol hooks

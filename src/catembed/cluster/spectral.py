@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from .._params import check_option
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
     kneighbors_graph_from_codes,
@@ -186,6 +186,9 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
         """Build the similarity graph of the rows of ``X`` and cluster it."""
         check_option("metric", self.metric, tuple(METRICS))
         check_option("graph", self.graph, ("auto", "full", "knn"))
+        from .mixed import _frame
+
+        X = _frame(self, X)  # empty tables refused as scikit-learn does; n_features_in_
         self.distance_ = CategoricalDistance(
             metric=self.metric, handle_missing=self.handle_missing,
             categorical_features=self.categorical_features,
@@ -240,6 +243,9 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
                                      init=self.init)
         self.labels_ = labels[inverse]
         return self
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 def similarity_spectral_labels(X: Any, n_clusters: int, *, random_state: Any = None,

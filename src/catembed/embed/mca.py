@@ -52,6 +52,7 @@ from .._validation import (
     CatEmbedWarning,
     as_frame,
     categorical_input_tags,
+    check_table,
     select_categorical,
 )
 from ..base import ValueEmbedder
@@ -72,21 +73,6 @@ def _top_eigen(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return evals, evecs
 
 
-def _check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
-    """scikit-learn's shape errors for a table (empty, one sample, wrong width)."""
-    name = type(est).__name__
-    if df.shape[1] == 0:
-        raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum "
-                            "of 1 is required.")
-    if reset:
-        if len(df) < 2:
-            raise CatEmbedError(f"{name} needs at least 2 samples to fit; got n_samples = "
-                                f"{len(df)}.")
-    elif df.shape[1] != est.n_features_in_:
-        raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
-                            f"{est.n_features_in_} features as input.")
-
-
 class MCA(ValueEmbedder):
     """Multiple correspondence analysis, fitted from the Burt matrix (value co-occurrences).
 
@@ -99,7 +85,11 @@ class MCA(ValueEmbedder):
     Parameters
     ----------
     n_components : int, default=10
-        Number of axes; at most ``J - Q`` (the non-trivial principal inertias).
+        Number of axes; at most the number of non-zero principal inertias (the rank,
+        at most ``J - Q``). A larger value keeps the axes there are, with a
+        ``CatEmbedWarning``: ``n_components_`` (as in scikit-learn's ``PCA``) is the
+        number kept, and no output column is a zero-inertia axis (whose coordinate would
+        be a meaningless constant).
     handle_unknown : {"error", "ignore", "warn"}, default="error"
         A value not seen in fit: raise, or let it add nothing (the zero vector).
     handle_missing : {"category", "error"}, default="category"
@@ -121,7 +111,9 @@ class MCA(ValueEmbedder):
     eigenvalues_ : ndarray of shape (n_components_,)
         Principal inertias ``sigma_k^2`` (prince's ``eigenvalues_``).
     total_inertia_ : float
-        ``(J - Q) / Q``, the sum of all principal inertias.
+        ``(J - Q) / Q``, the sum of all principal inertias. A constant column (dropped by
+        fit, ``dropped_features_``) counts in ``Q`` and ``J``, as in prince, so the
+        eigenvalues and coordinates equal prince's on such a table too.
     explained_inertia_ : ndarray of shape (n_components_,)
         ``eigenvalues_ / total_inertia_`` (prince's ``percentage_of_variance_ / 100``).
     value_coordinates_ : DataFrame of shape (J, n_components_)
@@ -160,28 +152,50 @@ class MCA(ValueEmbedder):
         self.min_frequency = min_frequency
         self.max_categories = max_categories
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_int("n_components", self.n_components)
+
+    def _n_attributes(self, stats: ValueStatistics) -> int:
+        """``Q``: the fitted columns plus the constant ones fit dropped. A constant column
+        adds nothing to any axis but counts in ``Q``, as in prince's indicator matrix."""
+        return stats.n_features + len(getattr(self, "dropped_features_", ()))
+
+    def _fit_statistics(self, stats: ValueStatistics) -> None:
+        self._cap_at_rank = True  # MCA's own fit; LCME's MCA view keeps J - Q axes
+        try:
+            super()._fit_statistics(stats)
+        finally:
+            del self._cap_at_rank
+
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         k = check_int("n_components", self.n_components)
-        n, q, J = stats.n_rows, stats.n_features, stats.n_values
+        n, q, J = stats.n_rows, self._n_attributes(stats), stats.n_values
         c = stats.counts.astype(np.float64) / (n * q)
         sc = np.sqrt(c)
         M = stats.cooc_dense().astype(np.float64) / (n * q * q)
         M -= np.outer(c, c)
         M /= sc[:, None]
         M /= sc[None, :]
-        rank = J - q
-        if k > rank:
+        bound = J - stats.n_features  # the non-trivial axes (constant columns add none)
+        evals, V = _top_eigen(M, min(k, bound))
+        # axes of zero inertia (beyond the rank) are no axes: their coordinates would be a
+        # constant (the trivial axis) or noise; keep only the positive principal inertias
+        tol = max(float(evals[0]), 0.0) * J * np.finfo(np.float64).eps
+        keep = evals > tol if getattr(self, "_cap_at_rank", False) else np.ones(len(evals), bool)
+        if not keep.any():
+            raise CatEmbedError("MCA found no axis with non-zero inertia in this table.")
+        evals, V = evals[keep], V[:, keep]
+        if V.shape[1] < k:
             warnings.warn(
-                f"n_components={k} is more than the {rank} non-trivial MCA axes of this table "
-                f"(J - Q = {J} values - {q} attributes); keeping {rank}.",
+                f"n_components={k} is more than the {V.shape[1]} non-trivial MCA axes (non-zero "
+                f"principal inertia) of this table (at most J - Q = {J} values - "
+                f"{stats.n_features} attributes); keeping {V.shape[1]}.",
                 CatEmbedWarning, stacklevel=5,
             )
-            k = rank
-        evals, V = _top_eigen(M, k)
-        evals = np.maximum(evals, 0.0)
         self.components_ = V
         self.eigenvalues_ = evals
-        self.total_inertia_ = (J - q) / q
+        self.total_inertia_ = bound / q
         self.explained_inertia_ = evals / self.total_inertia_
         self.n_components_ = V.shape[1]
         return V / (q * sc[:, None])
@@ -192,7 +206,7 @@ class MCA(ValueEmbedder):
         ``column_coordinates``), one row per ``(column, value)``."""
         check_is_fitted(self, "components_")
         st = self.stats_
-        c = st.counts.astype(np.float64) / (st.n_rows * st.n_features)
+        c = st.counts.astype(np.float64) / (st.n_rows * self._n_attributes(st))
         G = self.components_ / np.sqrt(c)[:, None] * np.sqrt(self.eigenvalues_)[None, :]
         return pd.DataFrame(G, index=st.value_index(),
                             columns=[f"mca{k}" for k in range(G.shape[1])])
@@ -303,7 +317,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         k = check_int("n_components", self.n_components)
         check_pooling(self.min_frequency, self.max_categories)
         df = as_frame(X)
-        _check_table(self, df, reset=True)
+        check_table(self, df, reset=True)
         cat, num = select_categorical(df, self.categorical_features)
         if self.categorical_features == "auto" and set(cat) == set(df.columns):
             num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
@@ -370,7 +384,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         """Row principal coordinates ``Z V`` of ``X``."""
         check_is_fitted(self, "components_")
         df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
-        _check_table(self, df, reset=False)
+        check_table(self, df, reset=False)
         z = self._numeric(df)
         out = z @ self.components_[: len(self.numeric_features_)]
         if self.categorical_features_:
