@@ -13,8 +13,9 @@
 * ``"random"``: ``n_clusters`` distinct rows at random; or an array of initial modes.
 
 All three pick among *distinct* rows, so the initial modes are always distinct; they only
-fail when the table has fewer distinct rows than clusters, which is reported as such. A
-cluster that empties during the iterations is re-seeded with the row farthest from its mode.
+fail when asked for more modes than the table has distinct rows, which the estimators never
+do (they ask for one mode per distinct row then, and warn). A cluster that empties during
+the iterations is re-seeded with the row farthest from its mode.
 """
 
 from __future__ import annotations
@@ -83,7 +84,9 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
     dens = np.zeros(n)
     for j in range(m):
         dens += np.bincount(codes[:, j])[codes[:, j]]
-    dens = dens[first] / (n * m)
+    # no categorical attribute (k-prototypes on numbers alone): every row equally dense, so
+    # the rule is the farthest-first traversal from the first row
+    dens = dens[first] / (n * m) if m else np.ones(len(first))
     chosen = [int(np.argmax(dens))]
     best = np.full(len(uniq), np.inf)
     for _ in range(1, n_clusters):

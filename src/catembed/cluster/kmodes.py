@@ -9,20 +9,23 @@ algorithm); the initialisations (``"cao"``, ``"huang"``, ``"random"``) are in
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_param_types
 from .._validation import CatEmbedError, as_frame, categorical_input_tags
+from ..similarity._callsite import warnings_at_caller
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
 from ._kmodes_core import _cat_distances, _histograms, _padded_tables, kmodes_lloyd
-from ._kmodes_init import init_cao, init_huang, init_random
+from ._kmodes_init import _distinct, init_cao, init_huang, init_random
 
 __all__ = ["KModes", "kmodes_labels"]
 
@@ -55,13 +58,96 @@ class _Base(ClusterMixin, BaseEstimator):
         )
 
     def _init_rows(self, codes: np.ndarray, ptabs: list[np.ndarray], seed: int,
-                   numeric: np.ndarray | None = None, gamma: float = 1.0) -> np.ndarray:
+                   numeric: np.ndarray | None = None, gamma: float = 1.0,
+                   k: int | None = None) -> np.ndarray:
+        k = self.n_clusters if k is None else k
         if self.init == "cao":
-            return init_cao(codes, self.n_clusters, ptabs, numeric=numeric, gamma=gamma)
+            return init_cao(codes, k, ptabs, numeric=numeric, gamma=gamma)
         if self.init == "huang":
-            return init_huang(codes, self.n_clusters, ptabs, seed, numeric=numeric,
-                              gamma=gamma)
-        return init_random(codes, self.n_clusters, seed, numeric=numeric)
+            return init_huang(codes, k, ptabs, seed, numeric=numeric, gamma=gamma)
+        return init_random(codes, k, seed, numeric=numeric)
+
+    def _check_table(self, df: pd.DataFrame, *, fit: bool) -> None:
+        """Empty tables, too few rows for the clusters, and (``fit=False``) the fitted
+        number of columns (issue 21 item 13)."""
+        if df.shape[0] == 0:
+            raise CatEmbedError(
+                f"Found array with 0 sample(s) (shape={df.shape}) while a minimum of "
+                f"{self.n_clusters if fit else 1} is required by {type(self).__name__}."
+            )
+        if df.shape[1] == 0:
+            raise CatEmbedError(
+                f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 is "
+                f"required by {type(self).__name__}."
+            )
+        if fit and df.shape[0] < self.n_clusters:
+            raise CatEmbedError(
+                f"n_samples={df.shape[0]} should be >= n_clusters={self.n_clusters}; "
+                "use fewer clusters."
+            )
+        if not fit and df.shape[1] != self.n_features_in_:
+            raise CatEmbedError(
+                f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the columns given to fit)."
+            )
+
+    def _set_input_names(self, X: Any, df: pd.DataFrame) -> None:
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_  # a refit on an array: no stale names
+
+    def _n_starts(self, codes: np.ndarray, numeric: np.ndarray | None = None) -> int:
+        """The number of initial modes: ``n_clusters``, or the number of distinct rows when
+        the table has fewer (then a ``ConvergenceWarning``, as scikit-learn's ``KMeans``
+        gives: the other clusters stay empty, their modes repeat the last one)."""
+        if not isinstance(self.init, str):
+            return self.n_clusters
+        n_distinct = len(_distinct(codes, numeric)[1])
+        if n_distinct < self.n_clusters:
+            warnings.warn(
+                f"{type(self).__name__}: the table has only {n_distinct} distinct row(s), "
+                f"fewer than n_clusters={self.n_clusters}; {self.n_clusters - n_distinct} "
+                "cluster(s) stay empty. Use fewer clusters.",
+                ConvergenceWarning, stacklevel=2,
+            )
+        return min(n_distinct, self.n_clusters)
+
+    def _pad(self, a: np.ndarray | None) -> np.ndarray | None:
+        """Modes (or centres) of ``k < n_clusters`` clusters padded to ``n_clusters`` rows
+        by repeating the last one; ``predict`` picks the first of equal modes, so the
+        padded clusters stay empty."""
+        if a is None or len(a) >= self.n_clusters:
+            return a
+        return np.vstack([a, np.repeat(a[-1:], self.n_clusters - len(a), axis=0)])
+
+    def _set_centroid_columns(self, df: pd.DataFrame, columns: list[str]) -> None:
+        """Remember the categorical columns (in input order) and the value of each one the
+        distance dropped as constant, so that centroids have a column for each."""
+        kept = set(self._kept_columns())
+        self._input_columns = [str(c) for c in df.columns]
+        self._centroid_columns = list(columns)
+        self._constant_values = {
+            c: df[c].value_counts(dropna=False).index[0] for c in columns if c not in kept
+        }
+
+    def _centroids(self, modes: np.ndarray) -> np.ndarray:
+        """Modes as values, one column per categorical column: a constant column (dropped
+        from the distances, since it is every cluster's mode) holds its single value."""
+        decoded = self._decode_modes(modes)
+        kept = {str(c): j for j, c in enumerate(self._kept_columns())}
+        out = np.empty((len(modes), len(self._centroid_columns)), dtype=object)
+        for i, c in enumerate(self._centroid_columns):
+            if c in kept:
+                out[:, i] = decoded[:, kept[c]]
+            else:
+                out[:, i] = self._constant_values.get(c)
+        return out
+
+    def _kept_columns(self) -> list[str]:
+        d = self.distance_
+        return [] if d is None else [str(c) for c in d.feature_names_]
 
     def _rough_counts(self) -> list[np.ndarray] | None:
         if self.metric != "rough-cluster":
@@ -74,28 +160,51 @@ class _Base(ClusterMixin, BaseEstimator):
         ]
 
     def _decode_modes(self, modes: np.ndarray) -> np.ndarray:
-        cats = self.distance_.categories_
         out = np.empty(modes.shape, dtype=object)
+        if self.distance_ is None:
+            return out
+        cats = self.distance_.categories_
         for j, c in enumerate(cats):
             out[:, j] = c[modes[:, j]]
         return out
 
-    def _encode_init(self, init: Any, X_frame: pd.DataFrame | None = None) -> np.ndarray:
-        arr = as_frame(np.asarray(init, dtype=object)
-                       if not isinstance(init, pd.DataFrame) else init)
-        names = list(self.distance_.feature_names_)
-        if arr.shape[1] != len(names):
-            raise CatEmbedError(
-                f"init has {arr.shape[1]} columns; the categorical columns are {len(names)}."
-            )
+    def _encode_init(self, init: Any, input_columns: list[str]) -> np.ndarray:
+        """Codes of an ``init`` array: one column per input column (``n_features_in_``),
+        per categorical column (``cluster_centroids_``' shape) or per clustered column;
+        the entries of columns that are not clustered (constant or not categorical) are
+        ignored."""
+        kept = self._kept_columns()
+        if isinstance(init, pd.DataFrame) and set(kept) <= {str(c) for c in init.columns}:
+            arr = init.set_axis([str(c) for c in init.columns], axis=1)[kept]
+        else:
+            values = init.to_numpy(dtype=object) if isinstance(init, pd.DataFrame) else (
+                np.asarray(init, dtype=object))
+            if values.ndim != 2:
+                raise CatEmbedError(
+                    f"init must be a 2D array of shape (n_clusters, n_features_in_) = "
+                    f"({self.n_clusters}, {self.n_features_in_}); got {values.ndim} dimension(s)."
+                )
+            layouts = {len(input_columns): input_columns,
+                       len(self._centroid_columns): self._centroid_columns, len(kept): kept}
+            if values.shape[1] not in layouts:
+                raise CatEmbedError(
+                    f"init has {values.shape[1]} columns; it needs one per column of X "
+                    f"(n_features_in_={len(input_columns)})"
+                    + (f" or one per categorical column ({len(self._centroid_columns)})"
+                       if len(self._centroid_columns) != len(input_columns) else "") + "."
+                )
+            arr = pd.DataFrame(values, columns=layouts[values.shape[1]])[kept]
         if arr.shape[0] != self.n_clusters:
             raise CatEmbedError(
                 f"init has {arr.shape[0]} rows; n_clusters is {self.n_clusters}."
             )
-        arr = arr.set_axis(names, axis=1)
         codes = self.distance_._encode_values(arr)
         if (codes < 0).any():
-            raise CatEmbedError("init holds values not seen in the data.")
+            i, j = np.argwhere(codes < 0)[0]
+            raise CatEmbedError(
+                f"init holds values not seen in the data (row {i}, column {kept[j]!r}: "
+                f"{arr.iat[i, j]!r})."
+            )
         return codes.astype(np.int64)
 
 
@@ -105,6 +214,10 @@ class KModes(_Base):
     Parameters
     ----------
     n_clusters : int, default=8
+        At most ``n_samples`` (a ``CatEmbedError`` otherwise, as scikit-learn's ``KMeans``
+        raises). A table with fewer distinct rows than ``n_clusters`` gets one cluster per
+        distinct row and a ``ConvergenceWarning`` (as ``KMeans``): the other clusters stay
+        empty, their modes repeating the last mode.
     metric : {"hamming", "ahmad", "algo", "dilca", "cos", "dm", "rough", "rough-cluster"}, \
 default="hamming"
         Value distance tables (:func:`catembed.similarity.value_tables`). ``"rough"`` is
@@ -112,9 +225,13 @@ default="hamming"
         value ``v`` costs ``1 - 1/cnt(v)``); ``"rough-cluster"`` its cluster-dependent form
         (a match costs ``1 - |[x]_a cap C_l| / |[x]_a|`` for the current cluster ``C_l``);
         ``"dilca"`` combines the attributes as a squared Euclidean sum.
-    init : {"cao", "huang", "random"} or array of shape (n_clusters, n_features), \
+    init : {"cao", "huang", "random"} or array of shape (n_clusters, n_features_in_), \
 default="cao"
-        See :mod:`catembed.cluster._kmodes_init`. An array gives the initial modes as values.
+        See :mod:`catembed.cluster._kmodes_init`. An array gives the initial modes as values,
+        one column per column of ``X`` (or per categorical column, the shape of
+        ``cluster_centroids_``; a DataFrame's columns are matched by name); the entries of
+        columns that are not clustered (constant columns, non-categorical columns) are
+        ignored.
     n_init : int, default=1
         Runs with different seeds (``"huang"``, ``"random"``); the lowest cost wins.
     max_iter : int, default=100
@@ -140,10 +257,13 @@ default="cao"
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-    cluster_centroids_ : ndarray of object, shape (n_clusters, n_features)
-        The modes, as values.
-    modes_ : ndarray of int, shape (n_clusters, n_features)
-        The modes as value codes.
+    cluster_centroids_ : ndarray of object, shape (n_clusters, n_categorical)
+        The modes, as values: one column per categorical column of ``X``, in input order
+        (``n_features_in_`` columns when every column is categorical, as with
+        ``categorical_features="all"``). A constant column, which the distances drop (it is
+        every cluster's mode), holds its single value.
+    modes_ : ndarray of int, shape (n_clusters, len(distance_.feature_names_))
+        The modes as value codes of the clustered (non-constant) columns.
     cost_ : float
         Sum over rows of the distance to their mode.
     n_iter_ : int
@@ -183,25 +303,30 @@ default="cao"
     def fit(self, X: Any, y: Any = None) -> KModes:
         """Cluster the rows of ``X``."""
         self._check()
+        with warnings_at_caller(type(self).__name__):  # warnings name the user's line
+            return self._fit(X)
+
+    def _fit(self, X: Any) -> KModes:
         self.distance_ = self._distance(self.categorical_features).fit(X)
-        self.n_features_in_ = self.distance_.n_features_in_
-        if hasattr(self.distance_, "feature_names_in_"):
-            self.feature_names_in_ = self.distance_.feature_names_in_
-        codes = self.distance_.encode(X).astype(np.int64)
-        if codes.shape[0] < self.n_clusters:
-            raise CatEmbedError(
-                f"n_samples={codes.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
+        df = as_frame(X)
+        self._check_table(df, fit=True)
+        self._set_input_names(X, df)
+        input_columns = [str(c) for c in df.columns]
+        clustered = set(self._kept_columns()) | {
+            str(c) for c in self.distance_.dropped_features_}
+        self._set_centroid_columns(df, [c for c in input_columns if c in clustered])
+        codes = self.distance_.fit_codes_.astype(np.int64)
         ptabs = _padded_tables(self.distance_.tables_)
         rough = self._rough_counts()
         rs = check_random_state(self.random_state)
         seeds = rs.randint(np.iinfo(np.int32).max, size=self.n_init)
+        k = self._n_starts(codes)
         best = None
         for seed in seeds:
             if isinstance(self.init, str):
-                init_modes = codes[self._init_rows(codes, ptabs, int(seed))]
+                init_modes = codes[self._init_rows(codes, ptabs, int(seed), k=k)]
             else:
-                init_modes = self._encode_init(self.init)
+                init_modes = self._encode_init(self.init, input_columns)
             res = kmodes_lloyd(codes, init_modes, ptabs, max_iter=self.max_iter,
                                rough_counts=rough)
             if best is None or res[3] < best[3]:
@@ -209,8 +334,9 @@ default="cao"
             if not isinstance(self.init, str) or self.init == "cao":
                 break
         labels, modes, _, cost, n_iter = best
+        modes = self._pad(modes)
         self.modes_ = modes
-        self.cluster_centroids_ = self._decode_modes(modes)
+        self.cluster_centroids_ = self._centroids(modes)
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
@@ -232,7 +358,9 @@ default="cao"
     def predict(self, X: Any) -> np.ndarray:
         """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
         check_is_fitted(self, "modes_")
-        codes = self.distance_.encode(X).astype(np.int64)
+        self._check_table(as_frame(X), fit=False)
+        with warnings_at_caller(type(self).__name__):
+            codes = self.distance_.encode(X).astype(np.int64)
         return np.argmin(self._cat_dist(codes), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105

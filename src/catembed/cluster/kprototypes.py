@@ -15,7 +15,15 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import CatEmbedError, CatEmbedWarning, as_frame
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    _is_categorical_dtype,
+    as_frame,
+    categorical_input_tags,
+    select_categorical,
+)
+from ..similarity._callsite import warnings_at_caller
 from ._kmodes_core import _cat_distances, _histograms, _padded_tables, _sq_dist, kmodes_lloyd
 from .kmodes import _SHARED, _Base
 
@@ -33,14 +41,22 @@ class KPrototypes(_Base):
     with any value distance table in place of the mismatch). Numeric columns are used as
     given: standardise them first if their scales differ (the thesis does).
 
+    A table with one kind of column only is the cost with the other part empty, so ``gamma``
+    plays no part (``gamma_`` is 1.0): with no categorical column (an all-numeric table under
+    ``categorical_features="auto"``) it is k-means (Lloyd's iterations from the chosen
+    initial rows; ``"cao"`` is then the farthest-first traversal from the first row), with
+    no numeric column it is :class:`KModes` with the same parameters (same labels and cost).
+
     Parameters
     ----------
     n_clusters : int, default=8
-    gamma : float or None, default=None
-        Weight of the categorical part; ``None``: half the mean standard deviation of the
-        numeric columns (Huang's suggestion, also the ``kmodes`` package's default), with a
-        ``CatEmbedWarning`` when a numeric column's standard deviation is outside [0.1, 10]
-        (not standardised: its squared distance then swamps the categorical part).
+        As in :class:`KModes` (at most ``n_samples``; fewer distinct rows: a warning).
+    gamma : float >= 0 or None, default=None
+        Weight of the categorical part (finite, not negative); ``None``: half the mean
+        standard deviation of the numeric columns (Huang's suggestion, also the ``kmodes``
+        package's default), with a ``CatEmbedWarning`` when a numeric column's standard
+        deviation is outside [0.1, 10] (not standardised: its squared distance then swamps
+        the categorical part).
     metric, init, n_init, max_iter, sigma, random_state : as in :class:`KModes`
         Initial prototypes are distinct rows of the table (numeric and categorical values);
         the initialisations use the k-prototypes distance (Cao's density stays categorical).
@@ -57,15 +73,21 @@ class KPrototypes(_Base):
         their results are unchanged.
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
-        The categorical columns; every other column must be numeric.
+        The categorical columns; every other column must be numeric. ``"auto"``: the
+        object, string, category and bool columns (a table with none has no categorical
+        column here, unlike the embedders' ``"auto"``).
 
     Attributes
     ----------
-    labels_, cost_, n_iter_, distance_ : as in :class:`KModes`
-    cluster_centroids_ : ndarray of object, shape (n_clusters, n_numeric + n_categorical)
-        Numeric means followed by categorical modes.
+    labels_, cost_, n_iter_ : as in :class:`KModes`
+    distance_ : CategoricalDistance or None
+        As in :class:`KModes`; ``None`` when no categorical column varies.
+    cluster_centroids_ : ndarray of object, shape (n_clusters, n_features_in_)
+        Numeric means followed by categorical modes (``numeric_features_`` then
+        ``categorical_features_``; a constant categorical column holds its single value).
     centers_ : ndarray of shape (n_clusters, n_numeric)
-    modes_ : ndarray of int, shape (n_clusters, n_categorical)
+    modes_ : ndarray of int, shape (n_clusters, len(distance_.feature_names_))
+        Value codes of the non-constant categorical columns.
     numeric_features_, categorical_features_ : list of str
     gamma_ : float
     """
@@ -101,17 +123,24 @@ class KPrototypes(_Base):
         self.handle_missing = handle_missing
         self.categorical_features = categorical_features
 
-    def _split(self, X: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
-        from .._validation import select_categorical
-
-        df = as_frame(X)
-        cat, num = select_categorical(df, self.categorical_features)
-        if not num:
+    def _check(self) -> None:
+        super()._check()
+        g = self.gamma
+        if g is not None and not (np.isfinite(g) and g >= 0):
             raise CatEmbedError(
-                "KPrototypes found no numeric column; use KModes for categorical data."
+                f"KPrototypes parameter gamma must be None or a finite number >= 0 (the "
+                f"weight of the categorical part); got {g!r}."
             )
-        if set(cat) == set(df.columns):
-            raise CatEmbedError("KPrototypes found no categorical column; use k-means.")
+
+    def _split(self, X: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
+        df = as_frame(X)
+        if not isinstance(X, (pd.DataFrame, pd.Series, np.ndarray)):
+            df = df.infer_objects()  # lists have no dtype: a column of numbers is numeric
+        if isinstance(self.categorical_features, str) and self.categorical_features == "auto":
+            cat = [c for c in df.columns if _is_categorical_dtype(df[c].dtype)]
+        else:
+            cat, _ = select_categorical(df, self.categorical_features)
+        num = [c for c in df.columns if c not in set(cat)]
         return df, cat, num
 
     def _numeric(self, df: pd.DataFrame) -> np.ndarray:
@@ -123,8 +152,10 @@ class KPrototypes(_Base):
                 "categorical_features."
             ) from exc
         if np.isnan(arr).any():
+            col = self.numeric_features_[int(np.flatnonzero(np.isnan(arr).any(axis=0))[0])]
             raise CatEmbedError(
-                "KPrototypes numeric columns have missing values; impute or drop those rows."
+                f"KPrototypes numeric column {col!r} has missing values (NaN); impute or "
+                "drop those rows, or list the column in categorical_features."
             )
         big = ~(np.abs(arr) <= _MAX_NUMERIC)
         if big.any():
@@ -139,46 +170,59 @@ class KPrototypes(_Base):
     def fit(self, X: Any, y: Any = None) -> KPrototypes:
         """Cluster the rows of ``X``."""
         self._check()
+        with warnings_at_caller(type(self).__name__):  # warnings name the user's line
+            return self._fit(X)
+
+    def _fit(self, X: Any) -> KPrototypes:
         df, cat, num = self._split(X)
-        self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        self._check_table(df, fit=True)
+        self._set_input_names(X, df)
         self.numeric_features_ = num
         self.categorical_features_ = cat
         numeric = self._numeric(df)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", CatEmbedWarning)
-            self.distance_ = self._distance(cat).fit(df[cat])
-        codes = self.distance_.encode(df[cat]).astype(np.int64)
-        if codes.shape[0] < self.n_clusters:
-            raise CatEmbedError(
-                f"n_samples={codes.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
-        self.gamma_ = (0.5 * float(numeric.std(axis=0).mean()) if self.gamma is None
-                       else float(self.gamma))
-        _warn_unscaled(numeric, num, self.gamma)
-        ptabs = _padded_tables(self.distance_.tables_)
+        varies = [c for c in cat if df[c].nunique(dropna=False) > 1]
+        if varies:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", CatEmbedWarning)
+                self.distance_ = self._distance(cat).fit(df[cat])
+            codes = self.distance_.fit_codes_.astype(np.int64)
+        else:  # no categorical column, or only constant ones: the k-means part alone
+            self.distance_ = None
+            codes = np.zeros((df.shape[0], 0), dtype=np.int64)
+        self._set_centroid_columns(df, cat)
+        if num and codes.shape[1]:
+            self.gamma_ = (0.5 * float(numeric.std(axis=0).mean()) if self.gamma is None
+                           else float(self.gamma))
+            _warn_unscaled(numeric, num, self.gamma)
+        else:
+            self.gamma_ = 1.0  # one part is empty: the weight plays no part
+        num_arg = numeric if num else None  # no numeric column: exactly KModes
+        ptabs = [] if self.distance_ is None else _padded_tables(self.distance_.tables_)
         rough = self._rough_counts()
         rs = check_random_state(self.random_state)
         seeds = rs.randint(np.iinfo(np.int32).max, size=self.n_init)
+        if not isinstance(self.init, str):
+            raise CatEmbedError("KPrototypes init must be 'cao', 'huang' or 'random'.")
+        k = self._n_starts(codes, num_arg)
         best = None
         for seed in seeds:
-            if isinstance(self.init, str):
-                rows = self._init_rows(codes, ptabs, int(seed), numeric, self.gamma_)
-            else:
-                raise CatEmbedError("KPrototypes init must be 'cao', 'huang' or 'random'.")
-            res = kmodes_lloyd(codes, codes[rows], ptabs, numeric=numeric,
-                               init_centers=numeric[rows], gamma=self.gamma_,
-                               max_iter=self.max_iter, rough_counts=rough)
+            rows = self._init_rows(codes, ptabs, int(seed), num_arg, self.gamma_, k=k)
+            res = kmodes_lloyd(codes, codes[rows], ptabs, numeric=num_arg,
+                               init_centers=None if num_arg is None else numeric[rows],
+                               gamma=self.gamma_, max_iter=self.max_iter,
+                               rough_counts=rough)
             if best is None or res[3] < best[3]:
                 best = res
             if self.init == "cao":
                 break
         labels, modes, centers, cost, n_iter = best
+        modes = self._pad(modes)
+        centers = self._pad(centers) if centers is not None else np.zeros(
+            (self.n_clusters, 0))
         self.modes_ = modes
         self.centers_ = centers
         self.cluster_centroids_ = np.hstack(
-            [centers.astype(object), self._decode_modes(modes)]
+            [centers.astype(object), self._centroids(modes)]
         )
         self.n_iter_ = n_iter
         self._final_hist = _histograms(codes, labels, self.n_clusters,
@@ -189,6 +233,8 @@ class KPrototypes(_Base):
         return self
 
     def _proto_dist(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        if self.distance_ is None:
+            return _sq_dist(numeric, self.centers_)
         ptabs = _padded_tables(self.distance_.tables_)
         sizes = np.array([t.shape[0] - 1 for t in ptabs])
         codes = np.where(codes < 0, sizes[None, :], codes)
@@ -200,10 +246,31 @@ class KPrototypes(_Base):
     def predict(self, X: Any) -> np.ndarray:
         """The nearest prototype of each row of ``X``."""
         check_is_fitted(self, "modes_")
-        df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
+        names = getattr(self, "feature_names_in_", None)
+        df = as_frame(X, columns=None if names is None else list(names))
+        self._check_table(df, fit=False)
+        if names is not None and isinstance(X, pd.DataFrame) and list(df.columns) != list(
+                names):
+            raise CatEmbedError(
+                "The feature names should match those that were passed during fit: "
+                f"{list(names)[:10]}{' ...' if len(names) > 10 else ''}; got "
+                f"{list(df.columns)[:10]}."
+            )
+        if names is None:  # fitted without names: the fitted columns, by position
+            df = df.set_axis(self._input_columns, axis=1)
         numeric = self._numeric(df)
-        codes = self.distance_.encode(df[self.categorical_features_]).astype(np.int64)
+        if self.distance_ is None:
+            codes = np.zeros((df.shape[0], 0), dtype=np.int64)
+        else:
+            with warnings_at_caller(type(self).__name__):
+                codes = self.distance_.encode(df[self.categorical_features_]).astype(
+                    np.int64)
         return np.argmin(self._proto_dist(codes, numeric), axis=1)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = categorical_input_tags(super().__sklearn_tags__())
+        tags.input_tags.allow_nan = False  # the numeric columns must be complete
+        return tags
 
 
 KPrototypes.__doc__ = KPrototypes.__doc__.replace("{shared}", _SHARED.strip("\n"))

@@ -13,6 +13,7 @@ from .._params import check_int, check_option
 from .._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
+from ._callsite import warnings_at_caller
 from .objects import (
     dm_distances,
     kneighbors_from_codes,
@@ -144,9 +145,17 @@ class CategoricalDistance(ValueEmbedder):
         -------
         self
         """
-        super().fit(X, y)
-        self.fit_codes_ = self._encode(self._validate_input(X, reset=False)).astype(np.int32)
+        with warnings_at_caller():  # at the user's line, however deep the call (issue 21)
+            super().fit(X, y)
+            self.fit_codes_ = self._encode(self._validate_input(X, reset=False)).astype(
+                np.int32)
         return self
+
+    def transform(self, X: Any) -> Any:
+        """Each row's distance profile (see the class docstring); unseen values follow
+        ``handle_unknown``."""
+        with warnings_at_caller():  # the unknown-value warning names the user's line
+            return super().transform(X)
 
     def _extra_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         codes = getattr(self, "fit_codes_", None)
@@ -179,7 +188,8 @@ class CategoricalDistance(ValueEmbedder):
         """Value codes of the rows of ``X`` (``n x m``, ``-1`` = unseen), unknown policy
         applied."""
         check_is_fitted(self, "_tables")
-        return self._encode(self._validate_input(X, reset=False))
+        with warnings_at_caller():
+            return self._encode(self._validate_input(X, reset=False))
 
     def pairwise_chunks(self, X: Any, Y: Any = None) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(start, block)``: distances of rows ``start:start+c`` of X to all rows of

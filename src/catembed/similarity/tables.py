@@ -20,8 +20,9 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._params import check_option
-from .._validation import CatEmbedError, warn
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..stats import ValueStatistics
+from ._callsite import warn_at_caller
 
 __all__ = [
     "METRICS",
@@ -304,8 +305,9 @@ def _warn_degenerate(stats: ValueStatistics, metric: str, tabs: list[np.ndarray]
         why = f"metric={metric!r} finds no difference between the values"
     names = ", ".join(flat[:10]) + (" ..." if len(flat) > 10 else "")
     scope = "every attribute" if len(flat) == len(tabs) else f"attribute(s) {names}"
-    warn(
+    warn_at_caller(
         f"{why}: all distances between values of {scope} are 0, so "
         f"{'objects' if len(flat) == len(tabs) else 'those attributes'} cannot be told apart "
-        "(clusters and neighbours are arbitrary). Use metric='hamming' or add attributes."
+        "(clusters and neighbours are arbitrary). Use metric='hamming' or add attributes.",
+        CatEmbedWarning,
     )
