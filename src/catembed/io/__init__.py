@@ -33,7 +33,13 @@ Where each step lives
 """
 
 from ._csv_text import CsvScan, scan_csv
-from ._paths import atomic_output, check_not_input, check_output_path, table_format
+from ._paths import (
+    atomic_output,
+    check_not_input,
+    check_output_path,
+    output_mode,
+    table_format,
+)
 from ._readers import (
     count_rows,
     index_columns,
@@ -47,4 +53,5 @@ from ._writers import TableWriter
 
 __all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input",
            "check_output_path", "count_rows", "index_columns", "iter_chunks", "numeric_columns",
-           "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns"]
+           "output_mode", "read_columns", "read_table", "scan_csv", "table_format",
+           "unnamed_columns"]
