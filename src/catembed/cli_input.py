@@ -17,8 +17,8 @@ from typing import Any
 
 from ._errors import CatEmbedError, CatEmbedWarning
 
-__all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
-           "resolve_input", "split_list"]
+__all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles",
+           "input_files", "int_in", "resolve_input", "split_list"]
 
 
 @dataclass
@@ -52,6 +52,23 @@ def resolve_input(text: str) -> InputSpec:
             f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
         ) from None
     return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
+
+
+def input_files(text: str, data_dir: str | None = None) -> list[Path]:
+    """The files an input argument reads (a table file; a data-set folder's ``data.csv`` and
+    ``meta.json``, the folder found by name as the evaluation commands find it), for the
+    check that no output is written over them; [] when it names nothing found."""
+    p = Path(text)
+    if not p.exists():
+        from .evaluation.cli import data_roots
+
+        p = next((r / text for r in data_roots(data_dir) if (r / text / "data.csv").exists()),
+                 p)
+    if p.is_dir():
+        return [p / "data.csv", p / "meta.json"]
+    if p.is_file():
+        return [p] + ([p.parent / "meta.json"] if p.name == "data.csv" else [])
+    return []
 
 
 def split_list(text: str | None) -> list[str]:

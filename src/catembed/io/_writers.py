@@ -18,6 +18,7 @@ class TableWriter:
     Use as a context manager. The chunks go to a temporary file in the target folder, which
     is renamed to ``path`` when the block ends without an exception and removed otherwise:
     a failed or interrupted run leaves neither a half-written output nor a changed old one.
+    The file gets the permissions a plain write would give (:func:`~._paths.output_mode`).
     The index is written when ``index=True``; ``path=None`` writes CSV to standard output.
     """
 
