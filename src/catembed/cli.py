@@ -8,7 +8,8 @@ subcommands read and write is checked in :mod:`catembed.cli_input`. Other subcom
 ``register(subparsers)``.
 
 Errors in the input end the command with a one-line message and exit status 2; warnings
-are printed as one line each on stderr; Ctrl-C prints one line and exits 130. Exit status 1
+are printed as one line each on stderr; Ctrl-C prints one line and exits 130, SIGTERM and
+SIGHUP likewise with 143 and 129 (no partial output is left). Exit status 1
 ("internal error") means a bug in catembed. Every message is listed in ``docs/cli-errors.md``.
 
 Start-up is kept light: this module and the plugin modules import no NumPy, pandas,
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -44,7 +46,8 @@ examples:
   catembed COMMAND --help                       (options and examples of a command)
 
 exit status: 0 done, 2 refused input or usage (one-line message saying what to change),
-130 interrupted, 1 internal error (a bug: please report it with --debug's traceback).
+130 interrupted (143 SIGTERM, 129 SIGHUP), 1 internal error (a bug: please report it with
+--debug's traceback).
 """
 
 
@@ -85,13 +88,49 @@ def _command_of(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is so that it ends as Ctrl-C does: every
+    temporary output removed, one line on stderr, exit status 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+def _catch_signals() -> dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated`; returns the old handlers."""
+    import signal
+
+    old: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return old
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            old[signum] = signal.signal(signum, _terminate)
+    return old
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    import signal
+
+    old = _catch_signals()
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
+    except Terminated as exc:
+        print(f"catembed: terminated ({signal.Signals(exc.signum).name})", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("catembed: interrupted", file=sys.stderr)
         return 130
+    finally:
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
 
 
 def _main(argv: list[str]) -> int:

@@ -54,6 +54,10 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
             f"column(s) not in {spec.path.name}: {', '.join(unknown)}. "
             f"Columns: {', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
         )
+    twice = sorted({c for c in ids if ids.count(c) > 1})  # a handful of --id names
+    if twice:
+        raise CatEmbedError(f"--id names {', '.join(map(repr, twice))} more than once; give "
+                            "each identifier column once.")
     seen: dict[str, str] = {}
     for flag, col in given:
         if col in seen and seen[col] != flag:
@@ -87,12 +91,14 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
         drop.extend(unnamed)
         notes.append(f"leaving out {len(unnamed)} column(s) with no name in the header: "
                      f"{', '.join(unnamed)} (name them in the header to use them)")
-    rest = [c for c in columns if c not in drop and c not in ids and c != target]
+    skip = {*drop, *ids, target}
+    rest = [c for c in columns if c not in skip]
+    rest_set = set(rest)
     split_cols = [c for c in rest if spec.kind(c) in ("split", "target")]
     if spec.meta:
         numeric = [c for c in rest if spec.kind(c) == "numeric"]
     elif args.numeric != "drop":
-        numeric = [c for c in io.numeric_columns(spec.path) if c in rest]
+        numeric = [c for c in io.numeric_columns(spec.path) if c in rest_set]
     else:
         numeric = []
     left_out = split_cols + (numeric if args.numeric == "drop" else [])
@@ -106,9 +112,11 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
     if not args.quiet:
         for text in notes:
             _note(text)
-    features = [c for c in rest if c not in left_out]
-    numeric = [c for c in numeric if c in features]
-    if not [c for c in features if c not in numeric] and not (
+    left_set = set(left_out)
+    features = [c for c in rest if c not in left_set]
+    numeric = [c for c in numeric if c not in left_set]
+    numeric_set = set(numeric)
+    if not [c for c in features if c not in numeric_set] and not (
             numeric and args.numeric == "discretize"):  # binned numbers are categories
         raise CatEmbedError(
             "no categorical columns left to embed after --target/--drop/--id"

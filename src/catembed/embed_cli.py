@@ -9,6 +9,7 @@ the command line starts fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from typing import Any
@@ -58,6 +59,19 @@ def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
     return est.set_params(**updates)
 
 
+def _check_cost(est: Any, chunk: Any, categorical: list[str], n_rows: int | None) -> None:
+    """The fit's memory and time guard (``CATEMBED_MAX_MEMORY``) from the first chunk of a
+    streamed fit: its distinct values are a lower bound of the file's, so a file whose first
+    chunk already exceeds the limit is refused before it is counted through."""
+    check = getattr(est, "_check_cost_before_counting", None)
+    if check is None or chunk is None or not categorical:
+        return
+    import numpy as np
+
+    sizes = np.array([chunk[c].nunique(dropna=False) for c in categorical], dtype=np.int64)
+    check(sizes, max(int(n_rows or 0), len(chunk)))
+
+
 def _progress(total: int | None, desc: str, quiet: bool) -> Any:
     from tqdm.auto import tqdm
 
@@ -75,10 +89,11 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
     features, ids = roles.features, roles.ids
-    categorical = [c for c in features if c not in roles.numeric]
+    numeric = set(roles.numeric)
+    categorical = [c for c in features if c not in numeric]
     passthrough_after = [roles.target] if roles.target else []
     used = ids + features + passthrough_after
-    text_cols = [c for c in used if c not in roles.numeric]
+    text_cols = [c for c in used if c not in numeric]
 
     est = _make_estimator(args.method, args.seed, args.handle_unknown)
     if args.numeric != "drop":
@@ -97,8 +112,14 @@ def _cmd_embed(args: argparse.Namespace) -> int:
         bar = _progress(n_total, "counting", args.quiet)
 
         def counted() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
-            for chunk in io.iter_chunks(spec.path, args.chunksize, columns=features,
-                                        text_columns=categorical):
+            first: Any = None
+            for i, chunk in enumerate(io.iter_chunks(spec.path, args.chunksize,
+                                                     columns=features, text_columns=categorical)):
+                if i == 0:
+                    first = chunk
+                elif i == 1:  # the fit has set itself up from the first chunk
+                    _check_cost(est, first, categorical, n_total)
+                    first = None
                 yield chunk[features]
                 bar.update(len(chunk))
 
@@ -111,14 +132,16 @@ def _cmd_embed(args: argparse.Namespace) -> int:
         est.fit(frame[features])
         chunks = iter([frame])
     t_fit = time.perf_counter() - t0
-    if args.save_model:
-        with io.atomic_output(args.save_model) as tmp:
-            est.save(tmp)
     names = list(est.get_feature_names_out())
     bar = _progress(n_total, "embedding", args.quiet)
-    with io.TableWriter(args.output, index=False) as writer:
-        write_chunks(est, chunks, writer, features=features, before=ids,
-                     after=passthrough_after, progress=bar.update)
+    # the model and the table are published together: each is written to a temporary file
+    # beside its target, and both are renamed only once both are complete
+    with contextlib.ExitStack() as publish:
+        if args.save_model:
+            est.save(publish.enter_context(io.atomic_output(args.save_model)))
+        with io.TableWriter(args.output, index=False) as writer:
+            write_chunks(est, chunks, writer, features=features, before=ids,
+                         after=passthrough_after, progress=bar.update)
     bar.close()
     elapsed = time.perf_counter() - t0
     if not args.quiet:

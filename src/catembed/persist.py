@@ -19,6 +19,17 @@ from typing import Any
 
 import numpy as np
 
+from ._model_checks import (
+    bad,
+    check_categories,
+    check_extra_state,
+    check_fit_params,
+    check_numeric_state,
+    check_projection,
+    check_stats_arrays,
+    need,
+    one_line,
+)
 from ._validation import CatEmbedError
 from ._version import __version__
 
@@ -241,7 +252,7 @@ def load(path: str | os.PathLike) -> Any:
     except Exception as exc:  # BadZipFile, EOFError, zlib.error, ValueError, OSError...
         raise CatEmbedError(
             f"{path} is not a catembed model file, or it is damaged ({type(exc).__name__}: "
-            f"{_one_line(exc)})."
+            f"{one_line(exc)})."
         ) from None
     try:
         return _restore(path, data)
@@ -250,17 +261,8 @@ def load(path: str | os.PathLike) -> Any:
     except Exception as exc:  # anything the checks below did not foresee
         raise CatEmbedError(
             f"{path} is a damaged catembed model file ({type(exc).__name__}: "
-            f"{_one_line(exc)})."
+            f"{one_line(exc)})."
         ) from None
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200]
-
-
-def _bad(path: str, what: str) -> CatEmbedError:
-    return CatEmbedError(f"{path} is a damaged catembed model file: {what}.")
 
 
 def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
@@ -270,17 +272,17 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         raise CatEmbedError(f"{path} is not a catembed model file (no __meta__ entry).")
     meta_arr = data.pop("__meta__")
     if meta_arr.dtype.kind != "U" or meta_arr.shape != ():
-        raise _bad(path, "the metadata is not a text entry")
+        raise bad(path, "the metadata is not a text entry")
     meta_text = str(meta_arr)
     try:
         meta = json.loads(meta_text)
     except ValueError:
-        raise _bad(path, "the metadata is not valid JSON") from None
+        raise bad(path, "the metadata is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != _FORMAT_NAME:
         raise CatEmbedError(f"{path} is not a catembed model file.")
     version = meta.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _bad(path, f"format_version is {version!r}, not a positive integer")
+        raise bad(path, f"format_version is {version!r}, not a positive integer")
     if version > FORMAT_VERSION:
         raise CatEmbedError(
             f"{path} was written by catembed {meta.get('catembed_version')} in model format "
@@ -290,9 +292,9 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     checksum = data.pop("__checksum__", None)
     if version >= 2 or checksum is not None:
         if checksum is None or checksum.dtype.kind != "U" or checksum.shape != ():
-            raise _bad(path, "the checksum is missing")
+            raise bad(path, "the checksum is missing")
         if str(checksum) != _checksum(meta_text, data):
-            raise _bad(path, "its checksum does not match its contents (the file was changed "
+            raise bad(path, "its checksum does not match its contents (the file was changed "
                              "or corrupted after it was saved)")
     from . import _register_builtins  # the package imports its classes lazily
 
@@ -300,39 +302,39 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     cls = _REGISTRY.get(meta.get("class"))  # type: ignore[arg-type]
     if cls is None:
         raise CatEmbedError(f"{path} holds an unknown model class {meta.get('class')!r}.")
-    _need(path, meta, {"params": dict, "n_features_in": int, "feature_names": list,
+    need(path, meta, {"params": dict, "n_features_in": int, "feature_names": list,
                        "dropped_features": list, "categories": list})
     params = meta["params"]
     try:
         est = cls(**params)
     except TypeError:
-        raise _bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}") from None
+        raise bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}") from None
     if set(params) != set(est.get_params(deep=False)):
-        raise _bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}")
+        raise bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}")
     est._check_params()  # the same checks as fit: a CatEmbedError naming the parameter
-    _check_fit_params(est)
+    check_fit_params(est)
     try:
         cats = [np.array([_decode_value(t) for t in c], dtype=object)
                 for c in meta["categories"]]
     except (TypeError, IndexError, KeyError, ValueError):
-        raise _bad(path, "the categories cannot be read") from None
+        raise bad(path, "the categories cannot be read") from None
     names = meta["feature_names"]
     if len(names) != len(cats) or not all(isinstance(f, str) for f in names):
-        raise _bad(path, "feature_names do not match the categories")
+        raise bad(path, "feature_names do not match the categories")
     for f, c in zip(names, cats, strict=True):
-        _check_categories(path, f, c)
+        check_categories(path, f, c)
     stats_arrays = {k[len("stats__"):]: v for k, v in data.items() if k.startswith("stats__")}
-    _check_stats_arrays(path, stats_arrays, sum(len(c) for c in cats))
+    check_stats_arrays(path, stats_arrays, sum(len(c) for c in cats))
     est.stats_ = ValueStatistics.from_arrays(stats_arrays, names, cats)
     n_in = meta["n_features_in"]
     if isinstance(n_in, bool) or n_in < len(names):
-        raise _bad(path, f"n_features_in={n_in!r} is below the {len(names)} fitted columns")
+        raise bad(path, f"n_features_in={n_in!r} is below the {len(names)} fitted columns")
     est.n_features_in_ = int(n_in)
     fin = meta.get("feature_names_in")
     if fin is not None:
         if (not isinstance(fin, list) or len(fin) != n_in
                 or not all(isinstance(f, str) for f in fin) or not set(names) <= set(fin)):
-            raise _bad(path, "feature_names_in do not match n_features_in and the columns")
+            raise bad(path, "feature_names_in do not match n_features_in and the columns")
         est.feature_names_in_ = np.asarray(fin, dtype=object)
     est.feature_names_ = np.asarray(names, dtype=object)
     est.dropped_features_ = np.asarray([str(f) for f in meta["dropped_features"]], dtype=object)
@@ -341,214 +343,37 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     for j, c in enumerate(cats):
         t = data.get(f"table__{j}")
         if t is None:
-            raise _bad(path, f"the value table of column {names[j]!r} is missing")
+            raise bad(path, f"the value table of column {names[j]!r} is missing")
         if t.dtype != np.float64 or t.ndim != 2 or t.shape[0] != len(c) or t.shape[1] < 1:
-            raise _bad(path, f"the value table of column {names[j]!r} has shape {t.shape} "
+            raise bad(path, f"the value table of column {names[j]!r} has shape {t.shape} "
                              f"and dtype {t.dtype}; expected {len(c)} rows of float64 "
                              "and at least one column")
         if not np.isfinite(t).all():
-            raise _bad(path, f"the value table of column {names[j]!r} holds NaN or inf")
+            raise bad(path, f"the value table of column {names[j]!r} holds NaN or inf")
         tables.append(t)
     if f"table__{len(cats)}" in data:
-        raise _bad(path, "it holds more value tables than columns")
+        raise bad(path, "it holds more value tables than columns")
     rule = "common" if getattr(est, "_combine", "concat") == "sum" else getattr(
         est, "_table_shape", None)
     if rule == "common" and len({t.shape[1] for t in tables}) > 1:
-        raise _bad(path, "its value tables have different widths")
+        raise bad(path, "its value tables have different widths")
     if rule == "square" and any(t.shape[0] != t.shape[1] for t in tables):
-        raise _bad(path, "its value tables are not square (one column per value)")
+        raise bad(path, "its value tables are not square (one column per value)")
     est._tables = tables
     est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
     numeric = meta.get("numeric") or {}
-    _check_numeric_state(path, est, numeric, fin)
+    check_numeric_state(path, est, numeric, fin)
     _restore_numeric_state(est, numeric)
     extra = {k[len("extra__"):]: v for k, v in data.items() if k.startswith("extra__")}
     for key, arr in extra.items():
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise _bad(path, f"array {key} holds NaN or inf")
+            raise bad(path, f"array {key} holds NaN or inf")
     est._restore_extra_state(extra, meta.get("extra", {}))
-    _check_extra_state(path, est, extra)
-    projection = _check_projection(path, est, data, tables)
+    check_extra_state(path, est, extra)
+    projection = check_projection(path, est, data, tables)
     if projection is not None:
         est._projection = projection
     return est
-
-
-# parameter rules that fit applies inside its computation rather than in _check_params
-# (class name -> [(parameter, rule)]); rule "positive": a number > 0, "count": an int >= 1,
-# "count_or_none": None or an int >= 1, "non_negative": a number >= 0
-_FIT_PARAM_RULES: dict[str, list[tuple[str, str]]] = {
-    "CDE": [("alpha", "positive"), ("max_iter", "count")],
-    "OneHotPCA": [("n_components", "count_or_none")],
-    "LCME": [("n_components", "count"), ("n_init", "count"), ("max_iter", "count")],
-    "CategoricalDistance": [("sigma", "non_negative")],
-}
-
-
-def _check_fit_params(est: Any) -> None:
-    """Refuse the parameter values that ``fit`` refuses (CDE ``alpha=-1``...), with the
-    parameter's name, for the checks that live in the fitting code."""
-    from ._params import check_int, check_positive
-
-    for klass in type(est).__mro__:
-        for name, rule in _FIT_PARAM_RULES.get(klass.__name__, []):
-            value = getattr(est, name, None)
-            if rule == "positive":
-                check_positive(name, value)
-            elif rule in ("count", "count_or_none"):
-                check_int(name, value, allow_none=rule == "count_or_none")
-            elif rule == "non_negative" and (
-                isinstance(value, bool) or not isinstance(value, (int, float))
-                or not value >= 0
-            ):
-                raise CatEmbedError(f"{name} must be a non-negative number; got {value!r}.")
-
-
-def _check_array(path: str, name: str, arr: Any, shape: tuple, *, minimum: float | None = None
-                 ) -> np.ndarray:
-    """``arr`` as finite float64 of ``shape`` (``-1``: any length), else a CatEmbedError."""
-    arr = np.asarray(arr)
-    if (arr.dtype.kind not in "fiu" or arr.ndim != len(shape)
-            or any(want not in (-1, got) for want, got in zip(shape, arr.shape, strict=True))):
-        want = "(" + ", ".join("any" if w == -1 else str(w) for w in shape) + ")"
-        raise _bad(path, f"{name} has shape {arr.shape} and dtype {arr.dtype}; expected a "
-                         f"numeric array of shape {want}")
-    arr = arr.astype(np.float64)
-    if not np.isfinite(arr).all():
-        raise _bad(path, f"{name} holds NaN or inf")
-    if minimum is not None and (arr < minimum).any():
-        raise _bad(path, f"{name} holds a value below {minimum}")
-    return arr
-
-
-def _check_projection(path: str, est: Any, data: dict[str, np.ndarray],
-                      tables: list[np.ndarray]) -> tuple | None:
-    """The ``n_components`` output projection: present exactly when the parameters ask for
-    one, of the shapes the value tables give, finite."""
-    keys = ("components", "mean", "variance")
-    present = [f"output__{k}" in data for k in keys]
-    k = getattr(est, "n_components", None)
-    wanted = not getattr(est, "_own_n_components", False) and k is not None
-    if not any(present):
-        if wanted:
-            raise _bad(path, f"n_components={k} but the output projection is missing")
-        return None
-    if not wanted:
-        raise _bad(path, "it holds an output projection (output__components) but its "
-                         "parameters ask for none (n_components=None)")
-    if not all(present):
-        raise _bad(path, "the output projection is incomplete (output__components, "
-                         "output__mean and output__variance go together)")
-    width = (tables[0].shape[1] if getattr(est, "_combine", "concat") == "sum"
-             else sum(t.shape[1] for t in tables))
-    components = _check_array(path, "the output projection output__components",
-                              data["output__components"], (width, int(k)))
-    mean = _check_array(path, "the output projection output__mean", data["output__mean"],
-                        (width,))
-    variance = _check_array(path, "the output projection output__variance",
-                            data["output__variance"], (int(k),), minimum=0.0)
-    return components, mean, variance
-
-
-def _check_numeric_state(path: str, est: Any, state: Any, feature_names_in: Any) -> None:
-    """The numeric-column policy's state fits the ``numeric`` parameter and the columns."""
-    if not isinstance(state, dict):
-        raise _bad(path, "the numeric-column state is not a JSON object")
-    policy = est._numeric_policy()
-    feats = state.get("features", [])
-    bins = state.get("bins", {})
-    if (not isinstance(feats, list) or not all(isinstance(f, str) for f in feats)
-            or len(set(feats)) != len(feats) or not isinstance(bins, dict)):
-        raise _bad(path, "the numeric-column state (numeric.features, numeric.bins) is not "
-                         "a list of distinct column names and a table of cut points")
-    names = [str(f) for f in est.feature_names_]
-    if feature_names_in is not None and not set(feats) <= set(feature_names_in):
-        raise _bad(path, "numeric.features names columns that are not input columns")
-    has_mean = "mean" in state or "scale" in state
-    if policy == "drop" and (feats or bins or has_mean):
-        raise _bad(path, "it holds numeric-column state although numeric='drop'")
-    if policy == "discretize":
-        if set(bins) != set(feats) or has_mean:
-            raise _bad(path, "numeric.bins must give the cut points of exactly the columns in "
-                             "numeric.features (numeric='discretize')")
-        from .base import bin_labels
-
-        for c, edges in bins.items():
-            e = _check_array(path, f"the cut points numeric.bins[{c!r}]", edges, (-1,))
-            if (np.diff(e) <= 0).any():
-                raise _bad(path, f"the cut points numeric.bins[{c!r}] are not increasing")
-            if c in names:  # its categories are bin labels of these cut points
-                probe = np.concatenate([e, e[-1:] + 1.0]) if len(e) else np.zeros(1)
-                labels = set(bin_labels(probe, e).tolist())
-                cats = est.categories_[names.index(c)]
-                if not all(isinstance(v, float) and v != v or v in labels for v in cats):
-                    raise _bad(path, f"the categories of column {c!r} are not the bin labels "
-                                     f"of its cut points numeric.bins[{c!r}]")
-        if len(feats) + len([f for f in names if f not in feats]) > est.n_features_in_:
-            raise _bad(path, "numeric.features do not fit n_features_in")
-    if policy == "passthrough":
-        if bins:
-            raise _bad(path, "it holds cut points (numeric.bins) although "
-                             "numeric='passthrough'")
-        if set(feats) & set(names):
-            raise _bad(path, "numeric.features overlap the categorical columns")
-        if len(names) + len(feats) > est.n_features_in_:
-            raise _bad(path, "numeric.features and the categorical columns are more than "
-                             "n_features_in")
-        if feats or has_mean:
-            n = len(feats)
-            if not feats:
-                raise _bad(path, "numeric.mean/scale are given but numeric.features is empty")
-            _check_array(path, "numeric.mean", state.get("mean"), (n,))
-            _check_array(path, "numeric.scale", state.get("scale"), (n,))
-            if not (np.asarray(state["scale"], dtype=np.float64) > 0).all():
-                raise _bad(path, "numeric.scale holds a value that is not positive (fit "
-                                 "stores 1 for a constant column)")
-
-
-def _check_extra_state(path: str, est: Any, extra: dict[str, np.ndarray]) -> None:
-    """Method-specific arrays against the value tables (shapes, ranges)."""
-    kinds = {k.__name__ for k in type(est).__mro__}
-    n_values = sum(len(c) for c in est.categories_)
-    width = est._tables[0].shape[1]
-    total = sum(t.shape[1] for t in est._tables)
-    k = getattr(est, "n_components", None)
-    if kinds & {"OneHotPCA", "MCA"}:
-        _check_array(path, "array components", est.components_, (n_values, width))
-        ev = est.explained_variance_ if "OneHotPCA" in kinds else est.eigenvalues_
-        _check_array(path, "the eigenvalues (explained_variance / eigenvalues)", ev, (width,),
-                     minimum=0.0)
-        if k is not None and width > int(k):
-            raise _bad(path, f"it holds {width} components but n_components={k}")
-        if "MCA" in kinds and not (np.isfinite(est.total_inertia_)
-                                   and est.total_inertia_ > 0):
-            raise _bad(path, "total_inertia is not a positive number")
-    if "UNTIE" in kinds:
-        _check_array(path, "array omega", est.omega_, (total,), minimum=0.0)
-        space_of = np.asarray(extra.get("space_of"))
-        n_spaces = len(est._space_names)
-        if (space_of.dtype.kind not in "iu" or space_of.shape != (total,)
-                or (len(space_of) and (space_of.min() < 0 or space_of.max() >= n_spaces))):
-            raise _bad(path, f"array space_of must give one of the {n_spaces} spaces for each "
-                             f"of the {total} table columns")
-        if "components" in extra:
-            kk = est.components_.shape[1] if est.components_.ndim == 2 else -1
-            _check_array(path, "array components", est.components_, (total, -1))
-            if k is not None and kk != int(k):
-                raise _bad(path, f"array components has {kk} columns but n_components={k}")
-            _check_array(path, "array mean", est.mean_, (total,))
-            _check_array(path, "array explained_variance", est.explained_variance_, (kk,),
-                         minimum=0.0)
-        elif k is not None:
-            raise _bad(path, f"n_components={k} but the projection (array components) is "
-                             "missing")
-    if "CategoricalDistance" in kinds and "fit_codes" in extra:
-        codes = np.asarray(extra["fit_codes"])
-        sizes = np.array([len(c) for c in est.categories_])
-        if (codes.dtype.kind not in "iu" or codes.ndim != 2 or codes.shape[1] != len(sizes)
-                or (codes.size and ((codes < -1).any() or (codes >= sizes).any()))):
-            raise _bad(path, "array fit_codes is not one code per fitted column (each -1 or "
-                             "below the column's number of values)")
 
 
 def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
@@ -557,99 +382,22 @@ def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
     if raw is None:
         return [None] * len(cats)
     if not isinstance(raw, list) or len(raw) != len(cats):
-        raise _bad(path, "the pooled (infrequent) values do not match the columns")
+        raise bad(path, "the pooled (infrequent) values do not match the columns")
     out = []
     for c, inf in zip(cats, raw, strict=True):
         has_marker = any(v is INFREQUENT for v in c)
         if inf is None:
             if has_marker:
-                raise _bad(path, "a column has the infrequent value but no pooled values")
+                raise bad(path, "a column has the infrequent value but no pooled values")
             out.append(None)
             continue
         try:
             vals = np.array([_decode_value(t) for t in inf], dtype=object)
         except (TypeError, IndexError, KeyError, ValueError):
-            raise _bad(path, "the pooled (infrequent) values cannot be read") from None
+            raise bad(path, "the pooled (infrequent) values cannot be read") from None
         if not has_marker or len(vals) < 2:
-            raise _bad(path, "pooled values are listed for a column without the infrequent value")
+            raise bad(path, "pooled values are listed for a column without the infrequent value")
         out.append(vals)
     return out
 
 
-def _need(path: str, meta: dict, fields: dict[str, type]) -> None:
-    for key, typ in fields.items():
-        if not isinstance(meta.get(key), typ) or (typ is int and isinstance(meta[key], bool)):
-            raise _bad(path, f"metadata field {key!r} is missing or not a {typ.__name__}")
-
-
-def _check_categories(path: str, column: str, cats: np.ndarray) -> None:
-    import pandas as pd
-
-    miss = pd.isna(pd.Series(cats, dtype=object)).to_numpy()
-    if miss[:-1].any():
-        raise _bad(path, f"column {column!r} has a missing value before its last category")
-    if not pd.Index(cats[~miss], dtype=object).is_unique:
-        raise _bad(path, f"column {column!r} has duplicate categories")
-    from ._validation import sort_values
-    from .stats import INFREQUENT
-
-    known = [v for v, m in zip(cats.tolist(), miss, strict=True) if not m and v is not INFREQUENT]
-    marker = [i for i, v in enumerate(cats.tolist()) if v is INFREQUENT]
-    if marker not in ([], [len(known)]) or (_order_is_checkable(known) and [
-            repr(v) for v in known] != [
-            repr(v) for v in sort_values(np.asarray(known, dtype=object)).tolist()]):
-        raise _bad(path, f"the categories of column {column!r} are not in their documented "
-                         "order (sorted values, then the infrequent value, then missing)")
-
-
-def _order_is_checkable(values: list) -> bool:
-    """Whether the file keeps the values the order was made of: numbers, or text that is
-    no other value's ``str`` (tuples, bytes, decimals... are saved as their text, which
-    sorts differently)."""
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        return True
-    if not all(isinstance(v, str) for v in values):
-        return False
-    for v in values:
-        if v[:1] in ("(", "[", "{") or v[:2] in ("b'", 'b"'):
-            return False
-        try:
-            float(v)
-            return False
-        except ValueError:
-            pass
-    return True
-
-
-def _check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) -> None:
-    counts = arrays.get("counts")
-    n_rows = arrays.get("n_rows")
-    if counts is None or n_rows is None:
-        raise _bad(path, "the value statistics are missing")
-    if counts.dtype.kind not in "iu" or counts.shape != (n_values,):
-        raise _bad(path, f"the value counts have shape {counts.shape} and dtype {counts.dtype}; "
-                         f"expected {n_values} integers")
-    if n_rows.dtype.kind not in "iu" or n_rows.shape != () or int(n_rows) < 0:
-        raise _bad(path, "the row count is not a non-negative integer")
-    if (counts < 0).any() or (counts > int(n_rows)).any():
-        raise _bad(path, "a value count is negative or above the row count")
-    if "cooc" in arrays:
-        cooc = arrays["cooc"]
-        if cooc.dtype.kind not in "iu" or cooc.shape != (n_values, n_values):
-            raise _bad(path, f"the co-occurrence counts have shape {cooc.shape}; expected "
-                             f"({n_values}, {n_values}) integers")
-        if (cooc < 0).any() or not np.array_equal(np.diagonal(cooc), counts):
-            raise _bad(path, "the co-occurrence counts are negative or disagree with the "
-                             "value counts")
-    else:
-        parts = [arrays.get(k) for k in ("cooc_row", "cooc_col", "cooc_data")]
-        if any(p is None for p in parts):
-            raise _bad(path, "the co-occurrence counts are missing")
-        row, col, val = parts
-        if (any(p.dtype.kind not in "iu" or p.ndim != 1 for p in parts)
-                or not len(row) == len(col) == len(val)):
-            raise _bad(path, "the sparse co-occurrence counts are not integer arrays of one "
-                             "length")
-        if len(row) and (row.min() < 0 or col.min() < 0 or max(row.max(), col.max())
-                         >= n_values or val.min() < 0):
-            raise _bad(path, "the sparse co-occurrence counts are out of range")

@@ -336,6 +336,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CatEmbedError(f"cannot write {out}: the folder {out.parent} does not exist.")
     if out.exists() and out.is_dir():
         raise CatEmbedError(f"-o {out} is a folder; give a file name such as report.html.")
+    from .evaluation.inputs import input_files
+    from .io import check_not_input
+
+    check_not_input(out, input_files(args.data, args.data_dir), flag="--output")
     t0 = time.perf_counter()
     name, X, y = load_features(args.data, args.target, args.preset,
                                [c.strip() for c in (args.drop or "").split(",") if c.strip()],

@@ -162,6 +162,12 @@ def transform_file(
     features = [str(c) for c in fitted]
     ids = [str(c) for c in id_columns]
     after = [str(target)] if target else []
+    twice = sorted({c for c in ids if ids.count(c) > 1} | (set(after) & set(ids)))
+    if twice:
+        raise CatEmbedError(
+            f"column(s) {', '.join(map(repr, twice))} given more than once as id_columns "
+            "(--id) or target (--target); give each column one role, once."
+        )
     missing = [c for c in features + ids + after if c not in columns]
     if missing:
         raise CatEmbedError(

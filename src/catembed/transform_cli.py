@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+from .cli_input import int_in
+
 __all__ = ["register"]
 
 _EXAMPLES = """examples:
@@ -54,8 +56,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--output", "-o", help="output .parquet or .csv (default: CSV on stdout)")
     p.add_argument("--id", help="comma-separated columns copied before the embedding")
     p.add_argument("--target", help="a column copied after the embedding")
-    p.add_argument("--chunksize", type=int,
-                   help="rows per chunk (default: sized to bound the memory)")
+    p.add_argument("--chunksize", type=int_in(1, None, "chunksize"), metavar="N",
+                   help="rows per chunk, N >= 1 (default: sized to bound the memory)")
     p.add_argument("--handle-unknown", choices=["error", "ignore", "warn"],
                    help="values the model never saw: error, or the zero vector (default: "
                    "the model's setting)")

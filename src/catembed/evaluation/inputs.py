@@ -21,7 +21,7 @@ from typing import Any
 
 from ..datasets import split_list
 
-__all__ = ["BUNDLED_DIR", "data_roots", "load_features", "load_input", "split_list"]
+__all__ = ["BUNDLED_DIR", "data_roots", "input_files", "load_features", "load_input", "split_list"]
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "data"
 
@@ -184,3 +184,16 @@ def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: i
     return frame
 
 
+def input_files(text: str, data_dir: str | None = None) -> list[Path]:
+    """The files an input argument reads (a table file; a data-set folder's ``data.csv`` and
+    ``meta.json``, the folder found by name as the evaluation commands find it), for the
+    check that no output is written over them; [] when it names nothing found."""
+    p = Path(text)
+    if not p.exists():
+        p = next((r / text for r in data_roots(data_dir) if (r / text / "data.csv").exists()),
+                 p)
+    if p.is_dir():
+        return [p / "data.csv", p / "meta.json"]
+    if p.is_file():
+        return [p] + ([p.parent / "meta.json"] if p.name == "data.csv" else [])
+    return []

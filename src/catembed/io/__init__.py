@@ -11,7 +11,8 @@ What is accepted
   without a byte-order mark, plain or compressed (``.gz``, ``.bz2``, ``.xz``, ``.zip`` with
   one member). Header names are stripped of surrounding spaces; an empty header field gets
   pandas' name ``Unnamed: i`` (the first column of ``DataFrame.to_csv(path)`` is one). A
-  trailing delimiter at the end of every line is ignored. Rows with a different number of
+  trailing delimiter at the end of every line is ignored. Blank lines are skipped, except in
+  a one-column file, where a blank line is a missing value. Rows with a different number of
   fields than the header are reported by :func:`scan_csv` (the reader pads short rows with
   missing values and ignores extra fields).
 * Parquet, with or without a pandas index (the index is read as the row labels, not as a
@@ -20,7 +21,8 @@ What is accepted
 
 Writing never touches the target until it is complete: :class:`TableWriter` and
 :func:`atomic_output` write to a temporary file in the target folder and rename it into
-place only on success (removed on failure or Ctrl-C). :func:`check_output_path` refuses,
+place only on success (removed on failure or Ctrl-C), with the permissions a plain write
+would give (:func:`output_mode`). :func:`check_output_path` refuses,
 before any work, an output that is an input (the same file, also through links), a missing or
 unwritable folder and an unknown suffix.
 
@@ -33,7 +35,13 @@ Where each step lives
 """
 
 from ._csv_text import CsvScan, scan_csv
-from ._paths import atomic_output, check_not_input, check_output_path, table_format
+from ._paths import (
+    atomic_output,
+    check_not_input,
+    check_output_path,
+    output_mode,
+    table_format,
+)
 from ._readers import (
     count_rows,
     index_columns,
@@ -47,4 +55,5 @@ from ._writers import TableWriter
 
 __all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input",
            "check_output_path", "count_rows", "index_columns", "iter_chunks", "numeric_columns",
-           "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns"]
+           "output_mode", "read_columns", "read_table", "scan_csv", "table_format",
+           "unnamed_columns"]

@@ -167,6 +167,7 @@ def _arrow_count(path: Path, n_raw: int, n: int) -> int | None:
             read_options=pcsv.ReadOptions(column_names=names, skip_rows=1,
                                           block_size=1 << 22),
             parse_options=pcsv.ParseOptions(delimiter=_sep(path), newlines_in_values=True,
+                                            ignore_empty_lines=n > 1,
                                             invalid_row_handler=on_invalid),
             convert_options=pcsv.ConvertOptions(include_columns=names[:1],
                                                 column_types={names[0]: pa.string()}),
@@ -180,7 +181,8 @@ def _arrow_count(path: Path, n_raw: int, n: int) -> int | None:
 def scan_csv(path: str | os.PathLike, limit: int = 10) -> CsvScan:
     """Count the data rows of a CSV file and find rows with more or fewer fields than the
     header (a trailing empty field, i.e. a trailing delimiter, is not counted as one; blank
-    lines are skipped as pandas does).
+    lines are skipped as pandas does, except in a one-column file, where a blank line is a
+    missing value).
 
     A first pass with pyarrow's CSV reader counts the rows; only when it finds a ragged row
     (or cannot read the file) does a pass with the :mod:`csv` module name the lines."""
@@ -196,7 +198,7 @@ def scan_csv(path: str | os.PathLike, limit: int = 10) -> CsvScan:
             reader = _csv_reader(fh, path)
             next(reader, None)
             lens = np.fromiter(map(len, reader), dtype=np.int64)
-        n_rows = int(np.count_nonzero(lens))
+        n_rows = int(np.count_nonzero(lens)) if n > 1 else len(lens)
         if np.isin(lens, (0, n)).all():
             return CsvScan(n_rows, n)
         lines: list[int] = []

@@ -4,20 +4,23 @@
 :func:`check_output_path` refuses, before any work, an output that is an input (the same
 file, also through links), a missing or unwritable folder and an unknown suffix;
 :func:`atomic_output` writes to a temporary file in the target folder and renames it into
-place only on success (removed on failure or Ctrl-C).
+place only on success (removed on failure or Ctrl-C), with the permissions a plain write
+would give (:func:`output_mode`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .._validation import CatEmbedError
 
-__all__ = ["atomic_output", "check_not_input", "check_output_path", "table_format"]
+__all__ = ["atomic_output", "check_not_input", "check_output_path", "output_mode",
+           "table_format"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".txt", ".tsv", ".data")
@@ -101,6 +104,18 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
                             "make it writable.")
 
 
+def output_mode(path: str | os.PathLike) -> int:
+    """The permission bits a plain ``open(path, "w")`` would leave: an existing file's own
+    mode, else ``0o666`` less the process umask (temporary files are made ``0o600``, so an
+    atomic write sets this mode on its temporary file before renaming it into place)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _temp_name(path: Path) -> Path:
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
                                 + path.suffix)
@@ -108,15 +123,22 @@ def _temp_name(path: Path) -> Path:
     return Path(name)
 
 
+def _publish(tmp: Path, target: Path, mode: int) -> None:
+    """Rename ``tmp`` to ``target`` with the permission bits ``mode``."""
+    os.chmod(tmp, mode)
+    os.replace(tmp, target)
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path in ``path``'s folder (same suffix); on success rename it to
     ``path``, on any exception (Ctrl-C included) remove it, leaving ``path`` untouched."""
     target = Path(path)
+    mode = output_mode(target)
     tmp = _temp_name(target)
     try:
         yield tmp
-        os.replace(tmp, target)
+        _publish(tmp, target, mode)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -8,6 +8,7 @@ statistics pass stream a file far larger than memory; :func:`read_table` reads i
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def read_columns(path: str | os.PathLike) -> list[str]:
                  if n not in skip and not n.startswith("__index_level_")]
     else:
         names = _header_names(_csv_header(path))
-    dup = sorted({n for n in names if names.count(n) > 1})
+    dup = sorted(n for n, k in Counter(names).items() if k > 1)  # linear: 100,000 names
     if dup:
         raise CatEmbedError(f"{path} has duplicate column names: {', '.join(dup)}; rename them "
                             "in the header.")
@@ -96,23 +97,27 @@ def _csv_kwargs(path: Path, columns: Sequence[str] | None,
                 text_columns: Sequence[str] | None) -> tuple[dict[str, Any], list[str]]:
     names = read_columns(path)
     wanted = list(names) if columns is None else list(columns)
-    unknown = [c for c in wanted if c not in names]
+    position = {c: i for i, c in enumerate(names)}
+    unknown = [c for c in wanted if c not in position]
     if unknown:
         raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
     kw: dict[str, Any] = {
         "sep": _sep(path),
         "header": 0,
         "names": names,
-        "usecols": sorted(names.index(c) for c in wanted),
+        "usecols": sorted(position[c] for c in wanted),
         "index_col": False,
         "encoding": "utf-8-sig",
         "keep_default_na": False,
         "na_values": [""],
         "skipinitialspace": False,
         "low_memory": False,
+        # a blank line of a one-column file is a missing value, not a line to skip
+        "skip_blank_lines": len(names) > 1,
     }
     if text_columns is not None:
-        kw["dtype"] = {c: str for c in text_columns if c in wanted}
+        keep = set(wanted)
+        kw["dtype"] = {c: str for c in text_columns if c in keep}
     return kw, wanted
 
 
@@ -227,11 +232,13 @@ def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | No
     index_cols = index_columns(path)
     names = read_columns(path)
     wanted = list(columns) if columns is not None else names
-    unknown = [c for c in wanted if c not in names]
+    known = set(names)
+    unknown = [c for c in wanted if c not in known]
     if unknown:
         raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
+    keep = set(wanted)
     for f in schema:
-        kind = _nested(f) if f.name in wanted else None
+        kind = _nested(f) if f.name in keep else None
         if kind:
             raise CatEmbedError(
                 f"column {f.name!r} of {path.name} holds {kind} ({f.type}); catembed embeds "
@@ -240,14 +247,14 @@ def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | No
     try:
         string_cols = [
             f.name for f in schema
-            if f.name in wanted and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            if f.name in keep and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         ]
         # pre_buffer=False: with read-ahead buffering the reader's memory grows with the file
         # (50M rows x 8: 460 -> 780 MB); without it, it stays at one row group (about 300 MB).
         pf = pq.ParquetFile(path, read_dictionary=string_cols, pre_buffer=False)
         if pf.metadata.num_rows == 0:
             raise CatEmbedError(f"{path} has no rows.")
-        read_cols = list(wanted) + [c for c in index_cols if c not in wanted]
+        read_cols = list(wanted) + [c for c in index_cols if c not in keep]
         if chunksize is None:
             table = pf.read(columns=read_cols, use_pandas_metadata=True)
             yield _flat_columns(table.to_pandas(), wanted)

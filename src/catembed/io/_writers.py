@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ._paths import _sep, _temp_name, check_output_path, table_format
+from ._paths import _publish, _sep, _temp_name, check_output_path, output_mode, table_format
 
 __all__ = ["TableWriter"]
 
@@ -18,6 +18,7 @@ class TableWriter:
     Use as a context manager. The chunks go to a temporary file in the target folder, which
     is renamed to ``path`` when the block ends without an exception and removed otherwise:
     a failed or interrupted run leaves neither a half-written output nor a changed old one.
+    The file gets the permissions a plain write would give (:func:`~._paths.output_mode`).
     The index is written when ``index=True``; ``path=None`` writes CSV to standard output.
     """
 
@@ -29,11 +30,13 @@ class TableWriter:
         self._schema: Any = None
         self._csv_header_done = False
         self._tmp: Path | None = None
+        self._mode = 0o644
         self.rows = 0
 
     def __enter__(self) -> TableWriter:
         if self.path is not None:
             check_output_path(self.path)
+            self._mode = output_mode(self.path)
             self._tmp = _temp_name(self.path)
         return self
 
@@ -95,7 +98,7 @@ class TableWriter:
         finally:
             if self._tmp is not None:
                 if exc_type is None and (self._parquet_writer or self._csv_writer):
-                    os.replace(self._tmp, self.path)
+                    _publish(self._tmp, self.path, self._mode)
                 else:
                     with contextlib.suppress(OSError):
                         self._tmp.unlink()
