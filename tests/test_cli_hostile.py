@@ -344,3 +344,31 @@ def test_existing_outputs_keep_their_mode(tmp_path, table, capsys, umask):
     assert code == 0, err
     assert (mode(out), mode(model)) == (0o644, 0o640)
     assert out.read_text() != "old\n"
+
+
+@pytest.mark.parametrize(("mask", "expected"), [(0o022, 0o644), (0o077, 0o600)])
+def test_model_save_and_text_outputs_get_the_umask_mode(tmp_path, umask, mask, expected):
+    """issue 21 item 12: ``model.save`` (persist) and the report/bench text outputs go
+    through the same atomic write, with the mode a plain write gives and nothing left."""
+    from catembed import CDE
+
+    umask(mask)
+    X = pd.DataFrame({"a": list("xyzxyz"), "b": list("uuvvuv")})
+    CDE(random_state=0).fit(X).save(tmp_path / "m.npz")
+    cio.write_text_atomic(tmp_path / "r.html", "<p>x</p>")
+    assert mode(tmp_path / "m.npz") == expected
+    assert mode(tmp_path / "r.html") == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "r.html"]
+
+
+def test_bench_refuses_to_write_over_its_table(tmp_path, capsys):
+    """issue 21 item 1: ``bench --table FILE.json -o FILE.json`` wrote over the table."""
+    from catembed.evaluation.bench import load_table
+
+    table = tmp_path / "t.json"
+    table.write_text((Path(load_table.__code__.co_filename).parent / "tables" / "cde-1.json")
+                     .read_text())
+    before = table.read_bytes()
+    code, _, err = run(["bench", "--table", table, "-o", table, "--runs", "1"], capsys)
+    assert code == 2 and "input" in err, err
+    assert table.read_bytes() == before

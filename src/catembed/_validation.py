@@ -352,11 +352,6 @@ def user_stacklevel() -> int:
     return 1
 
 
-def warn(message: str) -> None:
-    """Emit a :class:`CatEmbedWarning` attributed to the user's call site."""
-    warnings.warn(message, CatEmbedWarning, stacklevel=3)
-
-
 def check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
     """scikit-learn's shape errors for a table (empty, one sample, wrong width)."""
     name = type(est).__name__
@@ -370,3 +365,35 @@ def check_table(est: Any, df: pd.DataFrame, *, reset: bool) -> None:
     elif df.shape[1] != est.n_features_in_:
         raise CatEmbedError(f"X has {df.shape[1]} features, but {name} is expecting "
                             f"{est.n_features_in_} features as input.")
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` naming the user's line."""
+    warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
+class warnings_at_caller:  # noqa: N801 (used as a context manager, like warnings.catch_warnings)
+    """Re-emit the warnings raised inside the ``with`` block at the user's line, in order.
+
+    For warnings raised with a fixed ``stacklevel`` by code called along several paths. The
+    user's filters apply at re-emission (``"error"`` raises then, ``"once"`` dedupes against
+    the user's registry). ``owner``: a message that starts with ``"CategoricalDistance "``
+    (the helper estimator's name) is attributed to ``owner`` instead.
+    """
+
+    def __init__(self, owner: str | None = None) -> None:
+        self.owner = owner
+
+    def __enter__(self) -> None:
+        self._catch = warnings.catch_warnings(record=True)
+        self._caught = self._catch.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: object) -> None:
+        self._catch.__exit__(*exc)
+        for w in self._caught:
+            message = w.message
+            text = str(message)
+            if self.owner and text.startswith("CategoricalDistance "):
+                message = self.owner + text[len("CategoricalDistance"):]
+            warnings.warn(message, w.category, stacklevel=user_stacklevel())

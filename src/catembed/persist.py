@@ -9,12 +9,10 @@ the file names. Pickle and joblib work too, as for any scikit-learn estimator.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -181,7 +179,8 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
 
 
 def _write_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
-    """``np.savez_compressed`` to a temporary file in the target folder, renamed on success."""
+    """``np.savez_compressed`` to a temporary file in the target folder, renamed on success
+    with the permissions a plain write would give (:func:`catembed.io.atomic_output`)."""
     target = os.fspath(path)
     if os.path.isdir(target):
         raise CatEmbedError(
@@ -193,15 +192,10 @@ def _write_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise CatEmbedError(f"cannot save the model: folder {folder} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=".catembed-", suffix=".npz.tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from .io import atomic_output
+
+    with atomic_output(target) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
 
 
 def _checksum(meta_text: str, arrays: dict[str, np.ndarray]) -> str:

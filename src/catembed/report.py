@@ -317,12 +317,11 @@ def render_html(data: ReportData) -> str:
 
 
 def write_report(data: ReportData, path: str | os.PathLike) -> Path:
-    """Write the page to ``path`` through a temporary file renamed on success."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(render_html(data), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    """Write the page to ``path`` through a temporary file renamed on success (nothing is left
+    behind on failure; the permissions are those of a plain write)."""
+    from .io import write_text_atomic
+
+    return write_text_atomic(path, render_html(data))
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -20,8 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_param_types
-from .._validation import CatEmbedError, as_frame, categorical_input_tags
-from ..similarity._callsite import warnings_at_caller
+from .._validation import CatEmbedError, as_frame, categorical_input_tags, warnings_at_caller
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
 from ._kmodes_core import _cat_distances, _histograms, _padded_tables, kmodes_lloyd

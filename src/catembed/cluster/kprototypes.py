@@ -22,8 +22,8 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     select_categorical,
+    warnings_at_caller,
 )
-from ..similarity._callsite import warnings_at_caller
 from ._kmodes_core import _cat_distances, _histograms, _padded_tables, _sq_dist, kmodes_lloyd
 from .kmodes import _SHARED, _Base
 

@@ -60,6 +60,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out = Path(args.output)
         if out.parent and not out.parent.exists():
             raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
+        from ..io import check_not_input
+
+        check_not_input(out, [args.table] if Path(args.table).is_file() else [], flag="--output")
     evaluation_tasks()
     data_dir = _bench_data_dir(args.data_dir)
     result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
@@ -79,7 +82,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"catembed: note: {note}", file=sys.stderr)
         text += f"\nSearched: {', '.join(str(p) for p in searched)}.\n"
     if args.output:
-        _write_text(Path(args.output), text)
+        from ..io import write_text_atomic
+
+        write_text_atomic(args.output, text)
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
         sys.stdout.write("\n")
@@ -88,11 +93,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write through a temporary file renamed on success."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _cmd_study(args: argparse.Namespace) -> int:

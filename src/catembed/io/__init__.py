@@ -41,6 +41,7 @@ from ._paths import (
     check_output_path,
     output_mode,
     table_format,
+    write_text_atomic,
 )
 from ._readers import (
     count_rows,
@@ -53,7 +54,7 @@ from ._readers import (
 )
 from ._writers import TableWriter
 
-__all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input",
-           "check_output_path", "count_rows", "index_columns", "iter_chunks", "numeric_columns",
-           "output_mode", "read_columns", "read_table", "scan_csv", "table_format",
-           "unnamed_columns"]
+__all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input", "check_output_path",
+           "count_rows", "index_columns", "iter_chunks", "numeric_columns", "output_mode",
+           "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns",
+           "write_text_atomic"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from .._validation import CatEmbedError
 
 __all__ = ["atomic_output", "check_not_input", "check_output_path", "output_mode",
-           "table_format"]
+           "table_format", "write_text_atomic"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".txt", ".tsv", ".data")
@@ -143,3 +143,12 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_output`: nothing is left
+    behind on failure, and the file gets the permissions a plain write would give."""
+    target = Path(path)
+    with atomic_output(target) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return target

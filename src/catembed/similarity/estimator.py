@@ -10,10 +10,9 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, warnings_at_caller
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
-from ._callsite import warnings_at_caller
 from .objects import (
     dm_distances,
     kneighbors_from_codes,

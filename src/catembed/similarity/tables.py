@@ -20,9 +20,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._params import check_option
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._validation import CatEmbedError, CatEmbedWarning, warn_at_caller
 from ..stats import ValueStatistics
-from ._callsite import warn_at_caller
 
 __all__ = [
     "METRICS",
