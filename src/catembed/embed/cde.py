@@ -119,6 +119,7 @@ def multi_granularity_clustering(
     k_values: Iterable[int] | None = None,
     param_name: str = "alpha",
     sparse_output: bool = False,
+    n_distinct: int | None = None,
 ) -> tuple[np.ndarray, list[GranularityStep]]:
     """Value clusters of the rows of ``M`` at increasing ``k`` with any clusterer.
 
@@ -131,6 +132,7 @@ def multi_granularity_clustering(
     (its survivors are kept), or when ``k`` reaches the number of distinct rows of ``M``.
     With ``k_values`` the clusterer runs at exactly those ``k`` and the stop rule is not used.
 
+    ``n_distinct``, when known, is the number of distinct rows of ``M``.
     With ``sparse_output=True`` the indicator is a scipy CSR matrix (``l`` times the number
     of granularities stored entries, where the dense matrix has ``l q``).
 
@@ -143,7 +145,7 @@ def multi_granularity_clustering(
         raise CatEmbedError(f"{param_name} must be positive; got {alpha!r}.")
     n = M.shape[0]
     if k_values is None:
-        k_max = len(np.unique(M, axis=0))
+        k_max = len(np.unique(M, axis=0)) if n_distinct is None else n_distinct
         ks: Iterable[int] = itertools.count(2)
     else:
         k_max = None
@@ -219,7 +221,9 @@ def multi_granularity_kmeans(
         def kmeans(k: int) -> tuple[np.ndarray, int]:
             return gram.fit(k, check_random_state(rs.randint(np.iinfo(np.int32).max)))
 
-        return multi_granularity_clustering(M, kmeans, alpha, sparse_output=sparse_output)
+        return multi_granularity_clustering(
+            M, kmeans, alpha, sparse_output=sparse_output, n_distinct=gram.n_distinct
+        )
 
     def kmeans_sklearn(k: int) -> tuple[np.ndarray, int]:
         return matlab_kmeans(
@@ -257,7 +261,7 @@ def beta_pca(indicator: Any, beta: float = 1e-10, *, solver: str = "auto") -> np
     return scores[:, keep]
 
 
-def _gram_pca_scores(indicator: Any, chunk: int = 4096) -> np.ndarray:
+def _gram_pca_scores(indicator: Any, chunk: int = 1024) -> np.ndarray:
     """PCA scores ``U S`` of the column-centred matrix through its row Gram matrix."""
     X = sparse.csc_matrix(indicator, dtype=np.float64)
     n, q = X.shape
@@ -268,7 +272,7 @@ def _gram_pca_scores(indicator: Any, chunk: int = 4096) -> np.ndarray:
     gram -= a[None, :]
     gram += mu @ mu
     gram = (gram + gram.T) / 2
-    w, U = linalg.eigh(gram)
+    w, U = linalg.eigh(gram, driver="evd", overwrite_a=True, check_finite=False)
     w, U = w[::-1], U[:, ::-1]
     nonzero = w > max(w[0], 0.0) * n * np.finfo(np.float64).eps
     w, U = w[nonzero], np.ascontiguousarray(U[:, nonzero])
@@ -277,11 +281,13 @@ def _gram_pca_scores(indicator: Any, chunk: int = 4096) -> np.ndarray:
     col_u = U.sum(axis=0)
     best = np.full(U.shape[1], -1.0)
     sign = np.ones(U.shape[1])
+    cols = np.arange(U.shape[1])
     for lo in range(0, q, chunk):
         block = X[:, lo : lo + chunk]
         v = np.asarray(block.T @ U) - mu[lo : lo + chunk, None] * col_u[None, :]
-        idx = np.argmax(np.abs(v), axis=0)
-        val = v[idx, np.arange(v.shape[1])]
+        v = np.ascontiguousarray(v.T)  # components x columns: argmax along contiguous rows
+        idx = np.argmax(np.abs(v), axis=1)
+        val = v[cols, idx]
         better = np.abs(val) > best
         best[better] = np.abs(val[better])
         sign[better] = np.where(val[better] < 0, -1.0, 1.0)
