@@ -145,3 +145,73 @@ def test_cde_falls_back_to_identity_without_clusters():
     with pytest.warns(CatEmbedWarning, match="no value cluster"):
         Z = CDE(random_state=0).fit_transform(X)
     assert Z.shape[0] == 4 and np.isfinite(Z).all()
+
+
+# Issue 22 item 3: the k-means sweep on the Gram matrix and the PCA from the l x l Gram matrix
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gram_kmeans_matches_matlab_kmeans(seed):
+    from sklearn.utils import check_random_state
+
+    from catembed.embed._gram_kmeans import GramKMeans
+
+    rng = np.random.default_rng(seed)
+    for X in (rng.normal(size=(60, 5)), np.repeat(rng.normal(size=(10, 3)), 3, axis=0)):
+        gram = GramKMeans(X)
+        for k in range(2, min(gram.n_distinct, 15) + 1):
+            a, n_a = matlab_kmeans(X, k, random_state=seed, return_n_iter=True)
+            b, n_b = gram.fit(k, check_random_state(seed))
+            np.testing.assert_array_equal(a, b)
+            assert n_a == n_b
+
+
+@pytest.mark.parametrize("name", ["zoo", "lenses"])
+def test_gram_sweep_matches_the_sklearn_sweep(name):
+    ds = load_dataset(name)
+    stats = ValueStatistics.from_frame(ds.frame[ds.categorical_columns])
+    for M in cde_influence_matrices(stats):
+        for seed in range(3):
+            a, steps_a = multi_granularity_kmeans(M, random_state=seed, engine="sklearn")
+            b, steps_b = multi_granularity_kmeans(M, random_state=seed, sparse_output=True)
+            np.testing.assert_array_equal(a, b.toarray())
+            assert steps_a == steps_b
+
+
+def _equal_up_to_sign(a, b, atol):
+    assert a.shape == b.shape
+    err = np.minimum(np.abs(a - b).max(axis=0), np.abs(a + b).max(axis=0))
+    assert err.max(initial=0.0) <= atol
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gram_pca_equals_the_svd_up_to_sign(seed):
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 50))
+    base = (rng.random((n, int(rng.integers(1, n)))) < 0.3).astype(float)
+    ind = base[:, rng.integers(0, base.shape[1], int(rng.integers(n + 1, 4 * n)))]  # rank < n
+    if seed % 2:
+        half = n // 2
+        ind[:, :half] = 1 - ind[:, half : 2 * half]  # complement columns, as at k = 2
+    for beta in (1e-10, 0.5, 3.0):
+        old = beta_pca(ind, beta, solver="svd")
+        new = beta_pca(sparse.csr_matrix(ind), beta, solver="gram")
+        _equal_up_to_sign(old, new, 1e-8)
+        np.testing.assert_allclose(beta_pca(ind, beta), new)  # "auto" takes the Gram route
+
+
+def test_cde_new_fit_equals_the_legacy_fit_on_zoo_and_lenses():
+    for name in ("zoo", "lenses"):
+        ds = load_dataset(name)
+        X = ds.frame[ds.categorical_columns]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CatEmbedWarning)
+            new = CDE(random_state=3).fit(X)
+            old = CDE(random_state=3)
+            old._legacy_fit = True
+            old.fit(X)
+        np.testing.assert_array_equal(new._indicator, old._indicator)
+        assert new.value_clusters_.equals(old.value_clusters_)
+        _equal_up_to_sign(new.transform(X), old.transform(X), 1e-8)

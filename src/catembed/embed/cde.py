@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import linalg, sparse
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
@@ -25,6 +26,7 @@ from .._params import check_option
 from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
+from ._gram_kmeans import GramKMeans
 
 __all__ = [
     "CDE",
@@ -116,6 +118,8 @@ def multi_granularity_clustering(
     *,
     k_values: Iterable[int] | None = None,
     param_name: str = "alpha",
+    sparse_output: bool = False,
+    n_distinct: int | None = None,
 ) -> tuple[np.ndarray, list[GranularityStep]]:
     """Value clusters of the rows of ``M`` at increasing ``k`` with any clusterer.
 
@@ -128,21 +132,27 @@ def multi_granularity_clustering(
     (its survivors are kept), or when ``k`` reaches the number of distinct rows of ``M``.
     With ``k_values`` the clusterer runs at exactly those ``k`` and the stop rule is not used.
 
+    ``n_distinct``, when known, is the number of distinct rows of ``M``.
+    With ``sparse_output=True`` the indicator is a scipy CSR matrix (``l`` times the number
+    of granularities stored entries, where the dense matrix has ``l q``).
+
     Returns
     -------
-    indicator : ndarray of shape (l, q), float
+    indicator : ndarray or CSR matrix of shape (l, q), float
     steps : list of GranularityStep
     """
     if alpha <= 0:
         raise CatEmbedError(f"{param_name} must be positive; got {alpha!r}.")
     n = M.shape[0]
     if k_values is None:
-        k_max = len(np.unique(M, axis=0))
+        k_max = len(np.unique(M, axis=0)) if n_distinct is None else n_distinct
         ks: Iterable[int] = itertools.count(2)
     else:
         k_max = None
         ks = k_values
-    blocks: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    n_cols = 0
     steps: list[GranularityStep] = []
     for k in ks:
         if k_max is not None and k > k_max:
@@ -150,22 +160,34 @@ def multi_granularity_clustering(
         out = cluster(k)
         labels, n_iter = out if isinstance(out, tuple) else (out, 0)
         labels = np.asarray(labels)
-        present = np.unique(labels[labels >= 0])
-        ind = (labels[:, None] == present[None, :]).astype(np.float64)
-        sizes = ind.sum(axis=0)
+        member = labels >= 0
+        present, codes = np.unique(labels[member], return_inverse=True)
+        sizes = np.bincount(codes, minlength=len(present))
         dropped = (sizes <= 1) | (n - sizes <= 1)
-        blocks.append(ind[:, ~dropped])
+        column = np.cumsum(~dropped) - 1 + n_cols  # column of each kept cluster
+        keep = ~dropped[codes]
+        rows.append(np.flatnonzero(member)[keep])
+        cols.append(column[codes[keep]])
+        n_cols += int((~dropped).sum())
         steps.append(
             GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum()), n_iter)
         )
         if k_max is not None and dropped.sum() > math.ceil(len(present) / alpha):
             break
-    indicator = np.hstack(blocks) if blocks else np.zeros((n, 0))
-    return indicator, steps
+    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+    c = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
+    indicator = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n_cols))
+    return (indicator if sparse_output else indicator.toarray()), steps
 
 
 def multi_granularity_kmeans(
-    M: np.ndarray, alpha: float = 10, random_state: Any = None, max_iter: int = 100
+    M: np.ndarray,
+    alpha: float = 10,
+    random_state: Any = None,
+    max_iter: int = 100,
+    *,
+    engine: str = "gram",
+    sparse_output: bool = False,
 ) -> tuple[np.ndarray, list[GranularityStep]]:
     """Value clusters of the rows of ``M`` at increasing ``k`` (CDE Algorithm 1, spec 1.3).
 
@@ -176,6 +198,14 @@ def multi_granularity_kmeans(
     or when ``k`` reaches the number of distinct rows of ``M``
     (:func:`multi_granularity_clustering` with MATLAB-style k-means).
 
+    ``sparse_output=True`` returns the indicator as a CSR matrix.
+    ``engine="gram"`` (default) runs the k-means on the centred Gram matrix of the rows,
+    computed once for the whole sweep (``catembed.embed._gram_kmeans``): the same seeding
+    draws and Lloyd steps as :func:`matlab_kmeans`, ``O(l^2)`` per ``k`` instead of
+    ``O(k l^2)`` per iteration; ``engine="sklearn"`` calls :func:`matlab_kmeans` per ``k``.
+    The two agree up to floating-point rounding, which can resolve an exact tie between two
+    centres differently.
+
     Returns
     -------
     indicator : ndarray of shape (l, q), float
@@ -183,29 +213,85 @@ def multi_granularity_kmeans(
     """
     if alpha <= 0:
         raise CatEmbedError(f"alpha must be positive; got {alpha!r}.")
+    check_option("engine", engine, ("gram", "sklearn"))
     rs = check_random_state(random_state)
+    if engine == "gram":
+        gram = GramKMeans(M, max_iter=max_iter)
 
-    def kmeans(k: int) -> tuple[np.ndarray, int]:
+        def kmeans(k: int) -> tuple[np.ndarray, int]:
+            return gram.fit(k, check_random_state(rs.randint(np.iinfo(np.int32).max)))
+
+        return multi_granularity_clustering(
+            M, kmeans, alpha, sparse_output=sparse_output, n_distinct=gram.n_distinct
+        )
+
+    def kmeans_sklearn(k: int) -> tuple[np.ndarray, int]:
         return matlab_kmeans(
             M, k, random_state=rs.randint(np.iinfo(np.int32).max), max_iter=max_iter,
             return_n_iter=True,
         )
 
-    return multi_granularity_clustering(M, kmeans, alpha)
+    return multi_granularity_clustering(M, kmeans_sklearn, alpha, sparse_output=sparse_output)
 
 
-def beta_pca(indicator: np.ndarray, beta: float = 1e-10) -> np.ndarray:
+def beta_pca(indicator: Any, beta: float = 1e-10, *, solver: str = "auto") -> np.ndarray:
     """PCA scores of the value-cluster indicator matrix, small components removed (spec 1.4).
 
     Centres the columns, takes the SVD (scikit-learn's ``PCA``, full solver, deterministic
     signs) and drops every component whose range over the ``l`` values is below ``beta``.
+
+    ``indicator`` may be a scipy sparse matrix. ``solver="gram"`` gets the same scores from
+    the ``l x l`` Gram matrix of the centred rows (``eigh``; ``O(l^2)`` memory, ``O(l^3)``
+    time, however many columns), with scikit-learn's sign rule (the largest entry of each
+    right singular vector positive) and its component order; eigenvalues below
+    ``l * eps * largest`` (numerically zero singular values) are dropped, as the ``beta``
+    rule drops them in the SVD. ``"svd"`` is the full SVD of the ``l x q`` matrix; ``"auto"``
+    takes the Gram route when ``q > l``.
     """
-    if indicator.shape[1] == 0:
-        return np.zeros((indicator.shape[0], 0))
-    n_comp = min(indicator.shape)
-    scores = PCA(n_components=n_comp, svd_solver="full").fit_transform(indicator)
+    check_option("solver", solver, ("auto", "gram", "svd"))
+    n, q = indicator.shape
+    if q == 0:
+        return np.zeros((n, 0))
+    if solver == "svd" or (solver == "auto" and q <= n):
+        dense = indicator.toarray() if sparse.issparse(indicator) else np.asarray(indicator)
+        scores = PCA(n_components=min(n, q), svd_solver="full").fit_transform(dense)
+    else:
+        scores = _gram_pca_scores(indicator)
     keep = (scores.max(axis=0) - scores.min(axis=0)) >= beta
     return scores[:, keep]
+
+
+def _gram_pca_scores(indicator: Any, chunk: int = 1024) -> np.ndarray:
+    """PCA scores ``U S`` of the column-centred matrix through its row Gram matrix."""
+    X = sparse.csc_matrix(indicator, dtype=np.float64)
+    n, q = X.shape
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    a = X @ mu
+    gram = np.asarray((X @ X.T).todense())
+    gram -= a[:, None]
+    gram -= a[None, :]
+    gram += mu @ mu
+    gram = (gram + gram.T) / 2
+    w, U = linalg.eigh(gram, driver="evd", overwrite_a=True, check_finite=False)
+    w, U = w[::-1], U[:, ::-1]
+    nonzero = w > max(w[0], 0.0) * n * np.finfo(np.float64).eps
+    w, U = w[nonzero], np.ascontiguousarray(U[:, nonzero])
+    # scikit-learn's svd_flip(u_based_decision=False): the entry of largest magnitude of
+    # each row of V^T = U^T X_c / s is made positive (first such entry on ties).
+    col_u = U.sum(axis=0)
+    best = np.full(U.shape[1], -1.0)
+    sign = np.ones(U.shape[1])
+    cols = np.arange(U.shape[1])
+    for lo in range(0, q, chunk):
+        block = X[:, lo : lo + chunk]
+        v = np.asarray(block.T @ U) - mu[lo : lo + chunk, None] * col_u[None, :]
+        v = np.ascontiguousarray(v.T)  # components x columns: argmax along contiguous rows
+        idx = np.argmax(np.abs(v), axis=1)
+        val = v[cols, idx]
+        better = np.abs(val) > best
+        best[better] = np.abs(val[better])
+        sign[better] = np.where(val[better] < 0, -1.0, 1.0)
+    return U * (np.sqrt(w) * sign)
 
 
 def identity_fallback(
@@ -227,8 +313,19 @@ class _ValueClusterState:
     """The value-cluster indicator matrix and its sweep, shared by CDE and CDE++.
 
     Expects ``_indicator``, ``_indicator_names``, ``granularity_steps_`` and
-    ``n_components_`` after fitting; saves and restores them.
+    ``n_components_`` after fitting; saves and restores them. ``_indicator`` may be set to a
+    sparse matrix (CDE keeps it sparse: ``l`` entries per granularity where the dense matrix
+    has ``l`` per cluster); reading it gives the dense array.
     """
+
+    @property
+    def _indicator(self) -> np.ndarray:
+        ind = self._indicator_store
+        return ind.toarray() if sparse.issparse(ind) else ind
+
+    @_indicator.setter
+    def _indicator(self, value: Any) -> None:
+        self._indicator_store = value
 
     @property
     def value_clusters_(self):
@@ -391,17 +488,23 @@ class CDE(_ValueClusterState, ValueEmbedder):
         self.n_components = n_components
         self.dtype = dtype
 
+    # The pre-issue-22 fit (scikit-learn k-means per granularity, SVD of the indicator
+    # matrix), kept reachable for benchmarks/bench_cde_values.py and the equality tests.
+    _legacy_fit = False
+
     _cost_rate = 1.6e6  # the k-means sweep: measured ~5 s at l = 200 (benchmarks/bench_pooling)
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)
         rs = check_random_state(self.random_state)
-        ind_c, steps_c = multi_granularity_kmeans(m_c, self.alpha, rs, self.max_iter)
-        ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter)
-        indicator = np.hstack([ind_c, ind_o])
+        legacy = self._legacy_fit
+        kw = {"engine": "sklearn" if legacy else "gram", "sparse_output": not legacy}
+        ind_c, steps_c = multi_granularity_kmeans(m_c, self.alpha, rs, self.max_iter, **kw)
+        ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter, **kw)
+        indicator = np.hstack([ind_c, ind_o]) if legacy else sparse.hstack([ind_c, ind_o]).tocsr()
         names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
         indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE")
-        embedding = beta_pca(indicator, self.beta)
+        embedding = beta_pca(indicator, self.beta, solver="svd" if legacy else "auto")
         if embedding.shape[1] == 0:
             raise CatEmbedError("CDE kept no principal component; lower beta.")
         self.M_c_ = m_c
