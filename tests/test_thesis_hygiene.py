@@ -14,7 +14,14 @@ pytest.importorskip("torch")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from catembed import CatEmbedError  # noqa: E402
-from catembed.deep import IDEC, VAEWD, AttentionClusterer, AutoencoderKMeans, BiGANWD  # noqa: E402
+from catembed.deep import (  # noqa: E402
+    IDEC,
+    VAEWD,
+    AttentionClusterer,
+    AutoencoderKMeans,
+    BiGANWD,
+    ThesisClusterer,
+)
 
 # tiny step counts keep every check's fit to a fraction of a second
 _FAST = dict(pretrain_steps=3, cluster_steps=3, update_interval=2, batch_size=32,
@@ -25,6 +32,8 @@ CHECKED = [
     AttentionClusterer(2, embedding_dim=4, **_FAST),
     VAEWD(2, max_steps=3, random_state=0),
     BiGANWD(2, max_steps=3, random_state=0),
+    ThesisClusterer(2, network="ft-transformer", clustering="dcn", epochs=2, cluster_epochs=1,
+                    n_blocks=1, random_state=0),
 ]
 
 
