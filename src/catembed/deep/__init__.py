@@ -8,6 +8,9 @@
 * :class:`AttentionClusterer`: each column a token, a small transformer encoder across the
   columns, attention pooling to the latent vector, the same objectives; the pooling
   attention per cluster is the fitted ``cluster_attention_``.
+* :class:`ThesisClusterer`: the finished Fehling thesis' four networks (AE with categorical
+  embeddings, AE with attention, Transformer, FT-Transformer) times its four clustering
+  stages (k-means, DEC, IDEC, DCN), as the thesis describes them.
 * :class:`VAEWD`, :class:`BiGANWD`: the VAE and BiGAN baselines of UNTIE (Zhu, Cao, Yin,
   TPAMI) Table IV on a wide-and-deep encoder, as embedders.
 
@@ -20,12 +23,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["AttentionClusterer", "AutoencoderKMeans", "BiGANWD", "IDEC", "VAEWD"]
+__all__ = ["AttentionClusterer", "AutoencoderKMeans", "BiGANWD", "IDEC", "ThesisClusterer",
+           "VAEWD"]
 
 _WHERE = {
     "AttentionClusterer": "clustering",
     "AutoencoderKMeans": "clustering",
     "IDEC": "clustering",
+    "ThesisClusterer": "thesis",
     "BiGANWD": "wide_deep",
     "VAEWD": "wide_deep",
 }

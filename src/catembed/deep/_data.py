@@ -71,13 +71,53 @@ class MixedEncoding:
         return list(self.categorical) + list(self.numeric)
 
 
+def _frame(X: Any, columns: list[str] | None = None) -> pd.DataFrame:
+    """``X`` as a DataFrame (:func:`catembed._validation.as_frame`: a 1-D or sparse input is
+    refused). A list or an object array of numbers becomes numeric columns (as a
+    DataFrame of them would be), so ``fit(X.tolist())`` reads the same table as ``fit(X)``."""
+    from .._validation import as_frame
+
+    if isinstance(X, pd.DataFrame):
+        return X
+    df = as_frame(X, columns=columns)
+    return df.infer_objects() if len(df) else df
+
+
+def _check_shape(df: pd.DataFrame, minimum_rows: int = 1) -> None:
+    """Refuse a table without rows or without columns (scikit-learn's messages)."""
+    if df.shape[0] < minimum_rows:
+        raise CatEmbedError(
+            f"Found array with {df.shape[0]} sample(s) (shape={df.shape}) while a minimum of "
+            f"{minimum_rows} is required."
+        )
+    if df.shape[1] == 0:
+        raise CatEmbedError(
+            f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 is "
+            "required."
+        )
+
+
+def check_inference_input(est: Any, X: Any) -> pd.DataFrame:
+    """The table given to ``predict`` / ``transform`` of a fitted deep model: at least one
+    row, and as many columns as at fit time (``n_features_in_``); names are strings."""
+    names = [str(c) for c in est.feature_names_in_]
+    df = _frame(X, columns=names)
+    _check_shape(df)
+    if df.shape[1] != est.n_features_in_:
+        raise CatEmbedError(
+            f"X has {df.shape[1]} features, but {type(est).__name__} is expecting "
+            f"{est.n_features_in_} features as input."
+        )
+    return df.rename(columns=str)
+
+
 def split_columns(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
     """The frame and its (categorical, numeric) columns (an all-numeric frame is numeric)."""
     from ..cluster.mixed import _split
 
-    df, cat, num = _split(X, categorical_features)
-    if len(df) == 0:
-        raise CatEmbedError("the input has no rows; give at least one row to fit.")
+    df = _frame(X)
+    _check_shape(df)
+    df, cat, num = _split(df, categorical_features)
     bad = [c for c in num if not pd.api.types.is_numeric_dtype(df[c].dtype)]
     if bad:
         raise CatEmbedError(

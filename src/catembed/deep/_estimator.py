@@ -14,16 +14,22 @@ import time
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, categorical_input_tags
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Rows, forward_chunks
-from ._data import MixedEncoding, apply_encoding, chunks, fit_encode_compact, split_columns
+from ._data import (
+    MixedEncoding,
+    apply_encoding,
+    check_inference_input,
+    chunks,
+    fit_encode_compact,
+    split_columns,
+)
 from ._objectives import final_objective, latent
 from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
 
@@ -88,6 +94,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())
 
     # ------------------------------------------------------------------ set-up
     def _objective_name(self) -> str:
@@ -205,9 +214,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         """Torch and the ``(codes, nums)`` tensors of ``X``, encoded one chunk at a time."""
         check_is_fitted(self, "model_")
         torch = require_torch()
-        df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
-            np.asarray(X, dtype=object), columns=list(self.feature_names_in_))
-        df = df.rename(columns=str)
+        df = check_inference_input(self, X)
         apply_encoding(self.encoding_, df.iloc[:0])  # names a missing column before any work
 
         def pairs() -> Any:

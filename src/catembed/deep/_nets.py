@@ -75,6 +75,29 @@ class AttentionEncoder(nn.Module):
         return self.out(pooled), weights
 
 
+class WideDeep(nn.Module):
+    """``wide(one-hot) + deep(embeddings)`` (Cheng et al. 2016, Eq. 3, without the output
+    sigmoid): the encoder of :class:`catembed.deep.VAEWD` and :class:`catembed.deep.BiGANWD`.
+    ``wide`` is a linear map of the one-hot row (a sum of per-value weight rows, plus a
+    linear map of the numbers), ``deep`` an MLP on the value embeddings and the numbers."""
+
+    def __init__(self, n_embeddings: int, m_cat: int, m_num: int, dim: int,
+                 hidden: list[int], out: int) -> None:
+        super().__init__()
+        self.wide = nn.Embedding(max(n_embeddings, 1), out)
+        nn.init.zeros_(self.wide.weight)
+        self.wide_num = nn.Linear(m_num, out) if m_num else None
+        self.values = nn.Embedding(max(n_embeddings, 1), dim)
+        self.deep = mlp([m_cat * dim + m_num, *hidden, out])
+
+    def forward(self, codes: torch.Tensor, nums: torch.Tensor) -> torch.Tensor:
+        w = self.wide(codes).sum(dim=1)
+        if self.wide_num is not None:
+            w = w + self.wide_num(nums)
+        d = self.deep(torch.cat([self.values(codes).flatten(1), nums], dim=1))
+        return w + d
+
+
 class MixedDecoder(nn.Module):
     """Latent vector -> numbers (MSE) and one logit block per categorical column (CE)."""
 

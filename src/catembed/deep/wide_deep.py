@@ -31,46 +31,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_positive
+from .._validation import categorical_input_tags
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
-from ._data import apply_encoding, fit_encoding, split_columns
+from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._estimator import check_hidden
 
 __all__ = ["BiGANWD", "VAEWD"]
-
-
-def _wide_deep(torch: Any, n_embeddings: int, m_cat: int, m_num: int, dim: int,
-               hidden: list[int], out: int) -> Any:
-    from ._nets import mlp
-
-    nn = torch.nn
-
-    class WideDeep(nn.Module):
-        """``wide(one-hot) + deep(embeddings)`` (Cheng et al. 2016, Eq. 3, without the
-        output sigmoid)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.wide = nn.Embedding(max(n_embeddings, 1), out)
-            nn.init.zeros_(self.wide.weight)
-            self.wide_num = nn.Linear(m_num, out) if m_num else None
-            self.values = nn.Embedding(max(n_embeddings, 1), dim)
-            self.deep = mlp([m_cat * dim + m_num, *hidden, out])
-
-        def forward(self, codes: Any, nums: Any) -> Any:
-            w = self.wide(codes).sum(dim=1)
-            if self.wide_num is not None:
-                w = w + self.wide_num(nums)
-            d = self.deep(torch.cat([self.values(codes).flatten(1), nums], dim=1))
-            return w + d
-
-    return WideDeep()
 
 
 class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
@@ -100,6 +72,9 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())
 
     def _check_params(self) -> None:
         check_int("n_components", self.n_components)
@@ -146,16 +121,16 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         return self
 
     def _new_encoder(self, torch: Any, enc: Any, out: int) -> Any:
-        return _wide_deep(torch, enc.n_embeddings, len(enc.categorical), len(enc.numeric),
-                          int(self.embedding_dim), [int(h) for h in self.hidden_sizes], out)
+        from ._nets import WideDeep
+
+        return WideDeep(enc.n_embeddings, len(enc.categorical), len(enc.numeric),
+                        int(self.embedding_dim), [int(h) for h in self.hidden_sizes], out)
 
     def transform(self, X: Any) -> np.ndarray:
         """The representation ``(n_samples, n_components)`` of the rows of ``X``."""
         check_is_fitted(self, "encoder_")
         torch = require_torch()
-        df = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
-            np.asarray(X, dtype=object), columns=list(self.feature_names_in_))
-        codes, nums = apply_encoding(self.encoding_, df.rename(columns=str))
+        codes, nums = apply_encoding(self.encoding_, check_inference_input(self, X))
         out = []
         with _deterministic(torch, self.n_threads, False), torch.no_grad():
             for s in range(0, len(codes), 4096):

@@ -104,11 +104,13 @@ def register(subparsers: Any) -> None:
                    help="pre-processing preset (default: complete = categorical columns, "
                    "complete rows, constant columns dropped)")
     p.add_argument("--drop", help="comma-separated columns to leave out")
-    p.add_argument("--numeric", choices=["drop", "discretize"], default=None,
+    p.add_argument("--numeric", choices=["drop", "discretize", "passthrough"], default=None,
                    help="columns holding numbers: by default a plain CSV's columns are all "
                    "categories (codes 1, 2, 3 stay categories); drop: leave out the columns "
                    "whose values all parse as numbers; discretize: cut them (or a folder's "
-                   "numeric columns) into --n-bins quantile bins")
+                   "numeric columns) into --n-bins quantile bins; passthrough: keep them as "
+                   "numbers, standardised (z-scores), for the mixed-type methods (famd, "
+                   "kprototypes, the deep clusterers)")
     p.add_argument("--n-bins", type=int, default=5,
                    help="quantile bins for --numeric discretize (default 5)")
     p.add_argument("--methods", default=DEFAULT_METHODS,

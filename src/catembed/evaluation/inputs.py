@@ -90,8 +90,11 @@ def load_input(text: str, target: str | None, preset: str | None,
     :func:`data_roots`). A folder's ``meta.json`` gives the column kinds and the target. A
     plain file needs ``--target``; all its columns are categorical (read as text) unless
     ``numeric`` is given: ``"drop"`` leaves out the columns whose values all parse as
-    numbers, ``"discretize"`` cuts them into ``n_bins`` quantile bins used as categories.
-    Default preset: ``complete``.
+    numbers, ``"discretize"`` cuts them into ``n_bins`` quantile bins used as categories,
+    ``"passthrough"`` keeps them (and a folder's numeric columns) as numbers, standardised to
+    z-scores (population standard deviation, after the preset's row filter), for the
+    mixed-type methods (FAMD, k-prototypes, the deep clusterers); the preset's column rule
+    then keeps numeric columns (``columns="mixed"``). Default preset: ``complete``.
     """
     from .. import io
     from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
@@ -119,6 +122,8 @@ def load_input(text: str, target: str | None, preset: str | None,
         kinds = {c: "target" if c == target else "categorical" for c in columns}
         if numeric == "drop":
             kinds.update({c: "id" for c in found})
+        elif numeric == "passthrough":
+            kinds.update({c: "numeric" for c in found})
         elif numeric == "discretize":
             frame = _discretize(frame, found, {c: "numeric" for c in found}, n_bins)
         data = Dataset(spec.name, frame, {"name": spec.name, "target": target,
@@ -151,6 +156,8 @@ def load_input(text: str, target: str | None, preset: str | None,
         data.meta = {**data.meta, "columns": kinds}
     name = preset or "complete"
     try:
+        if numeric == "passthrough":
+            return _standardise(apply_preset(data, _mixed_preset(name, data.name)))
         return apply_preset(data, name)
     except Exception as exc:
         if "leaves no attribute" not in str(exc):
@@ -164,6 +171,31 @@ def load_input(text: str, target: str | None, preset: str | None,
                 " Use --preset raw to keep constant columns and every row, or --drop fewer "
                 "columns.")
         raise _error(f"{exc}{hint}") from None
+
+
+def _mixed_preset(name: str, dataset: str) -> dict:
+    """The preset ``name`` for ``dataset``, keeping numeric columns as numbers."""
+    from ..datasets import resolve_preset
+
+    spec = resolve_preset(name, dataset)
+    spec["columns"] = "mixed"
+    return spec
+
+
+def _standardise(data: Any) -> Any:
+    """The numeric feature columns of ``data`` as z-scores (population standard deviation,
+    as scikit-learn's ``StandardScaler``; a constant column becomes 0)."""
+    import numpy as np
+
+    frame = data.frame.copy()
+    for c in data.feature_columns:
+        if data.column_kinds.get(c) != "numeric":
+            continue
+        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        mean, sd = np.nanmean(x), np.nanstd(x)
+        frame[c] = (x - mean) / (sd if np.isfinite(sd) and sd > 0 else 1.0)
+    data.frame = frame
+    return data
 
 
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:

@@ -235,3 +235,12 @@ register_method("vae-wd", embedding="catembed.deep.wide_deep:VAEWD",
                 description="VAE_WD: VAE on a wide-and-deep encoder (UNTIE Table IV)")
 register_method("bigan-wd", embedding="catembed.deep.wide_deep:BiGANWD",
                 description="BiGAN_WD: BiGAN on a wide-and-deep encoder (UNTIE Table IV)")
+
+# the finished Fehling thesis (issue 20): its four networks x four clustering stages, as
+# ThesisClusterer options (thesis-<network>-<clustering>)
+for _net in ("ae", "attention", "transformer", "ft-transformer"):
+    for _clus in ("kmeans", "dec", "idec", "dcn"):
+        register_method(f"thesis-{_net}-{_clus}", labels="catembed.deep.thesis:thesis_labels",
+                        random=True, params={"network": _net, "clustering": _clus},
+                        description=f"the finished thesis' {_net} network + {_clus} "
+                        "(ThesisClusterer)")

@@ -1,0 +1,173 @@
+"""PyTorch modules of :class:`catembed.deep.ThesisClusterer`: the four networks of the
+finished Fehling thesis (autoencoder with categorical embeddings, AE with attention,
+Transformer N=6, FT-Transformer N=6), each an embedding front end followed by the same
+symmetric autoencoder. Imported only when a model is fitted.
+
+Every front end returns ``(x, target)``: ``x`` the vector the autoencoder encodes, ``target``
+the vector it reconstructs, a detached copy of the embedded input concatenated with the
+numbers (thesis, autoencoder chapter: the loss is the MSE to the embedded input, whose
+gradient does not flow into the embeddings through the target).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+#: token width of the attention networks: 28 learned value dimensions + 4 dimensions of a
+#: learned per-column "shared" embedding (thesis, attention chapter)
+TOKEN_DIM, SHARED_DIM = 32, 4
+
+
+def embedding_width(n_values: int) -> int:
+    """``min(50, ceil(|values| / 2))`` (thesis, categorical embeddings)."""
+    return int(min(50, max(1, math.ceil(n_values / 2))))
+
+
+def layer_widths(d_in: int, d_out: int) -> list[int]:
+    """Encoder widths ``d_in -> ... -> latent``: latent ``max(1, min(round(d_in / 4),
+    round(d_out / 4)))``, ``max(1, round(log2 d_in))`` layers, each shrinking by the same
+    step (thesis, autoencoder architecture)."""
+    latent = max(1, min(round(d_in / 4), round(d_out / 4)))
+    n_layers = max(1, round(math.log2(max(d_in, 1))))
+    step = (d_in - latent) / n_layers
+    return [d_in] + [max(latent, round(d_in - i * step)) for i in range(1, n_layers)] + [latent]
+
+
+def _stack(widths: list[int]) -> nn.Sequential:
+    """Linear layers with LeakyReLU between them (none after the last)."""
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
+        layers.append(nn.Linear(a, b))
+        if i < len(widths) - 2:
+            layers.append(nn.LeakyReLU())
+    return nn.Sequential(*layers)
+
+
+class _Values(nn.Module):
+    """One learned embedding table per categorical column (one extra row each for a value
+    unseen at fit time); ``codes`` are the column-local value ids."""
+
+    def __init__(self, sizes: list[int], widths: list[int]) -> None:
+        super().__init__()
+        self.tables = nn.ModuleList(nn.Embedding(s + 1, w) for s, w in zip(sizes, widths,
+                                                                            strict=True))
+
+    def forward(self, codes: torch.Tensor) -> list[torch.Tensor]:
+        return [t(codes[:, j]) for j, t in enumerate(self.tables)]
+
+
+class EmbeddingFront(nn.Module):
+    """"AE with categorical embeddings": each column's embedding of width
+    :func:`embedding_width`, concatenated with the numbers."""
+
+    def __init__(self, sizes: list[int], m_num: int) -> None:
+        super().__init__()
+        widths = [embedding_width(s) for s in sizes]
+        self.values = _Values(sizes, widths)
+        self.width = sum(widths) + m_num
+
+    def forward(self, codes: torch.Tensor, nums: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.cat([*self.values(codes), nums], dim=1)
+        return x, x.detach()
+
+
+class _Tokens(nn.Module):
+    """Column tokens of width 32: 28 learned value dimensions + the column's 4-dimensional
+    shared embedding; with ``numeric_tokens`` a number is a token too (``x * w_j + b_j``
+    to 28 dimensions + its shared embedding, FT-Transformer's tokenizer)."""
+
+    def __init__(self, sizes: list[int], m_num: int, numeric_tokens: bool) -> None:
+        super().__init__()
+        value_dim = TOKEN_DIM - SHARED_DIM
+        self.values = _Values(sizes, [value_dim] * len(sizes))
+        self.m_cat, self.m_num, self.numeric_tokens = len(sizes), m_num, numeric_tokens
+        n_tok = len(sizes) + (m_num if numeric_tokens else 0)
+        self.shared = nn.Parameter(torch.randn(n_tok, SHARED_DIM))
+        if numeric_tokens and m_num:
+            self.num_weight = nn.Parameter(torch.randn(m_num, value_dim) / math.sqrt(value_dim))
+            self.num_bias = nn.Parameter(torch.zeros(m_num, value_dim))
+        self.n_tokens = n_tok
+
+    def forward(self, codes: torch.Tensor, nums: torch.Tensor) -> torch.Tensor:
+        parts = [v.unsqueeze(1) for v in self.values(codes)]
+        if self.numeric_tokens and self.m_num:
+            parts.append(nums.unsqueeze(-1) * self.num_weight + self.num_bias)
+        if not parts:
+            return nums.new_zeros((len(nums), 0, TOKEN_DIM))
+        vals = torch.cat(parts, dim=1)
+        shared = self.shared.unsqueeze(0).expand(len(vals), -1, -1)
+        return torch.cat([vals, shared], dim=2)
+
+
+class AttentionFront(nn.Module):
+    """"AE with Attention" (``n_blocks=0``): one single-head scaled dot-product
+    self-attention over the categorical tokens. "Transformer N=6" (``n_blocks=6``):
+    ``n_blocks`` blocks of multi-head attention (``n_heads`` heads of ``32 / n_heads``
+    dimensions), residual + LayerNorm, feed-forward ``4 x 32`` with ReLU (TabTransformer's
+    block) over the categorical tokens. "FT-Transformer" (``numeric_tokens``): the numbers
+    are tokens too. The output is the flattened tokens, then the numbers that are not
+    tokens; the target is the detached flattened input tokens (+ those numbers)."""
+
+    def __init__(self, sizes: list[int], m_num: int, *, n_blocks: int, n_heads: int,
+                 numeric_tokens: bool) -> None:
+        super().__init__()
+        self.tokens = _Tokens(sizes, m_num, numeric_tokens)
+        self.tail = 0 if numeric_tokens else m_num
+        self.width = self.tokens.n_tokens * TOKEN_DIM + self.tail
+        self.single = None
+        self.blocks = None
+        if n_blocks == 0:
+            self.single = nn.MultiheadAttention(TOKEN_DIM, 1, dropout=0.0, batch_first=True)
+        else:
+            layer = nn.TransformerEncoderLayer(TOKEN_DIM, n_heads,
+                                               dim_feedforward=4 * TOKEN_DIM, dropout=0.0,
+                                               activation="relu", batch_first=True,
+                                               norm_first=False)
+            self.blocks = nn.TransformerEncoder(layer, n_blocks, enable_nested_tensor=False)
+
+    def forward(self, codes: torch.Tensor, nums: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        t = self.tokens(codes, nums)
+        rest = nums if self.tail else nums[:, :0]
+        target = torch.cat([t.flatten(1), rest], dim=1).detach()
+        if t.shape[1]:
+            if self.single is not None:
+                t = self.single(t, t, t, need_weights=False)[0]
+            else:
+                t = self.blocks(t)
+        return torch.cat([t.flatten(1), rest], dim=1), target
+
+
+class ThesisAutoencoder(nn.Module):
+    """A front end, the symmetric encoder / decoder stacks of :func:`layer_widths`, and the
+    cluster centres."""
+
+    def __init__(self, front: nn.Module, n_clusters: int, alpha: float) -> None:
+        super().__init__()
+        self.front = front
+        widths = layer_widths(front.width, front.width)
+        self.encoder = _stack(widths)
+        self.decoder = _stack(widths[::-1])
+        self.n_components = widths[-1]
+        self.centers = nn.Parameter(torch.zeros(n_clusters, widths[-1]))
+        self.alpha = float(alpha)
+
+    def forward(self, codes: torch.Tensor, nums: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Latent vectors, reconstruction and target of a batch."""
+        x, target = self.front(codes, nums)
+        z = self.encoder(x)
+        return z, self.decoder(z), target
+
+    def embed(self, codes: torch.Tensor, nums: torch.Tensor) -> torch.Tensor:
+        return self.encoder(self.front(codes, nums)[0])
+
+    def soft_assign(self, z: torch.Tensor) -> torch.Tensor:
+        """Student-t kernel ``q_ij`` (DEC, Xie et al. 2016, Eq. 1)."""
+        d2 = torch.cdist(z, self.centers).pow(2)
+        q = (1.0 + d2 / self.alpha).pow(-(self.alpha + 1.0) / 2.0)
+        return q / q.sum(dim=1, keepdim=True)

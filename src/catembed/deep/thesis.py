@@ -1,0 +1,354 @@
+"""The deep mixed-type clustering of the finished Fehling thesis (issue 20).
+
+Fehling, *Attention in Mixed-Type Clustering* (bachelor thesis, LMU Munich). The draft's
+chapters on autoencoders, deep clustering and attention were empty (the estimators of
+:mod:`catembed.deep.clustering` are our own design from the literature it cites); the
+finished thesis fills them in. :class:`ThesisClusterer` follows the finished thesis as it is
+summarised in ``papers/thesis-final.md`` of the project's shared folder: one estimator,
+four networks (``network``) times four clustering stages (``clustering``). Written from that
+summary; no code of the thesis' repository is used.
+
+Where each choice comes from (thesis chapter as the summary names it):
+
+* data (chapter "Foundation"): categorical columns label-encoded, numbers standardised
+  (z-scores); the ``thesis`` preset of :mod:`catembed.datasets` prepares the tables.
+* network ``"ae"`` (autoencoder chapter, "AE with categorical embeddings", the "all features
+  in, all features out" variant): a learned embedding per categorical column of width
+  ``min(50, ceil(|values| / 2))``, concatenated with the numbers; symmetric encoder and
+  decoder stacks with ``max(1, round(log2 d_in))`` linear layers, widths shrinking by equal
+  steps to the latent width ``max(1, min(round(d_in / 4), round(d_out / 4)))``; LeakyReLU;
+  MSE to a detached copy of the embedded input (+ numbers); Adam, learning rate ``1e-3``,
+  batch 32, 100 epochs.
+* network ``"attention"`` (attention chapter, "AE with Attention"): every categorical column
+  a token of width 32, 28 learned value dimensions + 4 dimensions of a learned per-column
+  shared embedding; one single-head scaled dot-product self-attention over the tokens; the
+  flattened tokens and the numbers go through the same autoencoder.
+* network ``"transformer"`` ("Transformer N=6", TabTransformer-like): six blocks of 8-head
+  attention (8 x 4 dimensions), residual + LayerNorm, feed-forward 4 x 32 with ReLU, over the
+  categorical tokens; numbers concatenated after.
+* network ``"ft-transformer"`` ("FT-Transformer N=6"): the same blocks, every number a token
+  too (a per-column linear map of the scalar to 28 dimensions + its shared embedding).
+* clustering (deep clustering chapter), every stage started from the pretrained autoencoder
+  and k-means on its latent vectors: ``"kmeans"`` (stop there), ``"dec"`` (KL(P || Q) to the
+  sharpened target, encoder only; Xie et al. 2016), ``"idec"`` (KL + reconstruction, weight
+  ``gamma``; Guo et al. 2017), ``"dcn"`` (reconstruction + ``lambda / 2 * ||z -
+  mu_assigned||^2``, alternating network, assignment and centroid updates; Yang et al. 2017).
+
+Choices the summary does not give, ours and stated: the clustering stage runs
+``cluster_epochs=100`` epochs (as the pretraining) with the DEC/IDEC target renewed at the
+start of every epoch; ``gamma=0.1`` (IDEC's default); ``dcn_lambda=1.0``; DCN's centroid
+update is its Algorithm 1 (per-centroid step ``1 / count``, counts starting at the k-means
+cluster sizes); the Student-t kernel has ``alpha=1``; the attention target is the detached
+flattened input tokens (pre-attention), the analogue of the embedded input; a value unseen
+at fit time has its own embedding row per column (never trained).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import check_int, check_option, check_positive
+from .._validation import categorical_input_tags
+from ..embed._autoencoder import _deterministic, _device, require_torch
+from ._batches import _Batches
+from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
+
+__all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
+
+NETWORKS = ("ae", "attention", "transformer", "ft-transformer")
+CLUSTERINGS = ("kmeans", "dec", "idec", "dcn")
+
+
+class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Deep mixed-type clustering as in the finished Fehling thesis.
+
+    The module docstring gives every choice and the thesis section it follows.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        The thesis uses the number of classes.
+    network : {"ae", "attention", "transformer", "ft-transformer"}, default="ae"
+        "AE with categorical embeddings", "AE with Attention", "Transformer N=6",
+        "FT-Transformer N=6".
+    clustering : {"kmeans", "dec", "idec", "dcn"}, default="kmeans"
+        k-means on the pretrained latent space, or DEC / IDEC / DCN started from it.
+    epochs : int, default=100
+        Pretraining epochs of the autoencoder (thesis: 100).
+    cluster_epochs : int, default=100
+        Epochs of the DEC / IDEC / DCN stage (ignored for ``"kmeans"``).
+    batch_size : int, default=32
+    learning_rate : float, default=1e-3
+    n_blocks : int, default=6
+        Transformer blocks of ``"transformer"`` and ``"ft-transformer"``.
+    n_heads : int, default=8
+        Attention heads of a transformer block (32 / n_heads dimensions each).
+    gamma : float, default=0.1
+        IDEC's weight of the KL term.
+    dcn_lambda : float, default=1.0
+        DCN's weight of the k-means term (``lambda / 2 * ||z - mu||^2``).
+    categorical_features : "auto", "all", list or mask, default="auto"
+    device : str, default="cpu"
+    random_state : int, RandomState or None
+        Seeds the weights, the batch order and k-means; an integer gives the same labels.
+    n_threads : int or None, default=1
+        Torch CPU threads (a fixed count keeps results identical).
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_components_)
+    n_components_ : int
+        Latent width.
+    pretrain_loss_ : list of float
+        Mean reconstruction loss of every pretraining epoch.
+    cluster_loss_ : list of float
+        Mean loss of every epoch of the clustering stage (empty for ``"kmeans"``).
+    model_ : torch.nn.Module
+    encoding_ : MixedEncoding
+    fit_seconds_ : float
+    """
+
+    def __init__(self, n_clusters: int = 8, *, network: str = "ae",
+                 clustering: str = "kmeans", epochs: int = 100, cluster_epochs: int = 100,
+                 batch_size: int = 32, learning_rate: float = 1e-3, n_blocks: int = 6,
+                 n_heads: int = 8, gamma: float = 0.1, dcn_lambda: float = 1.0,
+                 categorical_features: Any = "auto", device: str = "cpu",
+                 random_state: Any = None, n_threads: int | None = 1) -> None:
+        self.n_clusters = n_clusters
+        self.network = network
+        self.clustering = clustering
+        self.epochs = epochs
+        self.cluster_epochs = cluster_epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.n_blocks = n_blocks
+        self.n_heads = n_heads
+        self.gamma = gamma
+        self.dcn_lambda = dcn_lambda
+        self.categorical_features = categorical_features
+        self.device = device
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())
+
+    def _check_params(self) -> None:
+        check_int("n_clusters", self.n_clusters)
+        check_option("network", self.network, NETWORKS)
+        check_option("clustering", self.clustering, CLUSTERINGS)
+        check_int("epochs", self.epochs, minimum=0)
+        check_int("cluster_epochs", self.cluster_epochs, minimum=0)
+        check_int("batch_size", self.batch_size)
+        check_int("n_blocks", self.n_blocks)
+        check_int("n_heads", self.n_heads)
+        check_positive("learning_rate", self.learning_rate)
+        check_positive("gamma", self.gamma)
+        check_positive("dcn_lambda", self.dcn_lambda)
+        from .._validation import CatEmbedError
+
+        if 32 % int(self.n_heads):
+            raise CatEmbedError(f"n_heads must divide the token width 32; got {self.n_heads}.")
+
+    def _build(self, enc: Any) -> Any:
+        from ._thesis_nets import AttentionFront, EmbeddingFront, ThesisAutoencoder
+
+        sizes, m_num = [int(s) for s in enc.sizes], len(enc.numeric)
+        if self.network == "ae":
+            front = EmbeddingFront(sizes, m_num)
+        else:
+            front = AttentionFront(
+                sizes, m_num, n_blocks=0 if self.network == "attention" else int(self.n_blocks),
+                n_heads=int(self.n_heads), numeric_tokens=self.network == "ft-transformer")
+        return ThesisAutoencoder(front, int(self.n_clusters), 1.0)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any = None) -> ThesisClusterer:
+        """Pretrain the network on the rows of ``X``, k-means its latent vectors, then run
+        the clustering stage.
+
+        Parameters
+        ----------
+        X : DataFrame of shape (n_samples, n_features)
+            Mixed table (object / string / category / bool columns categorical).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        from .._validation import CatEmbedError
+
+        torch = require_torch()
+        self._check_params()
+        df, cat, num = split_columns(X, self.categorical_features)
+        if len(df) < self.n_clusters:
+            raise CatEmbedError(f"n_clusters={self.n_clusters} is more than the {len(df)} "
+                                "rows of the input; lower n_clusters.")
+        self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        enc = fit_encoding(df, cat, num)
+        self.encoding_ = enc
+        codes_np, nums_np = self._local(apply_encoding(enc, df))
+        dev = _device(torch, self.device)
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        t0 = time.perf_counter()
+        with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
+                torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = self._build(enc).to(dev)
+            codes = torch.as_tensor(codes_np, device=dev)
+            nums = torch.as_tensor(nums_np, device=dev)
+            batches = _Batches(len(df), min(int(self.batch_size), len(df)),
+                               np.random.RandomState(seed))
+            self.pretrain_loss_ = self._pretrain(torch, model, codes, nums, batches)
+            labels = self._kmeans(torch, model, codes, nums, seed)
+            self.cluster_loss_: list[float] = []
+            if self.clustering != "kmeans" and int(self.cluster_epochs) > 0:
+                labels = self._cluster(torch, model, codes, nums, batches, labels)
+        self.model_ = model.cpu().eval()
+        self.n_components_ = int(self.model_.n_components)
+        self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
+        self.labels_ = np.asarray(labels, dtype=np.int64)
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``)."""
+        codes, nums = pair
+        return codes - self.encoding_.offsets[None, :], nums
+
+    def _epoch(self, n: int) -> int:
+        return -(-n // min(int(self.batch_size), n))
+
+    def _pretrain(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any
+                  ) -> list[float]:
+        opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+        history = []
+        model.train()
+        for _ in range(int(self.epochs)):
+            total = 0.0
+            steps = self._epoch(len(codes))
+            for _ in range(steps):
+                idx = torch.as_tensor(batches.next(), device=codes.device)
+                _, rec, target = model(codes[idx], nums[idx])
+                loss = torch.nn.functional.mse_loss(rec, target)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += float(loss.detach())
+            history.append(total / steps)
+        return history
+
+    def _latent(self, torch: Any, model: Any, codes: Any, nums: Any) -> Any:
+        model.eval()
+        with torch.no_grad():
+            return torch.cat([model.embed(codes[s:s + 4096], nums[s:s + 4096])
+                              for s in range(0, len(codes), 4096)])
+
+    def _kmeans(self, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -> np.ndarray:
+        z = self._latent(torch, model, codes, nums).cpu().numpy().astype(np.float64)
+        km = KMeans(int(self.n_clusters), n_init=10, random_state=seed).fit(z)
+        with torch.no_grad():
+            model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
+        return km.labels_
+
+    def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
+                 labels: np.ndarray) -> np.ndarray:
+        """The DEC / IDEC / DCN stage; returns the final labels."""
+        from ._nets import target_distribution
+
+        F = torch.nn.functional  # noqa: N806
+        kind = self.clustering
+        dev = codes.device
+        if kind == "dec":  # DEC fine-tunes the encoder (and the centres) only
+            params = [p for name, p in model.named_parameters()
+                      if not name.startswith("decoder.")]
+        elif kind == "idec":
+            params = list(model.parameters())
+        else:  # DCN: the centroids are updated by its own rule, not by Adam
+            params = [p for name, p in model.named_parameters() if name != "centers"]
+        opt = torch.optim.Adam(params, lr=float(self.learning_rate))
+        assign = torch.as_tensor(labels, dtype=torch.int64, device=dev)
+        counts = torch.bincount(assign, minlength=int(self.n_clusters)).to(torch.float32)
+        for _ in range(int(self.cluster_epochs)):
+            if kind in ("dec", "idec"):  # the target P, renewed every epoch
+                with torch.no_grad():
+                    p_all = target_distribution(
+                        model.soft_assign(self._latent(torch, model, codes, nums)))
+            model.train()
+            total, steps = 0.0, self._epoch(len(codes))
+            for _ in range(steps):
+                idx = torch.as_tensor(batches.next(), device=dev)
+                z, rec, target = model(codes[idx], nums[idx])
+                if kind in ("dec", "idec"):
+                    q = model.soft_assign(z)
+                    loss = F.kl_div(q.log(), p_all[idx], reduction="batchmean")
+                    if kind == "idec":
+                        loss = F.mse_loss(rec, target) + float(self.gamma) * loss
+                else:
+                    # (1) network step with the assignments and centroids fixed
+                    mu = model.centers.detach()[assign[idx]]
+                    loss = F.mse_loss(rec, target) + float(self.dcn_lambda) / 2 * (
+                        (z - mu).pow(2).sum(dim=1).mean())
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += float(loss.detach())
+                if kind == "dcn":
+                    with torch.no_grad():
+                        # (2) assignments of the batch to the nearest centroid, (3) DCN
+                        # Algorithm 1's centroid step 1 / count, one row at a time
+                        zb = model.embed(codes[idx], nums[idx])
+                        near = torch.cdist(zb, model.centers).argmin(dim=1)
+                        assign[idx] = near
+                        for row, k in zip(zb, near.tolist(), strict=True):
+                            counts[k] += 1
+                            model.centers[k] -= (model.centers[k] - row) / counts[k]
+            self.cluster_loss_.append(total / steps)
+        z = self._latent(torch, model, codes, nums)
+        with torch.no_grad():
+            return torch.cdist(z, model.centers).argmin(dim=1).cpu().numpy()
+
+    # ------------------------------------------------------------------ inference
+    def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
+        check_is_fitted(self, "model_")
+        torch = require_torch()
+        codes, nums = self._local(apply_encoding(self.encoding_,
+                                                 check_inference_input(self, X)))
+        return torch, torch.as_tensor(codes), torch.as_tensor(nums)
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The latent vectors ``(n_samples, n_components_)`` of the rows of ``X``."""
+        torch, codes, nums = self._tensors(X)
+        with _deterministic(torch, self.n_threads, False):
+            return self._latent(torch, self.model_, codes, nums).numpy().astype(np.float64)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The nearest cluster centre of every row (for DEC / IDEC also the most probable
+        cluster of the Student-t assignment)."""
+        z = self.transform(X)
+        d = ((z[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=2)
+        return d.argmin(axis=1)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """``latent0, latent1, ...``."""
+        check_is_fitted(self, "model_")
+        return np.asarray([f"latent{i}" for i in range(self.n_components_)], dtype=object)
+
+
+def thesis_labels(X: Any, n_clusters: int, *, random_state: Any = None,
+                  **params: Any) -> np.ndarray:
+    """Labels of :class:`ThesisClusterer` (evaluation protocol ``labels`` hook)."""
+    return ThesisClusterer(n_clusters=n_clusters, random_state=random_state,
+                           **params).fit(X).labels_

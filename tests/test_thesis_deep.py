@@ -1,0 +1,120 @@
+"""The finished thesis' deep mixed-type clustering (issue 20, part C): ThesisClusterer's
+networks x clustering stages, its architecture rules and the ``thesis`` preset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("torch")
+
+from catembed import CatEmbedError  # noqa: E402
+from catembed.deep import ThesisClusterer  # noqa: E402
+from catembed.deep.thesis import CLUSTERINGS, NETWORKS  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def planted():
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.integers(0, 3, n)
+    frame = pd.DataFrame({
+        "a": np.array(list("xyz"))[y],
+        "b": rng.choice(list("pq"), n),
+        "num": rng.normal(3.0 * y, 0.5),
+        "noise": rng.normal(size=n),
+    })
+    return frame, y
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+@pytest.mark.parametrize("clustering", CLUSTERINGS)
+def test_every_network_and_clustering_fits(network, clustering, planted):
+    X, _ = planted
+    est = ThesisClusterer(3, network=network, clustering=clustering, epochs=1,
+                          cluster_epochs=1, n_blocks=1, random_state=0).fit(X)
+    assert est.labels_.shape == (len(X),)
+    assert set(np.unique(est.labels_)) <= {0, 1, 2}
+    assert est.transform(X).shape == (len(X), est.n_components_)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert len(est.pretrain_loss_) == 1
+    assert len(est.cluster_loss_) == (0 if clustering == "kmeans" else 1)
+
+
+@pytest.mark.parametrize("network", ["ae", "ft-transformer"])
+def test_same_seed_same_labels(network, planted):
+    X, _ = planted
+    kw = dict(network=network, clustering="idec", epochs=2, cluster_epochs=2, n_blocks=1)
+    a = ThesisClusterer(3, random_state=5, **kw).fit(X)
+    b = ThesisClusterer(3, random_state=5, **kw).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.transform(X), b.transform(X))
+
+
+def test_dcn_objective_decreases_on_a_planted_table(planted):
+    X, _ = planted
+    est = ThesisClusterer(3, network="ae", clustering="dcn", epochs=10, cluster_epochs=10,
+                          random_state=0).fit(X)
+    loss = est.cluster_loss_
+    assert len(loss) == 10 and loss[-1] < loss[0]
+
+
+def test_architecture_rules():
+    from catembed.deep._thesis_nets import embedding_width, layer_widths
+
+    assert [embedding_width(v) for v in (2, 3, 7, 100, 101, 500)] == [1, 2, 4, 50, 50, 50]
+    # d_in 5: round(log2 5) = 2 layers, latent round(5 / 4) = 1
+    assert layer_widths(5, 5) == [5, 3, 1]
+    # d_in 66: 6 layers shrinking by (66 - 16) / 6 each
+    w = layer_widths(66, 66)
+    assert w[0] == 66 and w[-1] == 16 and len(w) == 7
+    assert all(a > b for a, b in zip(w[:-1], w[1:], strict=False))
+    assert layer_widths(1, 1) == [1, 1]
+
+
+def test_tokens_and_widths(planted):
+    X, _ = planted
+    # ae: a (3 values -> 2) + b (2 values -> 1) + 2 numbers = 5 -> latent 1
+    assert ThesisClusterer(3, epochs=0, random_state=0).fit(X).n_components_ == 1
+    # attention / transformer: 2 tokens x 32 + 2 numbers = 66 -> latent round(16.5) = 16
+    att = ThesisClusterer(3, network="attention", epochs=0, random_state=0).fit(X)
+    assert att.model_.front.width == 66 and att.n_components_ == 16
+    # ft-transformer: 4 tokens x 32 = 128 -> latent 32
+    ft = ThesisClusterer(3, network="ft-transformer", epochs=0, n_blocks=1,
+                         random_state=0).fit(X)
+    assert ft.model_.front.width == 128 and ft.n_components_ == 32
+
+
+def test_bad_options(planted):
+    X, _ = planted
+    with pytest.raises(CatEmbedError, match="network"):
+        ThesisClusterer(3, network="gru").fit(X)
+    with pytest.raises(CatEmbedError, match="clustering"):
+        ThesisClusterer(3, clustering="spectral").fit(X)
+    with pytest.raises(CatEmbedError, match="n_heads"):
+        ThesisClusterer(3, network="transformer", n_heads=5).fit(X)
+
+
+def test_thesis_preset(tmp_path):
+    from catembed.datasets import Dataset, apply_preset, resolve_preset
+
+    spec = resolve_preset("thesis", "bank_marketing")
+    assert spec["columns"] == "mixed" and spec["rows"] == "complete"
+    assert spec["sample"] == 5000 and spec["drop"] == ["age", "day", "month"]
+    assert resolve_preset("thesis", "adult")["sample"] == 5000
+    frame = pd.DataFrame({"c": ["a", "b", None, "a"], "x": [1.0, 2.0, 3.0, 4.0],
+                          "k": ["u", "u", "u", "u"], "y": [0, 1, 0, 1]})
+    data = Dataset("toy", frame, {"name": "toy", "target": "y", "columns": {
+        "c": "categorical", "x": "numeric", "k": "categorical", "y": "target"}}, tmp_path)
+    out = apply_preset(data, "thesis")
+    assert len(out.frame) == 3  # complete rows
+    assert out.column_kinds["x"] == "numeric" and "k" in out.frame.columns  # constant kept
+
+
+def test_registered_methods():
+    from catembed.evaluation.methods import get_method
+
+    for net in NETWORKS:
+        for clus in CLUSTERINGS:
+            assert get_method(f"thesis-{net}-{clus}") is not None
