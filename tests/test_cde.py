@@ -12,8 +12,8 @@ from sklearn.cluster import KMeans
 
 from catembed import CDE, CatEmbedWarning
 from catembed.datasets import load_dataset
+from catembed.embed._indicator_pca import beta_pca
 from catembed.embed.cde import (
-    beta_pca,
     cde_influence_matrices,
     matlab_kmeans,
     multi_granularity_kmeans,

@@ -29,8 +29,9 @@ from .._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._autoencoder_mixin import _AE_PARAMS_DOC, _AutoencoderMixin
+from ._indicator_pca import beta_pca
 from ._value_clusters import LINKAGES, VALUE_CLUSTERINGS, hybrid_value_clusters
-from .cde import _ValueClusterState, beta_pca, cde_influence_matrices, identity_fallback
+from .cde import _ValueClusterState, cde_influence_matrices, identity_fallback
 
 __all__ = ["CDEPlusPlus"]
 
