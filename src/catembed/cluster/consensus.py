@@ -41,8 +41,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
-from .._threads import one_thread
 from .._params import check_int, check_option
+from .._threads import one_thread
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..stats import ValueStatistics, encode, factorize
 
@@ -289,12 +289,20 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if not self.members_:
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
-        w = np.maximum(self.member_stability_, 1e-3) ** float(self.weight_power)
+        self._combine(runs_all, rs)
+        return self
+
+    def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
+                 weights: np.ndarray | None = None) -> None:
+        """Weights from the stabilities (or given), the consensus coordinates, their k-means
+        labels."""
+        w = (np.maximum(self.member_stability_, 1e-3) ** float(self.weight_power)
+             if weights is None else np.asarray(weights, dtype=np.float64))
         self.member_weights_ = w / w.sum()
         self._run_k = [[len(c) for c in cs] for cs in self._centres]
         self._fit_consensus(runs_all, rs)
         U = self._coordinates(runs_all)
-        km = KMeans(k, n_init=10, random_state=rs.randint(2**31 - 1))
+        km = KMeans(int(self.n_clusters), n_init=10, random_state=rs.randint(2**31 - 1))
         sub = U if len(U) <= int(self.sample_size) else U[
             rs.choice(len(U), size=int(self.sample_size), replace=False)]
         km.fit(sub)
@@ -303,7 +311,6 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.member_agreement_ = np.array(
             [np.mean([_ari(self.labels_, r) for r in runs])
              for runs in runs_all])
-        return self
 
     def _make_member(self, name: str, width: int, rs: np.random.RandomState) -> Any:
         est = _member_class(name)()
