@@ -29,10 +29,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import planted_codes  # noqa: E402
-
 from catembed._threads import one_thread  # noqa: E402
 from catembed.cluster.consensus import Consensus, _ari  # noqa: E402
+from synthetic import planted_codes  # noqa: E402
 
 
 def _frame(codes: np.ndarray) -> pd.DataFrame:

@@ -22,7 +22,7 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
    indicators and ``O(n k)`` in coordinates, never ``n x n``.
 
-The rule (stability weights squared, all members kept) was chosen on synthetic planted
+The rule (stability weights, all members kept) was chosen on synthetic planted
 tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the table).
 """
 
@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
@@ -141,7 +140,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     member_components : int, default=10
         Compact embedding width of every member (``n_components``; capped by the number of
         non-trivial axes of the table).
-    weight_power : float, default=2.0
+    weight_power : float, default=1.0
         Member weight = stability ** weight_power (0: every member counts the same).
     sample_size : int, default=20000
         Rows each k-means run is fitted on (every row is then labelled by its nearest centre).
@@ -169,7 +168,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters: int = 8, *, members: Any = None, n_init: int = 5,
-                 member_components: int = 10, weight_power: float = 2.0,
+                 member_components: int = 10, weight_power: float = 1.0,
                  sample_size: int = 20000, random_state: Any = None,
                  handle_missing: str = "category", handle_unknown: str = "ignore",
                  categorical_features: Any = "all") -> None:
@@ -341,37 +340,41 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         return np.ascontiguousarray(Z, dtype=np.float32)
 
     def _fit_consensus(self, runs_all: list[list[np.ndarray]], rs: Any) -> None:
-        """The right singular vectors of the normalised bipartite matrix, from its Gram."""
-        H = self._indicator(runs_all)
-        sizes = np.asarray(H.sum(axis=0)).ravel()
+        """The right singular vectors of the normalised bipartite matrix ``B``, from its
+        ``L x L`` Gram ``B^T B = S C S``: ``C`` the co-occurrence counts of the clusters of
+        all runs, counted by the statistics' one counting pass over the ``n x P`` label
+        matrix (``P`` runs), ``S`` the column scales. No ``n x L`` matrix is formed."""
+        flat = [r for runs in runs_all for r in runs]
+        ks = [k for ks in self._run_k for k in ks]
+        stats = ValueStatistics.from_codes(
+            np.column_stack(flat), [np.arange(k) for k in ks],
+            [f"run{i}" for i in range(len(flat))], dense_limit=1 << 30)
+        C = np.asarray(stats.cooc, dtype=np.float64)
+        sizes = np.asarray(stats.counts, dtype=np.float64)
         colw = self._colweights()
-        scale = np.sqrt(colw / np.maximum(sizes * colw, 1e-12))
+        scale = np.sqrt(colw / np.maximum(sizes, 1e-12))  # w / sqrt(w size): sqrt(w / size)
         scale[sizes == 0] = 0.0
-        B = H @ sp.diags_array(scale)
-        G = (B.T @ B).toarray() if sp.issparse(B) else B.T @ B
+        G = scale[:, None] * C * scale[None, :]
         vals, vecs = np.linalg.eigh(G)
         order = np.argsort(vals)[::-1][: int(self.n_clusters)]
         s = np.sqrt(np.maximum(vals[order], 1e-12))
-        self._col_scale = scale
-        self._projector = vecs[:, order] / s[None, :]  # u = B v / s
+        # u = B v / s: a row's coordinates are the sum of its clusters' rows of this table
+        self._cluster_table = scale[:, None] * vecs[:, order] / s[None, :]
+        self._projector = self._cluster_table
 
     def _colweights(self) -> np.ndarray:
         return np.concatenate([np.full(sum(ks), w) for ks, w in
                                zip(self._run_k, self.member_weights_, strict=True)])
 
-    def _indicator(self, runs_all: list[list[np.ndarray]]) -> sp.csr_array:
-        flat = [r for runs in runs_all for r in runs]
-        ks = [k for ks in self._run_k for k in ks]
-        n = len(flat[0])
-        offs = np.concatenate([[0], np.cumsum(ks)])
-        cols = np.column_stack([r + o for r, o in zip(flat, offs[:-1], strict=True)])
-        indptr = np.arange(0, n * len(flat) + 1, len(flat), dtype=np.int64)
-        return sp.csr_array((np.ones(cols.size), cols.ravel().astype(np.int64), indptr),
-                            shape=(n, int(offs[-1])))
-
     def _coordinates(self, runs_all: list[list[np.ndarray]]) -> np.ndarray:
-        H = self._indicator(runs_all)
-        U = np.asarray(H @ (self._col_scale[:, None] * self._projector))
+        """Unit-length consensus coordinates: per run, look up each row's cluster row."""
+        table = self._cluster_table
+        U = np.zeros((len(runs_all[0][0]), table.shape[1]))
+        start = 0
+        for runs, ks in zip(runs_all, self._run_k, strict=True):
+            for r, k in zip(runs, ks, strict=True):
+                U += table[start + r]
+                start += k
         norm = np.linalg.norm(U, axis=1, keepdims=True)
         return U / np.where(norm > 0, norm, 1.0)
 
