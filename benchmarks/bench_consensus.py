@@ -31,16 +31,21 @@ def main() -> None:
     ap.add_argument("table", choices=["planted", "adult"])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("-k", type=int, default=None)
+    ap.add_argument("--strings", action="store_true", help="planted values as Python strings "
+                    "(object columns) instead of pandas categoricals")
     args = ap.parse_args()
     truth = None
     if args.table == "planted":
         codes, truth = planted_codes(args.rows, 8, 10, n_groups=5, purity=0.6, seed=0)
         df = pd.DataFrame({f"a{j}": pd.Categorical(codes[:, j]) for j in range(8)})
+        if args.strings:
+            df = df.astype(str).astype(object)
         k = args.k or 5
     else:
         from catembed.datasets import load_dataset
 
-        data = load_dataset("adult")
+        shared = Path(os.environ.get("CATEMBED_SHARED", "/work/shared"))
+        data = load_dataset(shared / "datasets" / "adult")
         kinds = data.meta.get("columns") or {}
         df = data.frame[[c for c in data.frame.columns
                          if kinds.get(c) not in ("numeric", "target", "id", "split")]]
