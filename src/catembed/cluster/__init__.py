@@ -5,10 +5,12 @@
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
+* :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
 """
 
 from ._kmodes_core import kmodes_lloyd
 from ._kmodes_init import init_cao, init_huang
+from .consensus import Consensus
 from .kmodes import KModes, kmodes_labels
 from .kprototypes import KPrototypes
 from .lca import LCA
@@ -21,6 +23,7 @@ from .spectral import (
 )
 
 __all__ = [
+    "Consensus",
     "GowerAgglomerative",
     "KModes",
     "KPrototypes",

@@ -215,5 +215,10 @@ register_method("lcme", embedding="catembed.embed.lcme:LCME", random=True,
                 params={"n_components": 10},
                 description="LCME (ours): 10 MCA axes + 10 latent-class log-likelihoods")
 
+# label-free consensus of several embeddings (issue 26), refit per run
+register_method("consensus", labels="catembed.cluster.consensus:consensus_labels", random=True,
+                description="Consensus: stability-weighted evidence accumulation over CDE, "
+                "MCA, LCME, IDF and one-hot k-means runs")
+
 # deep methods (issue 13): registered in their own module, which imports no torch
 importlib.import_module("catembed.deep._registry")
