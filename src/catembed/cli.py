@@ -31,7 +31,8 @@ from ._version import __version__
 __all__ = ["main", "build_parser"]
 
 #: modules that add subcommands: each defines ``register(subparsers)``
-PLUGINS = ("catembed.evaluation.cli", "catembed.report", "catembed.transform_cli")
+PLUGINS = ("catembed.evaluation.cli", "catembed.report", "catembed.transform_cli",
+           "catembed.cluster_cli")
 
 # A plugin module must not import NumPy, pandas, scikit-learn or PyTorch at its top (import
 # them inside the command's function), so that building the parser stays fast.

@@ -5,12 +5,14 @@
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
+* :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
 * :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
   an embedding, the papers' evaluation protocol's clusterers.
 """
 
 from ._kmodes_core import kmodes_lloyd
 from ._kmodes_init import init_cao, init_huang
+from .consensus import Consensus
 from .kmodes import KModes, kmodes_labels
 from .kprototypes import KPrototypes
 from .lca import LCA
@@ -23,6 +25,7 @@ from .spectral import (
 )
 
 __all__ = [
+    "Consensus",
     "GowerAgglomerative",
     "KModes",
     "KPrototypes",

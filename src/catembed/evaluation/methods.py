@@ -244,3 +244,8 @@ for _net in ("ae", "attention", "transformer", "ft-transformer"):
                         random=True, params={"network": _net, "clustering": _clus},
                         description=f"the finished thesis' {_net} network + {_clus} "
                         "(ThesisClusterer)")
+
+# label-free consensus of several embeddings (issue 26), refit per run
+register_method("consensus", labels="catembed.cluster.consensus:consensus_labels", random=True,
+                description="Consensus: stability-weighted evidence accumulation over CDE, "
+                "MCA, LCME, IDF and one-hot k-means runs")

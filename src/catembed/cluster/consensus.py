@@ -1,0 +1,428 @@
+"""A label-free consensus of several catembed representations (issue 26).
+
+Which representation clusters a categorical table best changes from table to table.
+:class:`Consensus` fits a small portfolio of them from one pass of value statistics and
+combines their k-means partitions without labels and without an ``n x n`` matrix:
+
+1. Count the table once (:func:`catembed.stats.compute_statistics`) and encode its rows once.
+2. Fit every member from those statistics (``fit_statistics``) with a compact output of
+   ``member_components`` axes; embed the rows (a table lookup, no second counting pass).
+3. Per member, ``n_init`` k-means runs, each on its own resample of the rows (at most
+   ``sample_size`` rows), each then labelling every row by its nearest centre.
+4. A member's *stability* is the mean adjusted Rand index between its runs (label-free:
+   the runs are only compared with each other). A member's weight is its stability, raised
+   to ``weight_power`` (``0``: equal weights).
+5. Evidence accumulation: with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
+   column per cluster of each run), the co-association matrix is ``H W H^T / sum(w)``.
+   Its normalised form's leading eigenvectors are the left singular vectors of the small
+   bipartite matrix ``B = D_r^-1/2 H W^1/2 D_c^-1/2`` (``D_c`` the weighted cluster sizes),
+   computed from the ``L x L`` Gram matrix ``B^T B``. The rows' coordinates on the top
+   ``n_clusters`` of them, normalised to unit length, are clustered by k-means
+   (Ng-Jordan-Weiss spectral clustering on the co-association graph; Fred & Jain's evidence
+   accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
+   indicators and ``O(n k)`` in coordinates, never ``n x n``.
+
+The rule (stability weights, all members kept) was chosen on synthetic planted
+tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the table).
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._errors import CatEmbedWarning
+from .._params import check_int, check_option
+from .._threads import one_thread
+from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
+from ..stats import ValueStatistics, encode, factorize
+
+__all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_labels"]
+
+#: the default portfolio: a coupling-based value clustering (CDE), two linear factor methods
+#: (MCA, LCME = MCA axes + latent classes), two frequency codings (IDF, one-hot), each
+#: fitted from the same statistics in well under a second on Adult. UNTIE is left out: its
+#: compact transform holds an ``n x D`` block (2.7 GB at 100k rows), and on the synthetic
+#: study it never beat the others by more than 0.01 ARI while failing two tables.
+DEFAULT_MEMBERS = ("cde", "mca", "lcme", "idf", "onehot")
+
+_MEMBER_CLASSES = {
+    "cde": "CDE", "onehot": "OneHotEmbedder", "onehot-pca": "OneHotPCA",
+    "idf": "IDFEmbedder", "untie": "UNTIE", "couplings": "Couplings", "mca": "MCA",
+    "lcme": "LCME", "cdepp": "CDEPlusPlus",
+}
+
+
+def _member_class(name: str) -> type:
+    if name not in _MEMBER_CLASSES:
+        raise CatEmbedError(
+            f"unknown consensus member {name!r}; choose from {', '.join(_MEMBER_CLASSES)}."
+        )
+    return getattr(importlib.import_module("catembed"), _MEMBER_CLASSES[name])
+
+
+def _kmeans_runs(Z: np.ndarray, k: int, n_runs: int, sample_size: int,
+                 rs: np.random.RandomState) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``n_runs`` k-means fits, each on its own resample of rows, labelling every row:
+    (labels of each run, centres of each run)."""
+    n = len(Z)
+    out, centres = [], []
+    size = min(int(sample_size), max(k, int(round(0.8 * n))))
+    for _ in range(n_runs):
+        rows = rs.choice(n, size=size, replace=False) if size < n else np.arange(n)
+        with warnings.catch_warnings():  # fewer distinct embedded rows than k: k-means warns
+            warnings.simplefilter("ignore")
+            km = KMeans(k, n_init=1, random_state=rs.randint(2**31 - 1)).fit(Z[rows])
+        c = km.cluster_centers_.astype(Z.dtype, copy=False)
+        centres.append(c)
+        out.append(_nearest(Z, c))
+    return out, centres
+
+
+def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int = 262144) -> np.ndarray:
+    """Index of the nearest centre of each row, by chunks (no ``n x k`` beyond a chunk)."""
+    out = np.empty(len(Z), dtype=np.int32)
+    c2 = (centres * centres).sum(axis=1)
+    for a in range(0, len(Z), chunk):
+        block = Z[a:a + chunk]
+        d = c2[None, :] - 2.0 * (block @ centres.T)
+        out[a:a + chunk] = np.argmin(d, axis=1)
+    return out
+
+
+def _ari(a: np.ndarray, b: np.ndarray) -> float:
+    """Adjusted Rand index of two partitions given as small non-negative ints (bincount)."""
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    table = np.bincount(a.astype(np.int64) * kb + b, minlength=ka * kb).astype(np.float64)
+    n = float(len(a))
+
+    def pairs(x: np.ndarray) -> float:
+        return float((x * (x - 1)).sum() / 2.0)
+
+    both = pairs(table)
+    ra = pairs(table.reshape(ka, kb).sum(axis=1))
+    rb = pairs(table.reshape(ka, kb).sum(axis=0))
+    total = n * (n - 1) / 2.0
+    expected = ra * rb / total if total else 0.0
+    top = (ra + rb) / 2.0
+    if top == expected:
+        return 1.0
+    return (both - expected) / (top - expected)
+
+
+def _stability(runs: list[np.ndarray], max_rows: int, rs: np.random.RandomState) -> float:
+    """Mean pairwise ARI of a member's runs (on at most ``max_rows`` rows)."""
+    if len(runs) < 2:
+        return 1.0
+    n = len(runs[0])
+    rows = rs.choice(n, size=max_rows, replace=False) if n > max_rows else slice(None)
+    vals = [_ari(runs[a][rows], runs[b][rows])
+            for a in range(len(runs)) for b in range(a + 1, len(runs))]
+    return float(np.mean(vals))
+
+
+class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Label-free consensus clustering over several catembed representations.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    members : sequence of str or None, default=None
+        Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
+    n_init : int, default=5
+        k-means runs per member, each on its own resample of the rows.
+    member_components : int, default=10
+        Compact embedding width of every member (``n_components``; capped by the number of
+        non-trivial axes of the table).
+    weight_power : float, default=1.0
+        Member weight = stability ** weight_power (0: every member counts the same).
+    sample_size : int, default=20000
+        Rows each k-means run is fitted on (every row is then labelled by its nearest centre).
+    random_state : int, RandomState or None
+    handle_missing : {"category", "error"}, default="category"
+    handle_unknown : {"ignore", "error"}, default="ignore"
+        At ``predict``/``transform``: an unseen value adds nothing to a member's embedding.
+    categorical_features : "auto", "all", list or mask, default="all"
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    members_ : list of str
+        The members that were fitted (a member whose fit is refused on this table is left out
+        with a warning, listed in ``failed_members_``).
+    member_stability_ : ndarray of shape (n_members,)
+        Mean pairwise ARI of each member's runs.
+    member_weights_ : ndarray of shape (n_members,)
+        Normalised weights (sum 1).
+    member_agreement_ : ndarray of shape (n_members,)
+        Mean ARI of each member's runs with the consensus labels (a diagnostic; not used).
+    cluster_centers_ : ndarray of shape (n_clusters, n_clusters)
+        Centres in the consensus coordinates (see :meth:`transform`).
+    estimators_ : list of fitted embedders
+    """
+
+    def __init__(self, n_clusters: int = 8, *, members: Any = None, n_init: int = 5,
+                 member_components: int = 10, weight_power: float = 1.0,
+                 sample_size: int = 20000, random_state: Any = None,
+                 handle_missing: str = "category", handle_unknown: str = "ignore",
+                 categorical_features: Any = "all") -> None:
+        self.n_clusters = n_clusters
+        self.members = members
+        self.n_init = n_init
+        self.member_components = member_components
+        self.weight_power = weight_power
+        self.sample_size = sample_size
+        self.random_state = random_state
+        self.handle_missing = handle_missing
+        self.handle_unknown = handle_unknown
+        self.categorical_features = categorical_features
+
+    # ------------------------------------------------------------------ checks
+    def _check(self) -> list[str]:
+        check_option("handle_missing", self.handle_missing, ("category", "error"))
+        check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
+        for name in ("n_clusters", "n_init", "member_components", "sample_size"):
+            check_int(name, getattr(self, name))
+        if not (isinstance(self.weight_power, (int, float)) and self.weight_power >= 0):
+            raise CatEmbedError(
+                f"weight_power must be a non-negative number; got {self.weight_power!r}."
+            )
+        names = list(DEFAULT_MEMBERS if self.members is None else
+                     ([self.members] if isinstance(self.members, str) else self.members))
+        if not names:
+            raise CatEmbedError("members is empty; name at least one method.")
+        for n in names:
+            _member_class(n)
+        if len(set(names)) != len(names):
+            raise CatEmbedError(f"members lists a method twice: {names}.")
+        return names
+
+    def _table(self, X: Any, reset: bool) -> pd.DataFrame:
+        df = as_frame(X, columns=None if reset else
+                      (list(getattr(self, "feature_names_in_", [])) or None))
+        if df.shape[1] == 0:
+            raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a "
+                                "minimum of 1 is required.")
+        if reset:
+            if len(df) < 2:
+                raise CatEmbedError(f"Consensus needs at least 2 samples to fit; got "
+                                    f"n_samples = {len(df)}.")
+        elif df.shape[1] != self.n_features_in_:
+            raise CatEmbedError(f"X has {df.shape[1]} features, but Consensus is expecting "
+                                f"{self.n_features_in_} features as input.")
+        return df
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any = None) -> Consensus:
+        """Fit every member from one count of ``X`` and cluster the consensus of their runs.
+
+        The k-means runs and the small eigenproblem run with one BLAS/OpenMP thread: they
+        are many small problems, which threads slow down on a busy machine."""
+        names = self._check()
+        with one_thread():
+            return self._fit(X, names)
+
+    def _fit(self, X: Any, names: list[str]) -> Consensus:
+        if type(X).__module__.startswith("dask"):
+            raise CatEmbedError("Consensus needs the rows in memory (it labels every row); "
+                                "call .compute() on the Dask frame first.")
+        df = self._table(X, reset=True)
+        cat, other = select_categorical(df, self.categorical_features)
+        if other:
+            raise CatEmbedError(
+                f"Consensus clusters categorical columns only; "
+                f"{', '.join(map(str, other[:10]))} are not; discretise them or pass "
+                "categorical_features='all'."
+            )
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.feature_names_ = [str(c) for c in cat]
+        k = int(self.n_clusters)
+        # one pass: factorise, count
+        codes = np.empty((len(df), len(cat)), dtype=np.int32)
+        cats = []
+        for j, c in enumerate(cat):
+            codes[:, j], cj = factorize(df[c], self.handle_missing)
+            cats.append(cj)
+        n_distinct = len(np.unique(codes, axis=0)) if len(df) <= 100000 else len(df)
+        if n_distinct < k:
+            raise CatEmbedError(
+                f"the table has only {n_distinct} distinct row(s), fewer than "
+                f"n_clusters={k}; use fewer clusters."
+            )
+        self.categories_ = cats
+        stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
+        rs = check_random_state(self.random_state)
+        width = max(1, min(int(self.member_components), int(stats.n_values) - len(cat)))
+        self.estimators_, self.members_, self.failed_members_ = [], [], []
+        runs_all, stab = [], []
+        self._centres = []
+        for name in names:
+            est = self._make_member(name, width, rs)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est.fit_statistics(stats, feature_names_in=self.feature_names_)
+                Z = self._member_embed(est, codes)
+            except (CatEmbedError, ValueError, np.linalg.LinAlgError) as exc:
+                self.failed_members_.append(name)
+                warnings.warn(f"consensus member {name!r} left out: {exc}", CatEmbedWarning,
+                              stacklevel=2)
+                continue
+            runs, centres = _kmeans_runs(Z, k, int(self.n_init), int(self.sample_size), rs)
+            del Z
+            self._centres.append(centres)
+            self.estimators_.append(est)
+            self.members_.append(name)
+            runs_all.append(runs)
+            stab.append(_stability(runs, 20000, rs))
+        if not self.members_:
+            raise CatEmbedError("no consensus member could be fitted on this table.")
+        self.member_stability_ = np.asarray(stab)
+        self._combine(runs_all, rs)
+        return self
+
+    def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
+                 weights: np.ndarray | None = None) -> None:
+        """Weights from the stabilities (or given), the consensus coordinates, their k-means
+        labels."""
+        w = (np.maximum(self.member_stability_, 1e-3) ** float(self.weight_power)
+             if weights is None else np.asarray(weights, dtype=np.float64))
+        self.member_weights_ = w / w.sum()
+        self._run_k = [[len(c) for c in cs] for cs in self._centres]
+        self._fit_consensus(runs_all, rs)
+        U = self._coordinates(runs_all)
+        km = KMeans(int(self.n_clusters), n_init=10, random_state=rs.randint(2**31 - 1))
+        sub = U if len(U) <= int(self.sample_size) else U[
+            rs.choice(len(U), size=int(self.sample_size), replace=False)]
+        km.fit(sub)
+        self.cluster_centers_ = km.cluster_centers_
+        self.labels_ = _nearest(U, self.cluster_centers_).astype(np.int64)
+        self.member_agreement_ = np.array(
+            [np.mean([_ari(self.labels_, r) for r in runs])
+             for runs in runs_all])
+
+    def _make_member(self, name: str, width: int, rs: np.random.RandomState) -> Any:
+        est = _member_class(name)()
+        params = est.get_params()
+        new: dict[str, Any] = {"handle_missing": self.handle_missing,
+                               "handle_unknown": "ignore", "categorical_features": "all"}
+        if "n_components" in params:
+            new["n_components"] = width
+        if "random_state" in params:
+            new["random_state"] = rs.randint(2**31 - 1)
+        if "max_categories" in params:
+            new["max_categories"] = None
+        return est.set_params(**{p: v for p, v in new.items() if p in params})
+
+    def _member_embed(self, est: Any, codes: np.ndarray) -> np.ndarray:
+        """The member's embedding of rows given as codes in ``categories_``."""
+        feats = list(est.feature_names_)
+        index = [self.feature_names_.index(f) for f in feats]
+        longest = max(len(self.categories_[j]) for j in index)
+        small = pd.DataFrame({f: np.resize(np.asarray(self.categories_[j], dtype=object),
+                                           longest) for f, j in zip(feats, index, strict=True)})
+        mapped = est._encode_values(small)
+        sub = np.empty((len(codes), len(feats)), dtype=np.int32)
+        for jj, j in enumerate(index):
+            m = mapped[: len(self.categories_[j]), jj]
+            sub[:, jj] = np.where(codes[:, j] >= 0, m[np.maximum(codes[:, j], 0)], -1)
+        Z = est._lookup(sub)
+        return np.ascontiguousarray(Z, dtype=np.float32)
+
+    def _fit_consensus(self, runs_all: list[list[np.ndarray]], rs: Any) -> None:
+        """The right singular vectors of the normalised bipartite matrix ``B``, from its
+        ``L x L`` Gram ``B^T B = S C S``: ``C`` the co-occurrence counts of the clusters of
+        all runs, counted by the statistics' one counting pass over the ``n x P`` label
+        matrix (``P`` runs), ``S`` the column scales. No ``n x L`` matrix is formed."""
+        flat = [r for runs in runs_all for r in runs]
+        ks = [k for ks in self._run_k for k in ks]
+        stats = ValueStatistics.from_codes(
+            np.column_stack(flat), [np.arange(k) for k in ks],
+            [f"run{i}" for i in range(len(flat))], dense_limit=1 << 30)
+        C = np.asarray(stats.cooc, dtype=np.float64)
+        sizes = np.asarray(stats.counts, dtype=np.float64)
+        colw = self._colweights()
+        scale = np.sqrt(colw / np.maximum(sizes, 1e-12))  # w / sqrt(w size): sqrt(w / size)
+        scale[sizes == 0] = 0.0
+        G = scale[:, None] * C * scale[None, :]
+        vals, vecs = np.linalg.eigh(G)
+        order = np.argsort(vals)[::-1][: int(self.n_clusters)]
+        s = np.sqrt(np.maximum(vals[order], 1e-12))
+        # u = B v / s: a row's coordinates are the sum of its clusters' rows of this table
+        self._cluster_table = scale[:, None] * vecs[:, order] / s[None, :]
+        self._projector = self._cluster_table
+
+    def _colweights(self) -> np.ndarray:
+        return np.concatenate([np.full(sum(ks), w) for ks, w in
+                               zip(self._run_k, self.member_weights_, strict=True)])
+
+    def _coordinates(self, runs_all: list[list[np.ndarray]]) -> np.ndarray:
+        """Unit-length consensus coordinates: per run, look up each row's cluster row."""
+        table = self._cluster_table
+        U = np.zeros((len(runs_all[0][0]), table.shape[1]))
+        start = 0
+        for runs, ks in zip(runs_all, self._run_k, strict=True):
+            for r, k in zip(runs, ks, strict=True):
+                U += table[start + r]
+                start += k
+        norm = np.linalg.norm(U, axis=1, keepdims=True)
+        return U / np.where(norm > 0, norm, 1.0)
+
+    # ------------------------------------------------------------------ predict
+    def _runs_of(self, X: Any) -> list[list[np.ndarray]]:
+        check_is_fitted(self, "labels_")
+        df = self._table(X, reset=False)
+        if getattr(self, "feature_names_in_", None) is None:
+            df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
+                self.feature_names_) else list(df.columns), axis=1)
+        codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
+        if self.handle_unknown == "error" and (codes < 0).any():
+            raise CatEmbedError(f"{int((codes < 0).sum())} value(s) not seen during fit; use "
+                                "handle_unknown='ignore'.")
+        out = []
+        for est, centres in zip(self.estimators_, self._centres, strict=True):
+            Z = self._member_embed(est, codes)
+            out.append([_nearest(Z, c) for c in centres])
+        return out
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The consensus spectral coordinates of each row (``n_clusters`` columns, unit rows)."""
+        with one_thread():
+            return self._coordinates(self._runs_of(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Nearest consensus centre: every member's runs label the rows, the rows' consensus
+        coordinates are computed from those labels, then the nearest centre is taken. On
+        the training rows this reproduces ``labels_`` exactly."""
+        return _nearest(self.transform(X), self.cluster_centers_).astype(np.int64)
+
+    def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
+        """Fit and return ``labels_``."""
+        return self.fit(X).labels_
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """``consensus0 ... consensus{k-1}``."""
+        check_is_fitted(self, "labels_")
+        return np.asarray([f"consensus{i}" for i in range(self._projector.shape[1])],
+                          dtype=object)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        return categorical_input_tags(super().__sklearn_tags__())
+
+
+def consensus_labels(X: Any, n_clusters: int, *, random_state: Any = None,
+                     **params: Any) -> np.ndarray:
+    """Labels of one :class:`Consensus` fit (the evaluation protocol's ``labels`` hook)."""
+    return Consensus(n_clusters, random_state=random_state, **params).fit(X).labels_

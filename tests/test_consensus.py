@@ -1,0 +1,142 @@
+"""catembed.cluster.Consensus (issue 26): recovery, determinism, memory, predict, CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from catembed import CatEmbedError
+from catembed.cluster.consensus import Consensus, _ari, consensus_labels
+
+_SYN = Path(__file__).resolve().parents[1] / "benchmarks" / "synthetic.py"
+_spec = importlib.util.spec_from_file_location("_catembed_synthetic", _SYN)
+synthetic = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(synthetic)
+
+
+@pytest.fixture(scope="module")
+def planted():
+    df = synthetic.planted_frame(1500, 10, 10, n_groups=4, purity=0.6, seed=3)
+    _, groups = synthetic.planted_codes(1500, 10, 10, n_groups=4, purity=0.6, seed=3)
+    return df, groups
+
+
+@pytest.fixture(scope="module")
+def fitted(planted):
+    df, _ = planted
+    return Consensus(4, random_state=0).fit(df)
+
+
+def test_recovers_planted_groups(planted, fitted):
+    _, groups = planted
+    assert adjusted_rand_score(groups, fitted.labels_) > 0.9
+    assert fitted.members_ == ["cde", "mca", "lcme", "idf", "onehot"]
+    assert fitted.member_stability_.shape == (5,)
+    assert np.isclose(fitted.member_weights_.sum(), 1.0)
+    assert (fitted.member_weights_ > 0).all()
+
+
+def test_same_seed_same_labels(planted, fitted):
+    df, _ = planted
+    again = Consensus(4, random_state=0).fit(df)
+    np.testing.assert_array_equal(again.labels_, fitted.labels_)
+    np.testing.assert_array_equal(consensus_labels(df, 4, random_state=0), fitted.labels_)
+
+
+def test_predict_on_training_rows_equals_labels(planted, fitted):
+    # labels_ are the nearest consensus centres of the training rows' coordinates, which
+    # predict recomputes from the same member runs: equal exactly
+    df, _ = planted
+    np.testing.assert_array_equal(fitted.predict(df), fitted.labels_)
+    np.testing.assert_array_equal(fitted.predict(df.iloc[::7]), fitted.labels_[::7])
+
+
+def test_transform_and_names(planted, fitted):
+    df, _ = planted
+    Z = fitted.transform(df.iloc[:50])
+    assert Z.shape == (50, 4)
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0, atol=1e-6)
+    assert list(fitted.get_feature_names_out()) == [f"consensus{i}" for i in range(4)]
+
+
+def test_numpy_input_and_unknown_values(planted):
+    df, _ = planted
+    model = Consensus(4, members=["mca", "idf"], n_init=3, random_state=1).fit(df.to_numpy())
+    bad = df.to_numpy()[:5].copy()
+    bad[:, 0] = "never-seen"
+    assert model.predict(bad).shape == (5,)
+    with pytest.raises(CatEmbedError, match="not seen"):
+        model.set_params(handle_unknown="error").predict(bad)
+
+
+def test_no_n_by_n_for_large_n():
+    # 200k rows: the indicator H is n x L sparse, the Gram L x L, the coordinates n x k;
+    # nothing quadratic in n is ever built (the whole fit would need 320 GB if it were)
+    codes, groups = synthetic.planted_codes(200_000, 8, 8, n_groups=4, purity=0.75, seed=0)
+    model = Consensus(4, members=["mca", "cde"], n_init=2, sample_size=5000, random_state=0)
+    model.fit(pd.DataFrame(codes).astype(str))
+    L = sum(sum(ks) for ks in model._run_k)
+    assert model._projector.shape == (L, 4) and L <= 2 * 2 * 4
+    assert model.labels_.shape == (200_000,)
+    assert adjusted_rand_score(groups, model.labels_) > 0.9
+
+
+def test_parameter_errors(planted):
+    df, _ = planted
+    with pytest.raises(CatEmbedError, match="unknown consensus member"):
+        Consensus(3, members=["nope"]).fit(df)
+    with pytest.raises(CatEmbedError, match="n_clusters"):
+        Consensus(0).fit(df)
+    with pytest.raises(CatEmbedError, match="distinct"):
+        Consensus(3).fit(pd.DataFrame({"a": list("xxyy")}))
+
+
+def test_fast_ari_matches_sklearn():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a = rng.integers(0, 4, 300)
+        b = np.where(rng.random(300) < 0.6, a, rng.integers(0, 6, 300))
+        assert _ari(a, b) == pytest.approx(adjusted_rand_score(a, b))
+
+
+def test_cli_cluster_soybean_small(tmp_path, capsys):
+    from catembed import cli
+
+    if "catembed.cluster_cli" not in cli.PLUGINS:  # before the plugin is listed in cli.py
+        cli.PLUGINS = (*cli.PLUGINS, "catembed.cluster_cli")
+    out = tmp_path / "out.csv"
+    assert cli.main(["cluster", "soybean_small", "-k", "4", "-o", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["cluster", "class"]
+    assert len(table) == 47 and set(table["cluster"]) == {0, 1, 2, 3}
+    assert adjusted_rand_score(table["class"], table["cluster"]) > 0.9
+    printed = capsys.readouterr().out
+    assert "stability" in printed and "lcme" in printed
+    assert cli.main(["cluster", "soybean_small", "-k", "4", "--members", "nope"]) == 2
+    assert cli.main(["cluster", "soybean_small", "-k", "4", "-o", str(out), "--drop",
+                     "no-such-column"]) == 2
+
+
+def _expected_failures(estimator):
+    return {"check_clustering": "Consensus clusters categorical values: the check's continuous "
+            "blobs give every row its own value in every column, so no value is shared and "
+            "no categorical representation can group them (tests/test_lca.py marks the same "
+            "check for LCA for the same reason)"}
+
+
+@parametrize_with_checks([Consensus(2, n_init=2, members=["mca", "idf", "onehot"],
+                                    random_state=0)],
+                         expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
