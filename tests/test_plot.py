@@ -52,8 +52,10 @@ def test_plots_return_axes(table):
     model = catembed.CDE(random_state=0).fit(X)
     ax = plot.values(model)
     assert isinstance(ax, matplotlib.axes.Axes)
-    assert len(ax.collections) == 4  # one scatter per attribute
-    assert len(ax.texts) == model.stats_.n_values  # every value labelled
+    # the points, then one empty legend proxy per attribute
+    assert sum(len(c.get_offsets()) for c in ax.collections) == model.stats_.n_values
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list("abcd")
+    assert len(ax.texts) == model.stats_.n_values  # 12 values: every one labelled
     ax = plot.objects(model, X, labels=y)
     assert sum(len(c.get_offsets()) for c in ax.collections) == 60
     ax = plot.objects(model, X, method="tsne", max_rows=30)
@@ -66,3 +68,88 @@ def test_plots_return_axes(table):
 def test_project_2d_rejects_unknown_method():
     with pytest.raises(catembed.CatEmbedError, match="method"):
         plot.project_2d(np.zeros((4, 3)), "umap")
+
+
+def test_place_labels_never_overlap():
+    from catembed.map2d import place_labels
+
+    rng = np.random.default_rng(1)
+    anchors = rng.normal(size=(200, 2)) * 40 + 300  # a crowded blob
+    sizes = np.column_stack([rng.uniform(30, 90, 200), np.full(200, 10.0)])
+    spots = place_labels(anchors, sizes, range(200), bounds=(0, 0, 600, 600))
+    assert 10 < len(spots) < 200  # some placed, the colliding ones skipped
+    boxes = [(x, y, x + sizes[i, 0], y + sizes[i, 1]) for i, (x, y) in spots.items()]
+    for k, a in enumerate(boxes):
+        assert 0 <= a[0] and a[2] <= 600 and 0 <= a[1] and a[3] <= 600
+        for b in boxes[k + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+    # the first of the order always gets its first spot (right, above)
+    assert spots[0] == (anchors[0, 0] + 2.0, anchors[0, 1] + 2.0)
+    assert len(place_labels(anchors, sizes, range(200), max_labels=5)) == 5
+
+
+def test_robust_limits_zoom_on_the_bulk_and_mark_the_outliers():
+    from catembed.map2d import robust_limits
+
+    rng = np.random.default_rng(0)
+    xy = np.vstack([rng.normal(size=(97, 2)), [[40.0, 0.0], [0.0, -30.0], [25.0, 25.0]]])
+    limits, outside = robust_limits(xy)
+    assert np.flatnonzero(outside).tolist() == [97, 98, 99]
+    assert limits[0, 1] < 10 and limits[1, 0] > -10  # the bulk sets the axes
+    limits, outside = robust_limits(xy[:97])  # nothing extreme: the full range
+    assert not outside.any()
+    assert limits[0, 0] < xy[:97, 0].min() and limits[0, 1] > xy[:97, 0].max()
+
+
+def _label_boxes(ax):
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    return [t.get_window_extent(renderer) for t in ax.texts if t.get_gid() == "value-label"]
+
+
+def test_value_map_labels_fit_and_outliers_are_marked():
+    # 60 values of one crowded column, 3 extreme ones: the 3 are drawn at the edge as
+    # triangles and labelled; no two labels overlap, none leaves the axes
+    rng = np.random.default_rng(0)
+    n = 3000
+    a = rng.integers(0, 30, n).astype(str)
+    b = np.where(rng.random(n) < 0.7, a, rng.integers(0, 30, n).astype(str))
+    X = pd.DataFrame({"a": a, "b": b, "c": rng.choice(list("pq"), n)})
+    X.loc[:2, "a"] = ["rare1", "rare2", "rare3"]
+    model = catembed.OneHotPCA().fit(X)
+    fig, ax = matplotlib.pyplot.subplots(figsize=(7, 5))
+    plot.values(model, ax=ax, max_labels=25)
+    fig.canvas.draw()
+    boxes = _label_boxes(ax)
+    assert 5 <= len(boxes) <= 25
+    for k, p in enumerate(boxes):
+        for q in boxes[k + 1:]:
+            assert not p.overlaps(q)
+    frame = ax.get_window_extent()
+    assert all(frame.x0 - 1 <= p.x0 and p.x1 <= frame.x1 + 1 for p in boxes)
+    outliers = [c for c in ax.collections if c.get_gid() == "outlier"]
+    labelled = {t.get_text() for t in ax.texts}
+    assert outliers, "extreme values are drawn at the edge"
+    xlim, ylim = ax.get_xlim(), ax.get_ylim()
+    for c in outliers:
+        (x, y), = c.get_offsets()
+        assert xlim[0] <= x <= xlim[1] and ylim[0] <= y <= ylim[1]
+    assert "beyond the axes" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert {"a=rare1", "a=rare2", "a=rare3"} & labelled
+    matplotlib.pyplot.close("all")
+
+
+def test_profiles_fit_and_say_class(table, tmp_path):
+    X, y = table
+    ax = plot.profiles(X, y, top=3, kind="class")
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels and all(t.startswith("class ") for t in labels)
+    assert "class" in ax.get_xlabel() and ax.get_title().startswith("Class profiles")
+    fig = ax.figure
+    fig.savefig(tmp_path / "p.png")  # as the tutorial saves it: no bbox_inches
+    renderer = fig.canvas.get_renderer()
+    for t in ax.get_yticklabels():
+        assert t.get_window_extent(renderer).x0 >= 0  # inside the figure, not clipped
+    with pytest.raises(catembed.CatEmbedError, match="kind"):
+        plot.profiles(X, y, kind="group")
+    matplotlib.pyplot.close("all")

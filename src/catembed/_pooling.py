@@ -104,16 +104,30 @@ def pool_rare_values(
              if m.any()]
     rule = ", ".join(f"{k}={v!r}" for k, v in
                      (("min_frequency", mf), ("max_categories", mc)) if v is not None)
+    numbers = [str(f) for f, c, m in zip(stats.feature_names, stats.categories, masks,
+                                         strict=True) if m.any() and _all_numbers(c)]
+    hint = (f"Column(s) {', '.join(numbers[:8])} hold numbers: cut them into bins instead "
+            "(CLI: --numeric discretize; Python: numeric='discretize' with those columns "
+            "left out of categorical_features). For the others, set " if numbers else "Set ")
     warnings.warn(
         f"{type(est).__name__} pooled rare values into one 'infrequent' value per column "
         f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
-        "Set max_categories=None and min_frequency=None to keep every "
+        f"{hint}max_categories=None and min_frequency=None to keep every "
         "value (the cost grows with the square of the number of values), or drop "
         "identifier-like columns (CLI: --drop).",
         CatEmbedWarning,
         stacklevel=user_stacklevel(),
     )
     return stats.pool(masks), infrequent
+
+
+def _all_numbers(categories: np.ndarray) -> bool:
+    """Whether every (non-missing) value of a column parses as a number."""
+    try:
+        np.asarray([v for v in categories if v is not None and v == v], dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def pooled_encoding(

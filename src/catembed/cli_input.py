@@ -101,6 +101,8 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
         numeric = [c for c in io.numeric_columns(spec.path) if c in rest_set]
     else:
         numeric = []
+    if not spec.meta and args.numeric == "drop" and not args.quiet:
+        _hint_numeric(spec, rest)
     left_out = split_cols + (numeric if args.numeric == "drop" else [])
     if left_out:
         notes.append(
@@ -124,6 +126,22 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
                if spec.meta and numeric else "") + "."
         )
     return Roles(ids, features, numeric, target)
+
+
+def _hint_numeric(spec: InputSpec, columns: list[str]) -> None:
+    """Say once which columns of a plain file look numeric (read as categories) and which
+    flag bins them (the rule of :func:`catembed.evaluation.inputs.numeric_looking`, on the
+    first 10,000 rows)."""
+    from . import io
+    from .evaluation.inputs import numeric_hint, numeric_looking
+
+    found = [c for c in io.numeric_columns(spec.path) if c in set(columns)]
+    if not found:
+        return
+    head = next(iter(io.iter_chunks(spec.path, 10_000, columns=found)))
+    many = numeric_looking(head, found)
+    if many:
+        _note(numeric_hint(many))
 
 
 def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:

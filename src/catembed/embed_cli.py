@@ -83,8 +83,10 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     from . import io
     from .streaming import write_chunks
 
+    from .evaluation.inputs import find_input
+
     t0 = time.perf_counter()
-    spec = resolve_input(args.input)
+    spec = resolve_input(find_input(args.input, args.data_dir))
     check_outputs(args, spec)
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
@@ -176,6 +178,10 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="CSV (also .csv.gz/.bz2/.xz/.zip) or Parquet file, data-set "
                    "folder (data.csv + meta.json), or bundled data-set name")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="folder to find a data set named by name in (default: $CATEMBED_DATA, "
+                   "then $CATEMBED_SHARED/datasets, then the bundled sets), as evaluate and "
+                   "report")
     p.add_argument("--method", default="cde", choices=sorted(METHOD_NAMES),
                    help="embedding method (default: cde)")
     p.add_argument("--target", metavar="COL",

@@ -1,4 +1,5 @@
-"""2-D maps without drawing: the rows of a matrix placed in the plane, and the colours.
+"""2-D maps without drawing: the rows of a matrix placed in the plane, the colours, the
+zoomed view of a map's bulk and the labels that fit.
 
 Shared by the plots (:mod:`catembed.plot`) and the papers' studies
 (:mod:`catembed.evaluation.studies`); matplotlib and scikit-learn are imported when a
@@ -13,7 +14,7 @@ import numpy as np
 
 from ._params import check_option
 
-__all__ = ["palette", "project_2d"]
+__all__ = ["palette", "place_labels", "project_2d", "robust_limits", "value_map_xy"]
 
 
 def palette(n: int) -> list[Any]:
@@ -72,3 +73,130 @@ def project_2d(data: np.ndarray, method: str = "pca", *, random_state: int = 0,
         if xy.shape[1] < 2:
             xy = np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])
     return xy, rows
+
+
+def robust_limits(xy: np.ndarray, *, quantile: float = 0.05, margin: float = 0.5,
+                  min_points: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """Axis limits that show the bulk of a map, and the points left outside them.
+
+    A few extreme values (rare values far from the origin) would otherwise set the axes and
+    squeeze every other point into a blob. Per axis the limits are the ``quantile`` and
+    ``1 - quantile`` quantiles widened by ``margin`` times their distance on each side; when
+    that leaves no point outside, or the map has fewer than ``min_points`` points, the limits
+    are the points' own range (widened by 5%).
+
+    Returns
+    -------
+    limits : ndarray of shape (2, 2)
+        ``[[xmin, xmax], [ymin, ymax]]``.
+    outside : ndarray of bool, shape (n,)
+        The points beyond the limits (to be drawn at the edge and still labelled).
+    """
+    xy = np.asarray(xy, dtype=np.float64)
+
+    def padded(lo: np.ndarray, hi: np.ndarray, share: float) -> np.ndarray:
+        width = np.where(hi > lo, hi - lo, 1.0)
+        return np.stack([lo - share * width, hi + share * width], axis=1)
+
+    full = padded(xy.min(axis=0), xy.max(axis=0), 0.05)
+    if len(xy) < min_points:
+        return full, np.zeros(len(xy), dtype=bool)
+    lo, hi = np.quantile(xy, [quantile, 1.0 - quantile], axis=0)
+    limits = padded(lo, hi, margin)
+    outside = ((xy < limits[:, 0]) | (xy > limits[:, 1])).any(axis=1)
+    if not outside.any():
+        return full, outside
+    # an axis on which nothing lies outside keeps the points' own range
+    for a in range(2):
+        if not ((xy[:, a] < limits[a, 0]) | (xy[:, a] > limits[a, 1])).any():
+            limits[a] = full[a]
+    return limits, outside
+
+
+# label offsets tried in turn, as multiples of (label width, label height) from the point:
+# right-above, right-below, left-above, left-below, above, below
+_OFFSETS = ((0.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (-1.0, -1.0), (-0.5, 0.2), (-0.5, -1.2))
+
+
+def place_labels(anchors: np.ndarray, sizes: np.ndarray, order: Any, *,
+                 bounds: tuple[float, float, float, float] | None = None,
+                 obstacles: np.ndarray | None = None, gap: float = 2.0,
+                 max_labels: int | None = None) -> dict[int, tuple[float, float]]:
+    """Greedy label placement: each label in ``order`` takes the first spot that overlaps no
+    label placed before it, or is skipped.
+
+    Works in display units (pixels, y upwards). A label of size ``(w, h)`` for a point at
+    ``(x, y)`` is tried at six spots around the point (right/left, above/below, centred
+    above/below, ``gap`` pixels away); a spot must lie inside ``bounds`` and overlap neither a
+    placed label nor an ``obstacle`` box. The first labels of ``order`` (the values that
+    carry the map's structure) therefore always get a spot when one is free.
+
+    Parameters
+    ----------
+    anchors : ndarray of shape (n, 2)
+        The points, in pixels.
+    sizes : ndarray of shape (n, 2)
+        Width and height of each point's label, in pixels.
+    order : sequence of int
+        The points to label, most important first.
+    bounds : (x0, y0, x1, y1), optional
+        The labels stay inside this box (the axes).
+    obstacles : ndarray of shape (m, 4), optional
+        Boxes ``(x0, y0, x1, y1)`` no label may cover (e.g. the legend).
+    gap : float
+    max_labels : int, optional
+        Stop after this many labels.
+
+    Returns
+    -------
+    dict
+        Point index -> lower-left corner of its label (pixels); points left out are absent.
+    """
+    placed: list[tuple[float, float, float, float]] = []
+    blocked = [tuple(map(float, b)) for b in (obstacles if obstacles is not None else [])]
+    out: dict[int, tuple[float, float]] = {}
+
+    def free(box: tuple[float, float, float, float]) -> bool:
+        if bounds is not None and (box[0] < bounds[0] or box[1] < bounds[1]
+                                   or box[2] > bounds[2] or box[3] > bounds[3]):
+            return False
+        return not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in placed + blocked)
+
+    for i in order:
+        i = int(i)
+        if max_labels is not None and len(out) >= max_labels:
+            break
+        (x, y), (w, h) = anchors[i], sizes[i]
+        for fx, fy in _OFFSETS:
+            x0 = x + fx * w + (gap if fx == 0 else -gap if fx == -1 else 0.0)
+            y0 = y + fy * h + (gap if fy >= 0 else -gap)
+            box = (x0, y0, x0 + w, y0 + h)
+            if free(box):
+                placed.append(box)
+                out[i] = (x0, y0)
+                break
+    return out
+
+
+def value_map_xy(data: np.ndarray, counts: np.ndarray, method: str = "pca") -> np.ndarray:
+    """2-D coordinates of the values (rows of ``data``) for the value map.
+
+    ``"pca"``: principal axes of the values weighted by their frequency ``counts`` (as
+    correspondence analysis weights its columns by their mass, so that a handful of rare values
+    does not set the axes), signs fixed so that each axis' largest loading is positive;
+    ``"tsne"``: :func:`project_2d`.
+    """
+    check_option("method", method, ("pca", "tsne"))
+    data = np.asarray(data, dtype=np.float64)
+    if method != "pca":
+        return project_2d(data, method)[0]
+    w = np.asarray(counts, dtype=np.float64)
+    w = w / w.sum()
+    centred = data - w @ data
+    _, _, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
+    axes = vt[:2].T
+    big = np.argmax(np.abs(axes), axis=0)
+    axes = axes * np.sign(axes[big, np.arange(axes.shape[1])])  # deterministic signs
+    xy = centred @ axes
+    return xy if xy.shape[1] == 2 else np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .map2d import palette, project_2d
+from .map2d import palette, project_2d, value_map_xy
 from .profiles import cluster_profiles
 
 __all__ = ["objects", "profiles", "project_2d", "values"]
@@ -37,22 +37,10 @@ def _axes(ax: Any, size: tuple[float, float] = (7.0, 6.0)) -> Any:
     return ax
 
 
-def _weighted_pca(data: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """2-D principal coordinates with each row weighted (values by their frequency, so that
-    a handful of rare values does not set the axes)."""
-    w = weights / weights.sum()
-    centred = data - w @ data
-    _, _, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
-    axes = vt[:2].T
-    big = np.argmax(np.abs(axes), axis=0)
-    axes = axes * np.sign(axes[big, np.arange(axes.shape[1])])  # deterministic signs
-    xy = centred @ axes
-    return xy if xy.shape[1] == 2 else np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])
-
-
 def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool = True,
-           max_labels: int = 40, title: str | None = None) -> Any:
-    """The value map: every value of the fitted table as a point.
+           max_labels: int = 40, zoom: bool = True, title: str | None = None) -> Any:
+    """The value map: every value of the fitted table as a point, the ones that carry the
+    map's structure labelled.
 
     Parameters
     ----------
@@ -60,6 +48,8 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         Any catembed embedder; its :attr:`value_coordinates_` (the vector each value adds to
         an object's embedding) are projected to 2-D.
     ax : matplotlib Axes, optional
+        The labels are placed for the axes' size at the time of the call: resize the figure
+        before, not after.
     method : {"pca", "tsne"}
         ``"pca"``: principal axes of the values weighted by their frequency (as
         correspondence analysis weights its columns by their mass); ``"tsne"``: t-SNE.
@@ -67,25 +57,41 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         Draw a line from each value to its nearest value of *another* attribute in the
         embedding (Euclidean): the inter-attribute couplings the embedding carries.
     max_labels : int, default=40
-        Label every point up to this many values; beyond it, only the most frequent ones.
+        At most this many labels. The values beyond the zoomed axes come first, then the
+        largest contributions to the map's inertia (frequency times squared distance from
+        the centre, as correspondence analysis ranks its points); a label that would overlap
+        one already placed, or leave the axes, is skipped
+        (:func:`catembed.map2d.place_labels`).
+    zoom : bool, default=True
+        Set the axes from robust quantiles of the points (:func:`catembed.map2d.robust_limits`)
+        so that a few extreme values do not squeeze the rest into a blob; the values beyond
+        are drawn at the edge as triangles pointing towards them, and labelled.
     title : str, optional
 
     Returns
     -------
     matplotlib Axes
+        Colour: the value's column (legend beside the axes).
     """
-    ax = _axes(ax)
+    from .map2d import place_labels, robust_limits
+
+    ax = _axes(ax, (9.0, 6.5))
     coords = model.value_coordinates_
     attrs = coords.index.get_level_values(0).astype(str)
     vals = coords.index.get_level_values(1).astype(str)
     data = coords.to_numpy()
     counts = np.asarray(model.stats_.counts, dtype=np.float64)
-    if method == "pca":
-        xy = _weighted_pca(data, counts)
-    else:
-        xy, _ = project_2d(data, method)
+    xy = value_map_xy(data, counts, method)
     names = list(dict.fromkeys(attrs))
     colours = dict(zip(names, palette(len(names)), strict=True))
+    if zoom:
+        limits, outside = robust_limits(xy)
+    else:
+        limits, outside = robust_limits(xy, min_points=len(xy) + 1)
+    inset = 0.015 * (limits[:, 1] - limits[:, 0])
+    shown = np.clip(xy, limits[:, 0] + inset, limits[:, 1] - inset)
+    ax.set_xlim(*limits[0])
+    ax.set_ylim(*limits[1])
     if neighbours and len(names) > 1:
         from sklearn.metrics import pairwise_distances
 
@@ -95,22 +101,59 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         nearest = np.argmin(d, axis=1)
         for i, j in enumerate(nearest):
             if np.isfinite(d[i, j]):
-                ax.plot(xy[[i, j], 0], xy[[i, j], 1], color="0.75", lw=0.6, zorder=1)
-    for name in names:
-        sel = attrs == name
-        ax.scatter(xy[sel, 0], xy[sel, 1], s=30, color=colours[name], label=name, zorder=2,
-                   edgecolors="white", linewidths=0.5)
-    show = np.argsort(-counts, kind="stable")[:max_labels]
-    for i in show:
-        ax.annotate(f"{attrs[i]}={vals[i]}", xy[i], fontsize=7, xytext=(3, 2),
-                    textcoords="offset points", color="0.2")
+                ax.plot(shown[[i, j], 0], shown[[i, j], 1], color="0.8", lw=0.6, zorder=1)
+    col = np.array([colours[a] for a in attrs])
+    inside = ~outside
+    ax.scatter(shown[inside, 0], shown[inside, 1], s=30, c=col[inside], zorder=2,
+               edgecolors="white", linewidths=0.5)
+    if outside.any():
+        # a triangle at the edge pointing to where the value lies
+        beyond = (xy - shown) / np.maximum(limits[:, 1] - limits[:, 0], 1e-300)
+        for i in np.flatnonzero(outside):
+            a = int(np.argmax(np.abs(beyond[i])))
+            marker = ((">" if beyond[i, 0] > 0 else "<") if a == 0
+                      else ("^" if beyond[i, 1] > 0 else "v"))
+            ax.scatter(shown[i, 0], shown[i, 1], s=60, color=col[i], marker=marker,
+                       edgecolors="black", linewidths=0.6, zorder=3, gid="outlier")
+    handles = [ax.scatter([], [], s=30, color=colours[n], label=n) for n in names]
+    if outside.any():
+        handles.append(ax.scatter([], [], s=45, marker=">", color="white",
+                                  edgecolors="black", linewidths=0.6,
+                                  label=f"beyond the axes ({int(outside.sum())})"))
     ax.set_title(title or f"Values of the {type(model).__name__} embedding ({method.upper()}); "
                  "lines: nearest value of another attribute", fontsize=9)
-    ax.set_xlabel(f"{method.upper()} 1")
+    ax.set_xlabel(f"{method.upper()} 1" + ("  (zoomed on the bulk)" if outside.any() else ""))
     ax.set_ylabel(f"{method.upper()} 2")
-    if len(names) <= 20:
-        ax.legend(fontsize=7, loc="best", markerscale=0.8, title="attribute",
-                  title_fontsize=7)
+    ncol = 1 if len(handles) <= 18 else 2 if len(handles) <= 40 else 3
+    ax.legend(handles=handles, fontsize=7 if len(handles) <= 18 else 6, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, ncols=ncol, title="column",
+              title_fontsize=7, markerscale=0.8, frameon=False)
+    # labels: beyond-the-axes values first (farthest first), then the largest contributions
+    centre = (counts / counts.sum()) @ xy
+    dist2 = ((xy - centre) ** 2).sum(axis=1)
+    contribution = counts * dist2
+    order = [*np.flatnonzero(outside)[np.argsort(-dist2[outside], kind="stable")],
+             *np.flatnonzero(inside)[np.argsort(-contribution[inside], kind="stable")]]
+    texts = [f"{attrs[i]}={vals[i]}" for i in range(len(xy))]
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    sizes = np.zeros((len(xy), 2))
+    probe = ax.text(0, 0, "", fontsize=7)
+    for i in order[:max(4 * max_labels, 50)]:
+        probe.set_text(texts[i])
+        ext = probe.get_window_extent(renderer)
+        sizes[i] = (ext.width, ext.height)
+    probe.remove()
+    anchors = ax.transData.transform(shown)
+    box = ax.get_window_extent(renderer)
+    spots = place_labels(anchors, sizes, order[:max(4 * max_labels, 50)],
+                         bounds=(box.x0, box.y0, box.x1, box.y1), max_labels=max_labels)
+    to_points = 72.0 / fig.dpi
+    for i, (x0, y0) in spots.items():
+        off = ((x0 - anchors[i, 0]) * to_points, (y0 - anchors[i, 1]) * to_points)
+        ax.annotate(texts[i], shown[i],
+                    xytext=off, textcoords="offset points", ha="left", va="bottom",
+                    fontsize=7, color="0.15", zorder=4, gid="value-label")
     return ax
 
 
@@ -162,41 +205,55 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
 
 
 def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
-             min_support: float = 0.05) -> Any:
-    """Cluster profiles as horizontal bars: each cluster's most over-represented values.
+             min_support: float = 0.05, kind: str = "cluster") -> Any:
+    """Profiles as horizontal bars: each cluster's (or class's) most over-represented values.
 
     Parameters
     ----------
     X : DataFrame
         The categorical table.
     clusters : array-like of shape (n,)
-        Cluster of each row.
+        Cluster (or class) of each row.
     top : int, default=3
         Values per cluster.
     ax : matplotlib Axes, optional
+        Default: a new figure whose height follows the number of bars, with a constrained
+        layout so that the value labels fit when saved.
     min_support : float, default=0.05
         Only values held by at least this share of the cluster
         (:func:`catembed.profiles.cluster_profiles`).
+    kind : {"cluster", "class"}, default="cluster"
+        What the groups are: the word of the labels and the title.
 
     Returns
     -------
     matplotlib Axes
-        Bar length: lift ``P(value | cluster) / P(value)``; the bar's label gives the share of
-        the cluster holding the value.
+        Bar length: lift ``P(value | group) / P(value)``; the bar's label gives the share of
+        the group holding the value.
     """
+    from ._params import check_option
+
+    check_option("kind", kind, ("cluster", "class"))
     prof = cluster_profiles(X, clusters, top=top, min_support=min_support)
-    ax = _axes(ax, (7.0, max(2.5, 0.28 * len(prof) + 1)))
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(7.5, max(2.5, 0.26 * len(prof) + 1.2)),
+                             layout="constrained")
     ks = list(dict.fromkeys(prof["cluster"]))
     colours = dict(zip(ks, palette(len(ks)), strict=True))
     y = np.arange(len(prof))[::-1]
     ax.barh(y, prof["lift"], color=[colours[k] for k in prof["cluster"]])
-    ax.set_yticks(y, [f"cluster {k}: {a}={v}" for k, a, v in
+    ax.set_yticks(y, [f"{kind} {k}: {a}={v}" for k, a, v in
                       zip(prof["cluster"], prof["attribute"], prof["value"], strict=True)],
                   fontsize=7)
+    ax.set_ylim(-0.6, len(prof) - 0.4)
     for yi, lift, share in zip(y, prof["lift"], prof["in_cluster"], strict=True):
         ax.annotate(f"{share:.0%}", (lift, yi), xytext=(3, 0), textcoords="offset points",
                     va="center", fontsize=7)
+    ax.set_xlim(0, max(1.0, float(prof["lift"].max()) if len(prof) else 1.0) * 1.12)
     ax.axvline(1.0, color="0.5", lw=0.8, ls="--")
-    ax.set_xlabel("lift = P(value | cluster) / P(value)   (label: share of the cluster)")
-    ax.set_title("Cluster profiles: most over-represented values", fontsize=9)
+    ax.set_xlabel(f"lift = P(value | {kind}) / P(value)   (label: share of the {kind})",
+                  fontsize=8)
+    ax.set_title(f"{kind.capitalize()} profiles: most over-represented values", fontsize=9)
     return ax

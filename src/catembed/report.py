@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import html
 import io as _io
 import json
 import os
@@ -36,8 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from .profiles import cluster_profiles
+from .report_html import render_html
 
-__all__ = ["ReportData", "build_report", "cluster_profiles", "register", "write_report"]
+__all__ = ["ReportData", "build_report", "cluster_profiles", "register", "render_html",
+           "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
 
@@ -54,6 +55,8 @@ class ReportData:
     paper: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # the interactive value map: x, y, column (index into columns), value, count, colours
+    value_points: dict[str, Any] = field(default_factory=dict)
 
 
 def _png(fig: Any) -> str:
@@ -84,27 +87,80 @@ def _choose_k(z: Any, seed: int) -> int:
     return best
 
 
+def _short_paper(paper: str) -> str:
+    """``"Jian et al. 2017 (CDE)"`` from a table's ``paper`` field."""
+    import re
+
+    authors, _, rest = paper.partition(". ")
+    names = [a.strip() for a in authors.split(",") if a.strip()]
+    who = names[0] + (" et al." if len(names) > 1 else "") if names else paper
+    year = re.findall(r"\b(?:19|20)\d\d\b", rest)
+    acro = re.search(r"\(([A-Za-z+\-]+)\)", rest) or re.match(r"([A-Za-z+\-]+):", rest)
+    kind = "thesis draft" if "thesis draft" in rest else "thesis" if "thesis" in rest else ""
+    what = acro.group(1) if acro else kind
+    return " ".join(x for x in (who, year[-1] if year else "", f"({what})" if what else "") if x)
+
+
 def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
-    """The paper tables' figures for this data set and these methods."""
+    """The paper tables' figures for this data set and these methods: one row per table; a
+    cell another table already gave (the same paper, table, metric and method) is left out."""
     tables = Path(__file__).with_name("evaluation") / "tables"
-    out = []
+    out: list[dict[str, Any]] = []
+    seen: set[tuple] = set()
     for path in sorted(tables.glob("*.json")):
         spec = json.loads(path.read_text(encoding="utf-8"))
         for entry in spec.get("datasets") or []:
             if name not in [entry.get("name"), *(entry.get("aliases") or [])]:
                 continue
             scores = entry.get("scores") or {}
-            clusterer = (spec.get("protocol") or {}).get("clusterer")
-            cells = {c["method"] + (f" ({c.get('clusterer', clusterer)})"
-                                    if c.get("clusterer", clusterer) not in (None, "kmeans")
-                                    else ""): scores.get(c["label"])
-                     for c in spec.get("columns") or []
-                     if c.get("method") in methods and scores.get(c["label"]) is not None}
-            if cells:
-                out.append({"table": spec["id"], "source": f"{spec.get('paper', '')}, "
-                            f"{spec.get('source', '')}", "metric": spec.get("metric", ""),
-                            "scores": cells})
+            protocol = spec.get("protocol") or {}
+            clusterer = protocol.get("clusterer")
+            paper = str(spec.get("paper", ""))
+            cells = {}
+            for c in spec.get("columns") or []:
+                value = scores.get(c["label"])
+                if c.get("method") not in methods or value is None:
+                    continue
+                how = c.get("clusterer", clusterer)
+                method = c["method"] + (f" ({how})" if how not in (None, "kmeans") else "")
+                key = (paper, spec.get("source"), spec.get("metric"), method, value)
+                if key not in seen:
+                    seen.add(key)
+                    cells[method] = value
+            if not cells:
+                continue
+            runs = protocol.get("runs")
+            preset = spec.get("preset")
+            out.append({"table": f"{spec.get('source', '')} [{spec['id']}]",
+                        "source": _short_paper(paper),
+                        "metric": spec.get("metric", ""),
+                        "protocol": ", ".join(x for x in (
+                            str(spec.get("task") or ""), clusterer or "",
+                            f"{runs} runs" if runs else "",
+                            f"preset {preset}" if isinstance(preset, str) else "") if x),
+                        "scores": cells})
     return out
+
+
+def _value_points(est: Any) -> dict[str, Any]:
+    """Every value's place on the value map, for the page's interactive view."""
+    import matplotlib.colors as mcolors
+    import numpy as np
+
+    from .map2d import palette, value_map_xy
+
+    coords = est.value_coordinates_
+    attrs = coords.index.get_level_values(0).astype(str)
+    counts = np.asarray(est.stats_.counts, dtype=np.float64)
+    xy = value_map_xy(coords.to_numpy(), counts)
+    columns = list(dict.fromkeys(attrs))
+    pos = {c: i for i, c in enumerate(columns)}
+    return {"x": [round(float(v), 5) for v in xy[:, 0]],
+            "y": [round(float(v), 5) for v in xy[:, 1]],
+            "column": [pos[a] for a in attrs],
+            "value": [str(v) for v in coords.index.get_level_values(1)],
+            "count": [int(c) for c in counts], "columns": columns,
+            "colours": [mcolors.to_hex(c) for c in palette(len(columns))]}
 
 
 def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "cde",
@@ -199,6 +255,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     fig, ax = plt.subplots(figsize=(8, 6.5))
     plot.values(est, ax=ax)
     data.figures["Value map"] = _png(fig)
+    data.value_points = _value_points(est)
     done("value map")
     ncols = 2 if y is not None else 1
     fig, axes = plt.subplots(1, ncols, figsize=(6.5 * ncols, 5.5), squeeze=False)
@@ -212,7 +269,8 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     data.figures["Object map"] = _png(fig)
     done("object map")
     data.profiles = cluster_profiles(X, clusters, top=5)
-    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.28 * min(len(data.profiles), 3 * k) + 1)))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.26 * min(len(data.profiles), 3 * k) + 1.2)),
+                           layout="constrained")
     plot.profiles(X, clusters, top=3, ax=ax)
     data.figures["Cluster profiles"] = _png(fig)
     done("profiles")
@@ -248,74 +306,6 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     return data
 
 
-_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;
-color:#222;padding:0 1em}
-h1{font-size:1.6em} h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
-th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
-img{max-width:100%;height:auto;border:1px solid #eee} .note{color:#666;font-size:.85em}
-"""
-
-
-def _table(header: list[str], rows: list[list[Any]], cls: str = "") -> str:
-    def cell(v: Any) -> str:
-        num = isinstance(v, (int, float)) and not isinstance(v, bool)
-        text = f"{v:.4g}" if isinstance(v, float) else str(v)
-        return f"<td class=\"num\">{html.escape(text)}</td>" if num else \
-            f"<td>{html.escape(text)}</td>"
-
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(cell(v) for v in r) + "</tr>" for r in rows)
-    return f"<table class=\"{cls}\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def render_html(data: ReportData) -> str:
-    """The page as one HTML string (no external resource)."""
-    from ._version import __version__
-
-    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>catembed "
-             f"report: {html.escape(data.name)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>catembed report: {html.escape(data.name)}</h1>",
-             "<h2>Table summary</h2>",
-             _table(["figure", "value"], [[k, v] for k, v in data.summary.items()], "summary")]
-    for title, png in data.figures.items():
-        parts.append(f"<h2>{html.escape(title)}</h2>")
-        parts.append(f"<img class=\"figure\" alt=\"{html.escape(title)}\" "
-                     f"src=\"data:image/png;base64,{png}\">")
-        if title == "Cluster profiles" and data.profiles is not None:
-            rows = [[r.cluster, r.size, r.attribute, r.value, f"{r.in_cluster:.1%}",
-                     f"{r.overall:.1%}", round(r.lift, 2)]
-                    for r in data.profiles.itertuples()]
-            parts.append("<p class=\"note\">Lift = share of the cluster holding the value / "
-                         "share of the whole table (values held by at least 5% of the "
-                         "cluster).</p>")
-            parts.append(_table(["cluster", "rows", "attribute", "value", "in cluster",
-                                 "overall", "lift"], rows, "profiles"))
-        if title == "Methods side by side":
-            rows = []
-            for r in data.comparison:
-                if r["status"] != "ok":
-                    rows.append([r["method"], r["status"], "", ""])
-                    continue
-                rows.append([r["method"]] + [f"{r[m][0]:.3f} ± {r[m][1]:.3f}"
-                                             for m in ("f_score", "nmi", "acc")])
-            parts.append(_table(["method", "F-score", "NMI", "ACC"], rows, "comparison"))
-            for p in data.paper:
-                parts.append(f"<p class=\"note\">Paper figure ({html.escape(p['table'])}: "
-                             f"{html.escape(p['source'])}, {html.escape(p['metric'])}): " +
-                             ", ".join(f"{html.escape(m)} {v}" for m, v in p["scores"].items())
-                             + " (the paper's preset and 50 runs; ours above).</p>")
-    parts.append("<h2>Run</h2>")
-    parts.append(_table(["step", "seconds"], [[k, round(v, 2)] for k, v in
-                                              data.timings.items()], "timings"))
-    for n in data.notes:
-        parts.append(f"<p class=\"note\">{html.escape(n)}</p>")
-    parts.append(f"<p class=\"note\">catembed {__version__}</p></body></html>")
-    return "\n".join(parts)
-
-
 def write_report(data: ReportData, path: str | os.PathLike) -> Path:
     """Write the page to ``path`` through a temporary file renamed on success (nothing is left
     behind on failure; the permissions are those of a plain write)."""
@@ -326,7 +316,7 @@ def write_report(data: ReportData, path: str | os.PathLike) -> Path:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from ._validation import CatEmbedError
-    from .evaluation.inputs import load_features
+    from .evaluation.inputs import NO_TARGET
 
     if args.runs < 1:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
@@ -340,16 +330,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     check_not_input(out, input_files(args.data, args.data_dir), flag="--output")
     t0 = time.perf_counter()
-    name, X, y = load_features(args.data, args.target, args.preset,
-                               [c.strip() for c in (args.drop or "").split(",") if c.strip()],
-                               args.data_dir, numeric=args.numeric,
-                               use_meta_target=not args.no_target)
+    from .evaluation.cli_evaluate import summary_line
+    from .evaluation.inputs import load_input
+
+    loaded = load_input(args.data, args.target, args.preset,
+                        [c.strip() for c in (args.drop or "").split(",") if c.strip()],
+                        args.data_dir, numeric=args.numeric, require_target=False,
+                        use_meta_target=not args.no_target)
+    name, X = loaded.name, loaded.features
+    y = None if loaded.target == NO_TARGET else loaded.labels.to_numpy()
     t_read = time.perf_counter() - t0
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     data = build_report(X, y, name=name, method=args.method, methods=methods, runs=args.runs,
                         n_clusters=args.clusters, object_map=args.map, seed=args.seed,
                         quiet=args.quiet)
     data.timings = {"read": t_read, **data.timings}
+    data.notes.insert(0, f"Table: {summary_line(loaded)}.")
     write_report(data, out)
     if not args.quiet:
         print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote {out} "
@@ -392,9 +388,10 @@ def register(subparsers: Any) -> None:
                    help="k-means clusters (default: the classes, else best silhouette 2..8)")
     p.add_argument("--map", choices=["pca", "tsne"], default="pca",
                    help="object map projection (default pca; tsne on <= 2,000 rows)")
-    p.add_argument("--preset", default="categorical",
-                   help="pre-processing preset (default categorical: categorical columns, "
-                   "every row, missing as a value)")
+    p.add_argument("--preset", default="complete",
+                   help="pre-processing preset (default complete, as catembed evaluate: "
+                   "categorical columns, rows with a missing value dropped; categorical "
+                   "keeps every row, missing as a value)")
     p.add_argument("--drop", help="comma-separated columns to leave out")
     p.add_argument("--numeric", choices=["drop", "discretize"], default=None,
                    help="columns holding numbers in a plain CSV (default: categories); "

@@ -60,8 +60,12 @@ class LCA(ClusterMixin, BaseEstimator):
         EM iterations per start.
     tol : float, default=1e-8
         Stop when the mean log-likelihood per row improves by less than this.
-    n_init : int, default=1
-        Starts; the one with the highest log-likelihood is kept.
+    n_init : int, default=20
+        Starts; the one with the highest log-likelihood is kept. EM finds local optima: on
+        Mushroom (K=2) single starts reach the best log-likelihood (-150986.3) rarely (none
+        of 30 seeded single starts), 10 starts from seeds 0-2 reached it once in three, 20
+        starts in all three (as stepmix's ``n_init=10`` did in two of three seeds, at about
+        three times the time). Each start costs one EM run over the distinct rows.
     chunk_size : int, default=65536
         Distinct rows per E/M pass.
     random_state : int, RandomState or None
@@ -89,7 +93,7 @@ class LCA(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters: int = 2, *, max_iter: int = 1000, tol: float = 1e-8,
-                 n_init: int = 1, chunk_size: int = 65536, random_state: Any = None,
+                 n_init: int = 20, chunk_size: int = 65536, random_state: Any = None,
                  handle_missing: str = "category", categorical_features: Any = "all") -> None:
         self.n_clusters = n_clusters
         self.max_iter = max_iter
@@ -258,7 +262,8 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
                **params: Any) -> np.ndarray:
     """Labels of one :class:`LCA` fit (the evaluation protocol's ``labels`` hook).
 
-    One start seeded by ``random_state``. Categorical (text) columns as they are; numeric
+    One start seeded by ``random_state`` (``n_init=1``, unless given: the protocol's runs
+    are the starts). Categorical (text) columns as they are; numeric
     columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
     ``numeric="discretize"`` does.
     """
@@ -275,4 +280,5 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
             finite = x[np.isfinite(x)]
             edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
             df[c] = bin_labels(x, edges)
+    params.setdefault("n_init", 1)
     return LCA(n_clusters=n_clusters, random_state=random_state, **params).fit(df).labels_

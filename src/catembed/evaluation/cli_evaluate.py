@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from typing import Any
 
 from .inputs import _error, load_input, split_list
 
-__all__ = ["cmd_evaluate", "evaluation_tasks"]
+__all__ = ["cmd_evaluate", "evaluation_tasks", "summary_line"]
 
 
 def evaluation_tasks() -> dict[str, Any]:
@@ -23,6 +24,35 @@ def evaluation_tasks() -> dict[str, Any]:
     from .protocol import TASKS
 
     return TASKS
+
+
+def summary_line(data: Any) -> str:
+    """The table's one-line summary; a plain file has no preset label (its columns are
+    typed by the command's flags), and rows the preset dropped are counted."""
+    line = data.summary()
+    preset = (data.preset or {}).get("name")
+    if data.meta.get("plain_file") and preset:
+        line = line.replace(f" [preset {preset}]", "", 1)
+    dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
+    if dropped > 0:
+        line += (f"; {dropped} row(s) with a missing value dropped by preset {preset} "
+                 "(--preset categorical keeps them, missing as a value)")
+    return line
+
+
+def _warn_once(caught: list[Any]) -> None:
+    """Re-issue the warnings of the methods' runs, each distinct message once (the same
+    warning from every method or run is said once, with how often it came)."""
+    seen: dict[tuple[type, str], int] = {}
+    first: dict[tuple[type, str], Any] = {}
+    for w in caught:
+        key = (w.category, str(w.message))
+        seen[key] = seen.get(key, 0) + 1
+        first.setdefault(key, w)
+    for key, n in seen.items():
+        w = first[key]
+        text = str(w.message) + (f" (said {n} times: once per method or run)" if n > 1 else "")
+        warnings.warn_explicit(text, w.category, w.filename, w.lineno)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -46,11 +76,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                       numeric=args.numeric, n_bins=args.n_bins)
     d = data.describe()
     if not args.json:
-        print(f"catembed evaluate: {data.summary()}", file=sys.stderr)
-    results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
-                               runs=args.runs, seed=args.seed, clusterer=args.clusterer,
-                               init=args.init, n_jobs=args.jobs,
-                               **({"refit": args.refit} if args.refit else {}))
+        print(f"catembed evaluate: {summary_line(data)}", file=sys.stderr)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
+                                   runs=args.runs, seed=args.seed, clusterer=args.clusterer,
+                                   init=args.init, n_jobs=args.jobs,
+                                   **({"refit": args.refit} if args.refit else {}))
+    _warn_once(caught)
     failed = [r for r in results if r.status != "ok"]
     if args.json:
         out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
@@ -81,15 +114,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def _text_table(results: list[Any]) -> str:
     import math
 
-    head = f"{'method':<12} {'clusterer':<9} {'F-score':>15} {'NMI':>15} {'ACC':>15} " \
+    w = max([12, *(len(str(r.label)) for r in results)])
+    wc = max([9, *(len(str(r.clusterer)) for r in results)])
+    head = f"{'method':<{w}} {'clusterer':<{wc}} {'F-score':>15} {'NMI':>15} {'ACC':>15} " \
            f"{'ARI':>15} {'fit s':>8}"
     lines = [head, "-" * len(head)]
     for r in results:
         if r.status != "ok":
-            lines.append(f"{r.label:<12} {r.clusterer:<9} {r.status}")
+            lines.append(f"{r.label:<{w}} {r.clusterer:<{wc}} {r.status}")
             continue
         cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("f_score", "nmi", "acc", "ari")]
         fit = float(r.fit_seconds)
-        lines.append(f"{r.label:<12} {r.clusterer:<9} " + " ".join(f"{c:>15}" for c in cells)
+        lines.append(f"{r.label:<{w}} {r.clusterer:<{wc}} "
+                     + " ".join(f"{c:>15}" for c in cells)
                      + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}")
     return "\n".join(lines)

@@ -21,7 +21,13 @@ from typing import Any
 
 from ..datasets import split_list
 
-__all__ = ["BUNDLED_DIR", "data_roots", "input_files", "load_features", "load_input", "split_list"]
+__all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
+           "load_input", "numeric_hint", "numeric_looking", "split_list"]
+
+#: a plain file's column whose values all parse as numbers and that has at least this many
+#: distinct values "looks numeric": read as categories it gives one value per number, and the
+#: commands say so once, naming ``--numeric discretize``
+MANY_VALUES = 20
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "data"
 
@@ -43,13 +49,42 @@ def data_roots(data_dir: str | os.PathLike | None = None) -> list[Path]:
     return roots
 
 
+def numeric_looking(frame: Any, columns: Any = None, *,
+                    min_distinct: int = MANY_VALUES) -> dict[str, int]:
+    """The columns of ``frame`` whose non-missing values all parse as numbers and that have
+    at least ``min_distinct`` distinct values, with their number of distinct values."""
+    import pandas as pd
+
+    out: dict[str, int] = {}
+    for c in (frame.columns if columns is None else columns):
+        col = frame[c].dropna()
+        n = int(col.nunique())
+        if n < min_distinct:
+            continue
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col):
+            out[str(c)] = n
+        elif pd.to_numeric(col.astype(str).str.strip(), errors="coerce").notna().all():
+            out[str(c)] = n
+    return out
+
+
+def numeric_hint(found: dict[str, int]) -> str:
+    """The one message for numeric-looking columns read as categories."""
+    names = ", ".join(f"{c} ({n} distinct)" for c, n in list(found.items())[:8])
+    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+    return (f"{len(found)} column(s) hold numbers with many distinct values and are read as "
+            f"categories, one value per distinct number: {names}{more}. Use --numeric "
+            "discretize to cut them into quantile bins (or --numeric passthrough to keep them "
+            "as numbers for the mixed-type methods, --numeric drop to leave them out).")
+
+
 def _error(message: str) -> Exception:
     from .._validation import CatEmbedError
 
     return CatEmbedError(message)
 
 
-def _find(text: str, data_dir: str | None) -> str:
+def find_input(text: str, data_dir: str | None = None) -> str:
     """A path as given, else the folder named ``text`` in the first root that has it."""
     if Path(text).exists():
         return text
@@ -63,7 +98,7 @@ def _find(text: str, data_dir: str | None) -> str:
     )
 
 
-_NO_TARGET = "__catembed_no_target__"
+NO_TARGET = "__catembed_no_target__"
 
 
 def load_features(text: str, target: str | None, preset: str | None,
@@ -75,7 +110,7 @@ def load_features(text: str, target: str | None, preset: str | None,
     folder's ``meta.json``)."""
     data = load_input(text, target, preset, drop, data_dir, numeric=numeric,
                       require_target=False, use_meta_target=use_meta_target)
-    if data.target == _NO_TARGET:
+    if data.target == NO_TARGET:
         return data.name, data.features, None
     return data.name, data.features, data.labels.to_numpy()
 
@@ -94,12 +129,17 @@ def load_input(text: str, target: str | None, preset: str | None,
     ``"passthrough"`` keeps them (and a folder's numeric columns) as numbers, standardised to
     z-scores (population standard deviation, after the preset's row filter), for the
     mixed-type methods (FAMD, k-prototypes, the deep clusterers); the preset's column rule
-    then keeps numeric columns (``columns="mixed"``). Default preset: ``complete``.
+    then keeps numeric columns (``columns="mixed"``). Default preset: ``complete`` (rows
+    with a missing feature dropped, the papers' protocol), for ``catembed evaluate`` and
+    ``catembed report`` alike; ``--preset categorical`` keeps every row, missing as a value.
+    ``meta["rows_read"]`` is the number of rows before the preset. A plain file's column
+    that looks numeric (:func:`numeric_looking`) read as categories gives one
+    :class:`~catembed.CatEmbedWarning` naming ``--numeric discretize``.
     """
     from .. import io
     from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
 
-    spec = resolve_input(_find(text, data_dir))
+    spec = resolve_input(find_input(text, data_dir))
     if spec.meta:
         data = load_dataset(spec.path.parent)
         if not use_meta_target and data.target and not target:
@@ -119,6 +159,15 @@ def load_input(text: str, target: str | None, preset: str | None,
         found = [c for c in io.numeric_columns(spec.path) if c != target] if numeric else []
         text_cols = [c for c in columns if c not in found]
         frame = io.read_table(spec.path, text_columns=text_cols)
+        if numeric is None:
+            found = numeric_looking(frame, [c for c in columns if c != target
+                                            and c not in (drop or [])])
+            if found:
+                import warnings
+
+                from .._errors import CatEmbedWarning
+
+                warnings.warn(numeric_hint(found), CatEmbedWarning, stacklevel=2)
         kinds = {c: "target" if c == target else "categorical" for c in columns}
         if numeric == "drop":
             kinds.update({c: "id" for c in found})
@@ -143,9 +192,9 @@ def load_input(text: str, target: str | None, preset: str | None,
     if not data.target:
         if require_target:
             raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
-        data.frame = data.frame.assign(**{_NO_TARGET: "all"})
-        data.meta = {**data.meta, "target": _NO_TARGET,
-                     "columns": {**data.column_kinds, _NO_TARGET: "target"}}
+        data.frame = data.frame.assign(**{NO_TARGET: "all"})
+        data.meta = {**data.meta, "target": NO_TARGET,
+                     "columns": {**data.column_kinds, NO_TARGET: "target"}}
     if drop:
         missing = [c for c in drop if c not in data.frame.columns]
         if missing:
@@ -157,8 +206,11 @@ def load_input(text: str, target: str | None, preset: str | None,
     name = preset or "complete"
     try:
         if numeric == "passthrough":
-            return _standardise(apply_preset(data, _mixed_preset(name, data.name)))
-        return apply_preset(data, name)
+            out = _standardise(apply_preset(data, _mixed_preset(name, data.name)))
+        else:
+            out = apply_preset(data, name)
+        out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta}
+        return out
     except Exception as exc:
         if "leaves no attribute" not in str(exc):
             raise
