@@ -81,9 +81,8 @@ def _progress(total: int | None, desc: str, quiet: bool) -> Any:
 
 def _cmd_embed(args: argparse.Namespace) -> int:
     from . import io
-    from .streaming import write_chunks
-
     from .evaluation.inputs import find_input
+    from .streaming import write_chunks
 
     t0 = time.perf_counter()
     spec = resolve_input(find_input(args.input, args.data_dir))

@@ -1,13 +1,14 @@
 """``catembed report``: one self-contained HTML page that shows what an embedding found.
 
 ``catembed report DATA [--target COL] [--method cde] [--methods cde,onehot-pca,idf]
--o report.html`` writes a page (no network needed to open it: CSS inline, figures as base64
-PNG) with
+-o report.html`` writes a page (no network needed to open it: CSS and script inline, figures
+as base64 PNG; the page itself is :mod:`catembed.report_html`) with
 
 * the table's summary: rows, attributes, values, missing cells, and the CDE paper's data
   factors FCI (Eq. 7) and, with a target, VCI (Eq. 8);
 * the value map (:func:`catembed.plot.values`): each value a point, coloured by attribute,
-  a line to its nearest value of another attribute;
+  a line to its nearest value of another attribute, and below it the interactive map of
+  every value (hover labels, wheel zoom);
 * the object map (:func:`catembed.plot.objects`, PCA or t-SNE as UNTIE's Fig. 9) coloured by
   k-means cluster and, with a target, by class;
 * cluster profiles (:func:`cluster_profiles`): each cluster's over-represented values with
@@ -16,7 +17,8 @@ PNG) with
   runs of the papers' clustering protocol) beside the paper's figure for the same data set
   where one of the paper tables (``catembed bench --list``) has it.
 
-The number of clusters is the number of classes when a target is given (the papers'
+The rows are those of ``catembed evaluate``: by default (preset ``complete``) rows with a
+missing value are dropped, and the page says how many. The number of clusters is the number of classes when a target is given (the papers'
 protocol), else the ``k`` in 2..8 with the best silhouette on a sample of at most 2,000 rows
 (a rule that needs no labels).
 """
@@ -147,7 +149,7 @@ def _value_points(est: Any) -> dict[str, Any]:
     import matplotlib.colors as mcolors
     import numpy as np
 
-    from .map2d import palette, value_map_xy
+    from .map2d import palette, robust_limits, value_map_xy
 
     coords = est.value_coordinates_
     attrs = coords.index.get_level_values(0).astype(str)
@@ -160,7 +162,8 @@ def _value_points(est: Any) -> dict[str, Any]:
             "column": [pos[a] for a in attrs],
             "value": [str(v) for v in coords.index.get_level_values(1)],
             "count": [int(c) for c in counts], "columns": columns,
-            "colours": [mcolors.to_hex(c) for c in palette(len(columns))]}
+            "colours": [mcolors.to_hex(c) for c in palette(len(columns))],
+            "lim": [[round(float(v), 5) for v in row] for row in robust_limits(xy)[0]]}
 
 
 def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "cde",

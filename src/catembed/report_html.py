@@ -65,18 +65,19 @@ var el=document.getElementById('vdata'),svg=document.getElementById('vmap');
 var tip=document.getElementById('vtip');
 if(el&&svg){
   var d=JSON.parse(el.textContent),W=860,H=560,P=30,xs=d.x,ys=d.y;
-  var x0=Math.min.apply(null,xs),x1=Math.max.apply(null,xs);
-  var y0=Math.min.apply(null,ys),y1=Math.max.apply(null,ys);
+  var x0=d.lim[0][0],x1=d.lim[0][1],y0=d.lim[1][0],y1=d.lim[1][1];
   var sx=(W-2*P)/((x1-x0)||1),sy=(H-2*P)/((y1-y0)||1);
   var view=[0,0,W,H];svg.setAttribute('viewBox',view.join(' '));
   var r=Math.max(2.5,Math.min(6,300/Math.sqrt(xs.length+1)));
   xs.forEach(function(x,i){
-    var c=document.createElementNS(NS,'circle');
-    c.setAttribute('cx',(P+(x-x0)*sx).toFixed(1));
-    c.setAttribute('cy',(H-P-(ys[i]-y0)*sy).toFixed(1));
+    var c=document.createElementNS(NS,'circle'),out=x<x0||x>x1||ys[i]<y0||ys[i]>y1;
+    var px=Math.min(W-4,Math.max(4,P+(x-x0)*sx)),py=Math.min(H-4,Math.max(4,H-P-(ys[i]-y0)*sy));
+    c.setAttribute('cx',px.toFixed(1));c.setAttribute('cy',py.toFixed(1));
+    if(out){c.style.stroke='#000';c.style.strokeWidth='1.5';}
     c.setAttribute('r',r);c.setAttribute('fill',d.colours[d.column[i]]);
     c.setAttribute('class','pt');
-    var label=d.columns[d.column[i]]+' = '+d.value[i]+'  ('+d.count[i]+' rows)';
+    var label=d.columns[d.column[i]]+' = '+d.value[i]+'  ('+d.count[i]+' rows)'+
+      (out?', beyond the zoomed view':'');
     c.setAttribute('data-label',label);
     var t=document.createElementNS(NS,'title');t.textContent=label;c.appendChild(t);
     c.addEventListener('mouseover',function(ev){
@@ -129,9 +130,10 @@ def _value_map(points: dict[str, Any]) -> list[str]:
     legend = "".join(f"<span><i style=\"background:{c}\"></i>{html.escape(n)}</span>"
                      for n, c in zip(points["columns"], points["colours"], strict=True))
     return ["<h2>Value map, every value (interactive)</h2>",
-            "<p class=\"note\">Every value of the table at its place on the value map above, "
-            "unzoomed: hover a point for its column, value and frequency; the mouse wheel "
-            "zooms, a double click resets.</p>",
+            "<p class=\"note\">Every value of the table at its place on the value map above "
+            "(the same zoom; a value beyond it sits at the edge, outlined in black): hover a "
+            "point for its column, value and frequency; the mouse wheel zooms, a double "
+            "click resets.</p>",
             f"<div class=\"legend\">{legend}</div>",
             "<svg id=\"vmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" "
             "height=\"560\" role=\"img\" aria-label=\"value map\"></svg>",
@@ -144,14 +146,14 @@ def _comparison(data: Any) -> list[str]:
         if r["status"] != "ok":
             rows.append([r["method"], r["status"], "", ""])
             continue
-        flat = all(r[m][1] == 0 for m in ("f_score", "nmi", "acc"))
+        flat = all(r[m][1] < 0.0005 for m in ("f_score", "nmi", "acc"))
         if flat:
             constant.append(r["method"])
         rows.append([r["method"] + (" *" if flat else "")]
                     + [f"{r[m][0]:.3f} ± {r[m][1]:.3f}" for m in ("f_score", "nmi", "acc")])
     out = [table_html(["method", "F-score", "NMI", "ACC"], rows, "comparison")]
     if constant:
-        out.append(f"<p class=\"note\">* ± 0.000: identical scores in every run. "
+        out.append(f"<p class=\"note\">* ± 0.000: the runs' scores agree to three decimals. "
                    f"{html.escape(', '.join(constant))} "
                    f"{'is' if len(constant) == 1 else 'are'} fitted once (the method is "
                    "deterministic, or its one fit is reused), and k-means from each run's "
