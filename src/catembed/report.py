@@ -18,7 +18,8 @@ as base64 PNG; the page itself is :mod:`catembed.report_html`) with
   where one of the paper tables (``catembed bench --list``) has it.
 
 The rows are those of ``catembed evaluate``: by default (preset ``complete``) rows with a
-missing value are dropped, and the page says how many. The number of clusters is the number of classes when a target is given (the papers'
+missing value are dropped, and the page says how many. The number of clusters is the
+number of classes when a target is given (the papers'
 protocol), else the ``k`` in 2..8 with the best silhouette on a sample of at most 2,000 rows
 (a rule that needs no labels).
 """
