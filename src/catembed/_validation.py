@@ -206,7 +206,8 @@ def missing_mask(col: pd.Series) -> np.ndarray:
         mask |= empty
     elif isinstance(col.dtype, pd.CategoricalDtype):
         cats = col.cat.categories
-        if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
+        if len(cats) and (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
+            # (no categories: an all-missing column, e.g. a Parquet string column of nulls)
             mask |= (col.cat.codes.to_numpy() >= 0) & np.asarray(
                 cats == "", dtype=bool
             )[np.maximum(col.cat.codes.to_numpy(), 0)]

@@ -238,7 +238,7 @@ class ValueEmbedder(DaskAwareTransformer):
         self.feature_names_ = np.asarray(stats.feature_names, dtype=object)
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
-        check_fit_cost(self, stats.sizes)
+        check_fit_cost(self, stats.sizes, n_output_rows=stats.n_rows)
         with small_problem_threads(int(np.sum(stats.sizes))):
             tables = self._fit_values(stats)
             self._set_tables(tables)

@@ -128,6 +128,8 @@ class MCA(ValueEmbedder):
     #: ``n_components`` is MCA's own number of axes (no PCA of the value table on top), and
     #: the coordinates stay float64: they equal prince's to 1e-6
     _own_n_components = True
+    #: ``n_components`` beyond the rank is clipped (no cost in the cost guard's size check)
+    _clips_n_components = True
     _compact_dtype = np.float64
     _feature_prefix = "mca"
 
