@@ -45,6 +45,7 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._numeric import check_finite_numbers
 from .._params import check_int, check_pooling
 from .._pooling import pool_rare_values, pooled_encoding
 from .._validation import (
@@ -311,6 +312,7 @@ class FAMD(TransformerMixin, BaseEstimator):
                 f"FAMD: the numeric columns {cols} must hold numbers; list text columns in "
                 "categorical_features."
             ) from exc
+        check_finite_numbers(x, cols, "transform")
         z = (x - self.mean_) / self.scale_
         return np.where(np.isnan(z), 0.0, z)
 
@@ -332,6 +334,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         self.categorical_features_ = [str(c) for c in cat]
         if num:
             x = df[num].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+            check_finite_numbers(x, num, "fit")  # issue 21 item 9: SciPy's error named none
             self.mean_ = np.nanmean(x, axis=0)
             sd = np.nanstd(x, axis=0)
             self.scale_ = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
