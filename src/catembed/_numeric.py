@@ -123,8 +123,9 @@ def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str) -> Non
     j = int(np.flatnonzero(bad.any(axis=0))[0])
     i = int(np.flatnonzero(bad[:, j])[0])
     raise CatEmbedError(
-        f"numeric column {str(names[j])!r} holds {float(x[i, j])!r} at {where}: numbers passed through must be finite and at most {MAX_PASSTHROUGH:g} "
-        "in magnitude (their square must not overflow); replace them with NaN (a missing "
+        f"numeric column {str(names[j])!r} holds {float(x[i, j])!r} at {where}: numbers "
+        f"passed through must be finite and at most {MAX_PASSTHROUGH:g} in magnitude "
+        "(their square must not overflow); replace them with NaN (a missing "
         "number), clip them, or use numeric='discretize' (CLI: --numeric discretize)."
     )
 

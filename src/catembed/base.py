@@ -53,6 +53,7 @@ from ._validation import (
     categorical_input_tags,
     validate_training_table,
     validate_transform_input,
+    warnings_at_caller,
 )
 from .stats import ValueStatistics, count_table
 
@@ -241,7 +242,9 @@ class ValueEmbedder(DaskAwareTransformer):
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
         check_fit_cost(self, stats.sizes, n_output_rows=stats.n_rows)
-        with small_problem_threads(int(np.sum(stats.sizes))):
+        # every warning of the value model (scikit-learn's, or catembed's with a fixed
+        # stacklevel) names the user's line (issue 21 item 15)
+        with small_problem_threads(int(np.sum(stats.sizes))), warnings_at_caller():
             tables = self._fit_values(stats)
             self._set_tables(tables)
             self._fit_output_projection()

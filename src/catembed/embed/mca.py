@@ -55,6 +55,7 @@ from .._validation import (
     categorical_input_tags,
     check_table,
     select_categorical,
+    user_stacklevel,
 )
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
@@ -194,7 +195,7 @@ class MCA(ValueEmbedder):
                 f"n_components={k} is more than the {V.shape[1]} non-trivial MCA axes (non-zero "
                 f"principal inertia) of this table (at most J - Q = {J} values - "
                 f"{stats.n_features} attributes); keeping {V.shape[1]}.",
-                CatEmbedWarning, stacklevel=5,
+                CatEmbedWarning, stacklevel=user_stacklevel(),
             )
         self.components_ = V
         self.eigenvalues_ = evals

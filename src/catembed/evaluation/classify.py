@@ -35,7 +35,7 @@ from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from .._params import check_int, check_option
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = [
     "CLASSIFIERS",
@@ -117,7 +117,7 @@ def _splitter(y: np.ndarray, test_size: float, n_repeats: int, seed: int):
         f"cannot stratify the splits ({int((counts < 2).sum())} class(es) with a single "
         f"object, {len(classes)} classes, {n_test} test objects); using plain random splits.",
         CatEmbedWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
     return ShuffleSplit(n_repeats, test_size=test_size, random_state=seed), False
 
