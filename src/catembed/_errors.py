@@ -7,11 +7,19 @@ pandas at start-up.
 
 from __future__ import annotations
 
-__all__ = ["CatEmbedError", "CatEmbedWarning"]
+__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning"]
 
 
 class CatEmbedError(ValueError):
     """An error in the user's input, with a message meant to be read by a person."""
+
+
+class CatEmbedTypeError(CatEmbedError, TypeError):
+    """An input of the wrong type (a sparse matrix, None, a string, a dict, an iterator...).
+
+    Catchable as :class:`CatEmbedError` (hence ``ValueError``) and as ``TypeError``, which
+    scikit-learn raises for such inputs.
+    """
 
 
 class CatEmbedWarning(UserWarning):

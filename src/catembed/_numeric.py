@@ -25,6 +25,7 @@ __all__ = [
     "NumericState",
     "apply_numeric",
     "bin_labels",
+    "check_finite_numbers",
     "fit_numeric",
     "numeric_block",
     "numeric_from_summaries",
@@ -93,8 +94,40 @@ def select_columns(df: pd.DataFrame, categorical_features: Any, policy: str,
     return cat_cols, numeric
 
 
-def _bin_quantiles(n_bins: int) -> np.ndarray:
-    return np.linspace(0, 1, n_bins + 1)[1:-1]
+def _bin_quantiles(n_bins: int, n_numbers: int) -> np.ndarray:
+    """The cut quantiles of ``n_bins`` bins of a column of ``n_numbers`` numbers.
+
+    ``n_bins`` beyond ``n_numbers`` is clipped to it: ``n`` numbers fill at most ``n`` bins,
+    and the cut points stay as many as the column's numbers whatever ``n_bins`` says
+    (``n_bins=10**9`` no longer allocates gigabytes; issue 21 item 5).
+    """
+    return np.linspace(0, 1, max(min(n_bins, n_numbers), 1) + 1)[1:-1]
+
+
+#: numbers beyond this magnitude are refused by ``"passthrough"``: their square (the
+#: variance's sums) overflows float64
+MAX_PASSTHROUGH = 1e150
+
+
+def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str) -> None:
+    """Refuse infinite numbers, and numbers whose square overflows, in the numeric columns
+    ``names`` (the columns of ``x``) passed through (``where``: ``"fit"`` or ``"transform"``);
+    NaN is a missing number (issue 21 item 4)."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 1:
+        x = x[:, None]
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(x) | (np.abs(x) > MAX_PASSTHROUGH)
+    if not bad.any():
+        return
+    j = int(np.flatnonzero(bad.any(axis=0))[0])
+    i = int(np.flatnonzero(bad[:, j])[0])
+    raise CatEmbedError(
+        f"numeric column {str(names[j])!r} holds {float(x[i, j])!r} at {where}: numbers "
+        f"passed through must be finite and at most {MAX_PASSTHROUGH:g} in magnitude "
+        "(their square must not overflow); replace them with NaN (a missing "
+        "number), clip them, or use numeric='discretize' (CLI: --numeric discretize)."
+    )
 
 
 def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
@@ -102,14 +135,15 @@ def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
     """The numeric policy's parameters from the whole columns in memory."""
     state = NumericState()
     if policy == "discretize":
-        qs = _bin_quantiles(n_bins)
         for c in numeric:
             x = as_float(df[c])
             finite = x[np.isfinite(x)]
+            qs = _bin_quantiles(n_bins, finite.size)
             edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
             state.bins[str(c)] = edges
     elif policy == "passthrough" and len(numeric):
         x = np.column_stack([as_float(df[c]) for c in numeric])
+        check_finite_numbers(x, numeric, "fit")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
             mean = np.nanmean(x, axis=0)
@@ -125,6 +159,7 @@ def numeric_summary(col: pd.Series, policy: str) -> pd.Series:
     x = as_float(col)
     if policy == "discretize":
         return pd.Series(x[np.isfinite(x)]).value_counts(sort=False).astype(np.float64)
+    check_finite_numbers(x, [col.name], "fit")
     x = x[~np.isnan(x)]
     return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
 
@@ -155,9 +190,9 @@ def numeric_from_summaries(numeric: Sequence[str], policy: str, n_bins: int,
     if not numeric or policy == "drop":
         return state
     if policy == "discretize":
-        qs = _bin_quantiles(n_bins)
         for c, vc in zip(numeric, summaries, strict=True):
             vc = vc.groupby(level=0).sum()
+            qs = _bin_quantiles(n_bins, int(vc.sum()))
             state.bins[c] = np.unique(quantiles_from_counts(vc, qs))
         return state
     mean, scale = [], []
@@ -186,6 +221,7 @@ def numeric_block(df: pd.DataFrame, features: Sequence[str], mean: np.ndarray,
                   scale: np.ndarray) -> np.ndarray:
     """Standardised numeric columns (``numeric="passthrough"``); NaN becomes 0."""
     x = np.column_stack([as_float(df[c]) for c in features])
+    check_finite_numbers(x, features, "transform")
     z = (x - mean) / scale
     return np.where(np.isnan(z), 0.0, z)
 

@@ -22,6 +22,7 @@ __all__ = [
     "check_param_types",
     "check_pooling",
     "check_positive",
+    "check_random_state_param",
 ]
 
 
@@ -99,6 +100,21 @@ def check_param_types(estimator: Any) -> None:
             raise CatEmbedError(
                 f"{type(estimator).__name__} parameter {name} must be {want}; got {value!r}."
             )
+
+
+def check_random_state_param(value: Any) -> None:
+    """``random_state`` must be None, an integer in ``[0, 2**32 - 1]`` (NumPy's seeds) or a
+    ``numpy.random.RandomState`` (issue 21 item 9: NumPy's own error named no parameter)."""
+    if value is None or isinstance(value, np.random.RandomState):
+        return
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and (
+        0 <= value <= 2**32 - 1
+    ):
+        return
+    raise CatEmbedError(
+        "random_state must be None, an integer between 0 and 2**32 - 1, or a "
+        f"numpy.random.RandomState; got {value!r}."
+    )
 
 
 def check_pooling(min_frequency: Any, max_categories: Any) -> None:

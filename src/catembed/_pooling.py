@@ -169,6 +169,23 @@ def memory_limit() -> float:
         return 8.0 * 2**30
 
 
+def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, float]:
+    """Float64 cells the size parameters make a fit allocate beyond its value-level work
+    (issue 21 item 5), by parameter (``"name=value"``): ``n_components=k`` a ``k``-vector per
+    value plus the ``k``-column embedding of the rows, ``hidden_size=h`` (the autoencoders)
+    a few value-by-hidden weight matrices and the hidden layer of the rows."""
+    n_values = float(np.sum(sizes))
+    rows = float(n_rows or 0)
+    cells = {}
+    for name, per_value, per_row in (("n_components", 2.0, 1.0), ("hidden_size", 6.0, 2.0)):
+        k = getattr(est, name, None)
+        if name == "n_components" and getattr(est, "_clips_n_components", False):
+            continue  # clipped to the rank by the method itself (MCA, OneHotPCA)
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            cells[f"{name}={k!r}"] = float(k) * (per_value * n_values + per_row * rows)
+    return cells
+
+
 def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None:
     """The cost check of :func:`check_fit_cost` from the distinct-value counts of the
     factorised columns, before the co-occurrence counts are allocated."""
@@ -180,7 +197,7 @@ def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None
 
 def check_fit_cost(
     est: Any, sizes: np.ndarray, *, n_rows: int | None = None,
-    counted_sizes: np.ndarray | None = None,
+    counted_sizes: np.ndarray | None = None, n_output_rows: int | None = None,
 ) -> None:
     """Estimate a fit's memory and time from the value counts before allocating anything.
 
@@ -195,9 +212,13 @@ def check_fit_cost(
     (``CATEMBED_MAX_MEMORY``, default half the machine's RAM), or whose time estimate
     exceeds ``CATEMBED_MAX_SECONDS`` (default 12 hours), is refused with a one-line hint; a
     fit estimated above two minutes gets a warning. Estimates are within a factor of a few.
+    The size parameters (``n_components``, ``hidden_size``) count too (:func:`_size_cells`,
+    with ``n_rows`` or ``n_output_rows`` the rows embedded), so ``n_components=10**9`` is
+    refused before anything is allocated.
     """
     sizes = np.asarray(sizes, dtype=np.float64)
-    need = 8.0 * float(est._cost_cells(sizes))
+    size_cells = _size_cells(est, sizes, n_rows or n_output_rows)
+    need = 8.0 * (float(est._cost_cells(sizes)) + sum(size_cells.values()))
     seconds = float(est._cost_seconds(sizes))
     if n_rows is not None and counted_sizes is not None:
         lc = float(np.sum(counted_sizes))
@@ -211,6 +232,10 @@ def check_fit_cost(
     what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
     hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
             "columns (CLI: --drop), or read numeric columns as numbers (CLI: --numeric)")
+    sized = [p for p, c in size_cells.items() if 8.0 * c > limit / 2]
+    if sized and need > limit:
+        what = f"{what} with {', '.join(sized)}"
+        hint = "lower " + " or ".join(p.split("=")[0] for p in sized) + ", " + hint
     if need > limit:
         raise CatEmbedError(
             f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "

@@ -30,7 +30,11 @@ HANDLE_MISSING = ("category", "error")
 NUMERIC_POLICIES = ("drop", "discretize", "passthrough")
 
 
-from ._errors import CatEmbedError, CatEmbedWarning  # noqa: E402 - defined without imports
+from ._errors import (  # noqa: E402 - defined without imports
+    CatEmbedError,
+    CatEmbedTypeError,
+    CatEmbedWarning,
+)
 
 
 def categorical_input_tags(tags: Any) -> Any:
@@ -55,19 +59,24 @@ def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
         df = X.to_frame()
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError(
+            raise CatEmbedTypeError(
                 "catembed needs dense categorical input (a DataFrame or an array of values); "
-                "got a sparse matrix."
+                f"got a sparse matrix ({type(X).__name__}). Convert it with X.toarray() or "
+                "pandas.DataFrame.sparse.from_spmatrix(X)."
             )
+        _check_table_type(X)
         arr = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
         if arr.ndim == 1:
-            raise ValueError(
+            raise CatEmbedError(
                 "Expected 2D array, got 1D array instead. Reshape your data either using "
                 "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
                 "if it contains a single sample."
             )
         if arr.ndim != 2:
-            raise ValueError(f"Expected a 2D table, got an array with {arr.ndim} dimensions.")
+            raise CatEmbedError(
+                f"Expected a 2D table (rows x columns), got an array with {arr.ndim} "
+                f"dimensions (shape {arr.shape})."
+            )
         names = list(columns) if columns is not None else [f"x{i}" for i in range(arr.shape[1])]
         if len(names) != arr.shape[1]:
             names = [f"x{i}" for i in range(arr.shape[1])]
@@ -85,6 +94,31 @@ def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     if any(not isinstance(c, str) for c in df.columns):
         df = df.set_axis(cols, axis=1)
     return df
+
+
+def _check_table_type(X: Any) -> None:
+    """Refuse inputs that are no table: None, a string, a dict, a set, an iterator or
+    generator, a scalar (issue 21 item 9)."""
+    from collections.abc import Iterator, Mapping
+
+    what = None
+    if X is None:
+        what = "None"
+    elif isinstance(X, (str, bytes)):
+        what = f"a {type(X).__name__} ({X[:40]!r})"
+    elif isinstance(X, Mapping):
+        what = "a dict; build a table from it with pandas.DataFrame(X)"
+    elif isinstance(X, (set, frozenset)):
+        what = "a set, which has no order"
+    elif isinstance(X, Iterator):
+        what = f"an iterator ({type(X).__name__}); pass a list of rows, e.g. list(X)"
+    elif isinstance(X, (int, float, complex, np.generic)):
+        what = f"a scalar of type {type(X).__name__}"
+    if what is not None:
+        raise CatEmbedTypeError(
+            "X must be a table: a pandas DataFrame, a 2-D NumPy array or a list of rows; got "
+            f"{what}."
+        )
 
 
 @dataclass
@@ -206,7 +240,8 @@ def missing_mask(col: pd.Series) -> np.ndarray:
         mask |= empty
     elif isinstance(col.dtype, pd.CategoricalDtype):
         cats = col.cat.categories
-        if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
+        if len(cats) and (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype)):
+            # (no categories: an all-missing column, e.g. a Parquet string column of nulls)
             mask |= (col.cat.codes.to_numpy() >= 0) & np.asarray(
                 cats == "", dtype=bool
             )[np.maximum(col.cat.codes.to_numpy(), 0)]
@@ -266,6 +301,12 @@ def select_categorical(
                 cat.append(str(s))
             else:
                 raise CatEmbedError(f"categorical feature {s!r} is not a column of the input.")
+        if len(set(cat)) != len(cat):  # issue 21 item 10: a column embedded twice
+            twice = sorted({c for i, c in enumerate(cat) if c in cat[:i]})
+            raise CatEmbedError(
+                f"categorical_features names column(s) {', '.join(map(repr, twice))} more than "
+                "once (by index or by name); list each column once."
+            )
     return cat, [c for c in cols if c not in cat]
 
 

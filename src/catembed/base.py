@@ -38,6 +38,7 @@ from ._params import (
     check_output_dtype,
     check_param_types,
     check_pooling,
+    check_random_state_param,
 )
 from ._pooling import check_cost_before_counting, check_fit_cost, prune_statistics
 from ._projection import fit_output_projection
@@ -47,10 +48,12 @@ from ._validation import (
     HANDLE_UNKNOWN,
     NUMERIC_POLICIES,
     CatEmbedError,
+    CatEmbedTypeError,
     ValidatedTable,
     categorical_input_tags,
     validate_training_table,
     validate_transform_input,
+    warnings_at_caller,
 )
 from .stats import ValueStatistics, count_table
 
@@ -238,8 +241,10 @@ class ValueEmbedder(DaskAwareTransformer):
         self.feature_names_ = np.asarray(stats.feature_names, dtype=object)
         self.categories_ = [np.asarray(c, dtype=object) for c in stats.categories]
         self.dropped_features_ = np.asarray(constant, dtype=object)
-        check_fit_cost(self, stats.sizes)
-        with small_problem_threads(int(np.sum(stats.sizes))):
+        check_fit_cost(self, stats.sizes, n_output_rows=stats.n_rows)
+        # every warning of the value model (scikit-learn's, or catembed's with a fixed
+        # stacklevel) names the user's line (issue 21 item 15)
+        with small_problem_threads(int(np.sum(stats.sizes))), warnings_at_caller():
             tables = self._fit_values(stats)
             self._set_tables(tables)
             self._fit_output_projection()
@@ -254,7 +259,10 @@ class ValueEmbedder(DaskAwareTransformer):
         Return either an ``l x r`` array (every attribute gets its rows, ``r`` columns each) or
         a list of ``m`` arrays of shape ``(l_j, r_j)``.
         """
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _fit_values; use a subclass such as "
+            "catembed.CDE."
+        )
 
     def _set_tables(self, tables: list[np.ndarray] | np.ndarray) -> None:
         offs = np.concatenate([[0], np.cumsum([len(c) for c in self.categories_])])
@@ -275,7 +283,14 @@ class ValueEmbedder(DaskAwareTransformer):
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
+        if type(self)._fit_values is ValueEmbedder._fit_values:  # issue 21 item 13
+            raise CatEmbedTypeError(
+                f"{type(self).__name__} is an abstract base class with no value model; fit a "
+                "subclass such as catembed.CDE, catembed.OneHotEmbedder or catembed.MCA."
+            )
         check_param_types(self)
+        if "random_state" in self.get_params(deep=False):
+            check_random_state_param(self.random_state)
         check_option("handle_unknown", self.handle_unknown, HANDLE_UNKNOWN)
         check_option("handle_missing", self.handle_missing, HANDLE_MISSING)
         check_option("numeric", self._numeric_policy(), NUMERIC_POLICIES)

@@ -155,6 +155,8 @@ class OneHotPCA(ValueEmbedder):
     _feature_prefix = "onehotpca"
     _table_shape = "common"
     _own_n_components = True
+    #: ``n_components`` beyond the rank is clipped (no cost in the cost guard's size check)
+    _clips_n_components = True
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._params import check_option
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._gram_kmeans import GramKMeans
@@ -244,7 +244,7 @@ def identity_fallback(
         f"{method} found no value cluster with more than one member; the table is too small "
         "for value couplings. Falling back to the one-hot value codes.",
         CatEmbedWarning,
-        stacklevel=6,
+        stacklevel=user_stacklevel(),
     )
     return np.eye(n_values), [f"value{i}" for i in range(n_values)]
 

@@ -45,6 +45,7 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._numeric import check_finite_numbers
 from .._params import check_int, check_pooling
 from .._pooling import pool_rare_values, pooled_encoding
 from .._validation import (
@@ -54,6 +55,7 @@ from .._validation import (
     categorical_input_tags,
     check_table,
     select_categorical,
+    user_stacklevel,
 )
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
@@ -128,6 +130,8 @@ class MCA(ValueEmbedder):
     #: ``n_components`` is MCA's own number of axes (no PCA of the value table on top), and
     #: the coordinates stay float64: they equal prince's to 1e-6
     _own_n_components = True
+    #: ``n_components`` beyond the rank is clipped (no cost in the cost guard's size check)
+    _clips_n_components = True
     _compact_dtype = np.float64
     _feature_prefix = "mca"
 
@@ -191,7 +195,7 @@ class MCA(ValueEmbedder):
                 f"n_components={k} is more than the {V.shape[1]} non-trivial MCA axes (non-zero "
                 f"principal inertia) of this table (at most J - Q = {J} values - "
                 f"{stats.n_features} attributes); keeping {V.shape[1]}.",
-                CatEmbedWarning, stacklevel=5,
+                CatEmbedWarning, stacklevel=user_stacklevel(),
             )
         self.components_ = V
         self.eigenvalues_ = evals
@@ -309,6 +313,7 @@ class FAMD(TransformerMixin, BaseEstimator):
                 f"FAMD: the numeric columns {cols} must hold numbers; list text columns in "
                 "categorical_features."
             ) from exc
+        check_finite_numbers(x, cols, "transform")
         z = (x - self.mean_) / self.scale_
         return np.where(np.isnan(z), 0.0, z)
 
@@ -330,6 +335,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         self.categorical_features_ = [str(c) for c in cat]
         if num:
             x = df[num].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+            check_finite_numbers(x, num, "fit")  # issue 21 item 9: SciPy's error named none
             self.mean_ = np.nanmean(x, axis=0)
             sd = np.nanstd(x, axis=0)
             self.scale_ = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)

@@ -35,7 +35,7 @@ from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from .._params import check_int, check_option
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = [
     "CLASSIFIERS",
@@ -117,9 +117,17 @@ def _splitter(y: np.ndarray, test_size: float, n_repeats: int, seed: int):
         f"cannot stratify the splits ({int((counts < 2).sum())} class(es) with a single "
         f"object, {len(classes)} classes, {n_test} test objects); using plain random splits.",
         CatEmbedWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
     return ShuffleSplit(n_repeats, test_size=test_size, random_state=seed), False
+
+
+def _min_objects(n_classes: int, test_size: float) -> int:
+    """The fewest objects whose stratified split has ``n_classes`` objects in each part."""
+    n = max(2 * n_classes, int((n_classes - 1) / test_size))
+    while min(int(np.ceil(test_size * n)), n - int(np.ceil(test_size * n))) < n_classes:
+        n += 1
+    return n
 
 
 def _check_protocol(y: Any, n: int, test_size: float, n_repeats: int) -> np.ndarray:
@@ -133,7 +141,22 @@ def _check_protocol(y: Any, n: int, test_size: float, n_repeats: int) -> np.ndar
     if not 0 < test_size < 1:
         raise CatEmbedError(f"test_size must lie strictly between 0 and 1; got {test_size!r}.")
     check_int("n_repeats", n_repeats)
-    return y.astype(str)
+    ys = y.astype(str)
+    classes, counts = np.unique(ys, return_counts=True)
+    n_test = int(np.ceil(test_size * n))
+    n_train = n - n_test
+    stratifiable = counts.min() >= 2 and min(n_test, n_train) >= len(classes)
+    if not stratifiable and (n_test < 1 or n_train <= counts.max()):
+        # a random split could leave a single class to train on (issue 21 item 7)
+        raise CatEmbedError(
+            f"too few objects to classify: {n} objects in {len(classes)} classes (the "
+            f"smallest with {int(counts.min())}); test_size={test_size!r} trains on {n_train} "
+            f"and tests on {n_test}. A stratified split needs at least 2 objects per class "
+            f"and at least {len(classes)} objects in each part (here at least "
+            f"{_min_objects(len(classes), test_size)} objects); add objects or merge small "
+            "classes."
+        )
+    return ys
 
 
 def classify_embedding(
