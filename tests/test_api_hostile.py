@@ -109,6 +109,20 @@ def test_cli_huge_n_bins_issue21_item5(tmp_path, cli):
              "onehot", "-o", tmp_path / "o.csv")
     assert r.returncode == 0, r.stderr
     assert pd.read_csv(tmp_path / "o.csv").shape == (30, 32)
+    r = cli("evaluate", path, "--target", "a", "--numeric", "discretize", "--n-bins",
+            "1000000000", "--methods", "onehot", "--runs", "1")
+    assert r.returncode == 0, r.stderr
+
+
+def test_quantile_edges_clip_n_bins_issue21_item5():
+    """issue 21 item 5: one rule for quantile bins (fit, evaluate, LCA's protocol): n_bins
+    beyond the count of numbers is clipped, so the edges equal those of n_bins = n."""
+    from catembed._numeric import quantile_edges
+
+    x = np.array([3.0, 1.0, np.nan, 2.0, 5.0, np.inf])
+    np.testing.assert_array_equal(quantile_edges(x, 10**9), quantile_edges(x, 4))
+    np.testing.assert_array_equal(quantile_edges(x, 2), [2.5])
+    assert quantile_edges(np.array([np.nan]), 5).size == 0
 
 
 # ---------------------------------------------------------------- item 7

@@ -36,6 +36,7 @@ METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
 # public name -> the module that defines it
 _LAZY: dict[str, str] = {
     "CatEmbedError": "._errors",
+    "CatEmbedTypeError": "._errors",
     "CatEmbedWarning": "._errors",
     "ValueEmbedder": ".base",
     "CDE": ".embed",
@@ -103,6 +104,7 @@ __all__ = [
     "METHODS",
     "METHOD_NAMES",
     "CatEmbedError",
+    "CatEmbedTypeError",
     "CatEmbedWarning",
     "IDFEmbedder",
     "LCME",

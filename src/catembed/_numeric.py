@@ -130,17 +130,22 @@ def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str) -> Non
     )
 
 
+def quantile_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """The cut points of ``n_bins`` quantile bins of the finite numbers of ``x`` (distinct,
+    increasing; ``n_bins`` clipped to the count of numbers, :func:`_bin_quantiles`)."""
+    finite = x[np.isfinite(x)]
+    if not finite.size:
+        return np.array([])
+    return np.unique(np.quantile(finite, _bin_quantiles(n_bins, finite.size)))
+
+
 def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
                 n_bins: int) -> NumericState:
     """The numeric policy's parameters from the whole columns in memory."""
     state = NumericState()
     if policy == "discretize":
         for c in numeric:
-            x = as_float(df[c])
-            finite = x[np.isfinite(x)]
-            qs = _bin_quantiles(n_bins, finite.size)
-            edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
-            state.bins[str(c)] = edges
+            state.bins[str(c)] = quantile_edges(as_float(df[c]), n_bins)
     elif policy == "passthrough" and len(numeric):
         x = np.column_stack([as_float(df[c]) for c in numeric])
         check_finite_numbers(x, numeric, "fit")

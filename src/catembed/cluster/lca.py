@@ -267,18 +267,15 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
     columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
     ``numeric="discretize"`` does.
     """
-    from .._numeric import bin_labels
+    from .._numeric import bin_labels, quantile_edges
 
     df = as_frame(X)
     num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)
            and not pd.api.types.is_bool_dtype(df[c].dtype)]
     if num:
         df = df.copy()
-        qs = np.linspace(0, 1, n_bins + 1)[1:-1]
         for c in num:
             x = df[c].to_numpy(dtype=np.float64)
-            finite = x[np.isfinite(x)]
-            edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
-            df[c] = bin_labels(x, edges)
+            df[c] = bin_labels(x, quantile_edges(x, n_bins))
     params.setdefault("n_init", 1)
     return LCA(n_clusters=n_clusters, random_state=random_state, **params).fit(df).labels_

@@ -254,17 +254,14 @@ def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: i
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
     import numpy as np
 
-    from .._numeric import bin_labels
+    from .._numeric import bin_labels, quantile_edges
 
     frame = frame.copy()
-    qs = np.linspace(0, 1, n_bins + 1)[1:-1]
     for c in columns:
         if kinds.get(c) != "numeric":
             continue
         x = frame[c].to_numpy(dtype=float, na_value=np.nan)
-        finite = x[np.isfinite(x)]
-        edges = np.unique(np.quantile(finite, qs)) if finite.size else np.array([])
-        frame[c] = bin_labels(x, edges)
+        frame[c] = bin_labels(x, quantile_edges(x, n_bins))
     return frame
 
 
