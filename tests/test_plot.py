@@ -8,6 +8,7 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402  (the tests use matplotlib.pyplot directly)
 
 import catembed  # noqa: E402
 from catembed import plot  # noqa: E402
