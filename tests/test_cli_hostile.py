@@ -219,7 +219,11 @@ def test_signal_during_transform_leaves_nothing(big_job, tmp_path, signame, stat
     proc = subprocess.Popen(
         [sys.executable, "-m", "catembed", "transform", str(big_job / "m.npz"),
          str(big_job / "big.csv"), "-o", str(out), "--chunksize", "200", "-q"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # the child starts with the signal at its default, as from an interactive shell, even
+        # when the test runner itself ignores it (nohup, some CI runners): catembed keeps an
+        # inherited "ignore" on purpose
+        preexec_fn=lambda: signal.signal(getattr(signal, signame), signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 20
         while not any(p.name.endswith(".tmp.csv") for p in tmp_path.iterdir()):
