@@ -114,7 +114,7 @@ class BenchResult:
                              "factors": r.factors, "paper_factors": paper.get("factors", {}),
                              "seconds": round(r.seconds, 3), "cells": cells})
         return {"table": self.table["id"], "title": self.table.get("title"),
-                "metric": metric, "runs": self.runs, "seed": self.seed, "init": self.init,
+                "metric": metric, "f_score": self.table.get("f_score"), "runs": self.runs, "seed": self.seed, "init": self.init,
                 "data_dir": self.data_dir, "seconds": round(self.seconds, 3),
                 "rows": out_rows, "average": self.averages(),
                 "average_ranks": self.average_ranks(),
@@ -257,6 +257,7 @@ def run_table(
     columns: list[str] | None = None,
     n_jobs: int | None = None,
     refit: str | None = None,
+    f_score: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Run every column of a paper table on every data set found.
@@ -279,6 +280,9 @@ def run_table(
     refit : {"auto", "once", "always"}, optional
         Refit policy (:func:`~catembed.evaluation.protocol.run_clustering`); default the
         table's protocol, else ``"auto"``.
+    f_score : {"hungarian", "best-match", "pairwise"}, optional
+        The F-score definition of a clustering table (:func:`catembed.metrics.f_score`);
+        default the table's ``f_score`` field, else ``"hungarian"``.
     log : callable, optional
         Receives one progress line per data set (e.g. ``print`` to stderr).
     """
@@ -298,6 +302,10 @@ def run_table(
         raise CatEmbedError(f"table {spec['id']} needs the task {task!r}, which is not "
                             f"available yet (known: {', '.join(TASKS)}).")
     runner = TASKS[task]
+    f_def = f_score or spec.get("f_score", "hungarian")
+    if task == "cluster":
+        proto["f_score"] = f_def
+        spec = {**spec, "f_score": f_def}
     cols = spec["columns"]
     if columns:
         want = set(columns)
@@ -402,7 +410,9 @@ def format_markdown(result: BenchResult) -> str:
     factors = t.get("factors") or []
     lines = [f"## {t['id']}: {t.get('title', '')}", ""]
     lines.append(f"{t.get('paper', '')}, {t.get('source', '')}. Metric: {metric}, mean of "
-                 f"{result.runs} runs (seeds {result.seed}..{result.seed + result.runs - 1}), "
+                 f"{result.runs} runs"
+                 + (f" (F-score: {t['f_score']})" if metric == "f_score" and t.get("f_score")
+                    else "") + f" (seeds {result.seed}..{result.seed + result.runs - 1}), "
                  f"k-means seeding: {result.init}. Cells: ours / paper (ours - paper); "
                  f"`*` marks a difference above {TOLERANCE}. Factor cells: ours / paper "
                  "where they differ.")
