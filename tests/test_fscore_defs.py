@@ -75,3 +75,15 @@ def test_protocol_f_score_option():
     assert all(r["f_score"] == r["f_best_match"] for r in res.runs)
     with pytest.raises(CatEmbedError):
         run_clustering(X, y, ["onehot"], runs=1, f_score="micro")
+
+
+def test_bench_f_score_option_and_table_field():
+    from catembed.evaluation.bench import load_table, run_table
+
+    table = load_table("cde-1")
+    assert table.get("f_score", "hungarian") == "hungarian"
+    res = run_table(table, runs=1, datasets=["zoo"], columns=["0-1"], f_score="pairwise")
+    assert res.table["f_score"] == "pairwise"
+    cell = res.to_dict()["rows"][0]["cells"]["0-1"]["ours"]
+    assert cell["f_score_mean"] == cell["f_pairwise_mean"]
+    assert res.to_dict()["f_score"] == "pairwise"

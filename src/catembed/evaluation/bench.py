@@ -281,8 +281,7 @@ def run_table(
         Refit policy (:func:`~catembed.evaluation.protocol.run_clustering`); default the
         table's protocol, else ``"auto"``.
     f_score : {"hungarian", "best-match", "pairwise"}, optional
-        The F-score definition of a clustering table (:func:`catembed.metrics.f_score`);
-        default the table's ``f_score`` field, else ``"hungarian"``.
+        F-score definition (:func:`catembed.metrics.f_score`); default the table's.
     log : callable, optional
         Receives one progress line per data set (e.g. ``print`` to stderr).
     """
@@ -302,10 +301,9 @@ def run_table(
         raise CatEmbedError(f"table {spec['id']} needs the task {task!r}, which is not "
                             f"available yet (known: {', '.join(TASKS)}).")
     runner = TASKS[task]
-    f_def = f_score or spec.get("f_score", "hungarian")
     if task == "cluster":
-        proto["f_score"] = f_def
-        spec = {**spec, "f_score": f_def}
+        spec = {**spec, "f_score": f_score or spec.get("f_score", "hungarian")}
+        proto["f_score"] = spec["f_score"]
     cols = spec["columns"]
     if columns:
         want = set(columns)
@@ -377,14 +375,9 @@ def run_table(
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
-    if x is None:
+    if x is None or not isinstance(x, (int, np.integer)) and not np.isfinite(float(x)):
         return "-"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    x = float(x)
-    if not np.isfinite(x):
-        return "-"
-    return f"{x:.{nd}f}"
+    return str(int(x)) if isinstance(x, (int, np.integer)) else f"{float(x):.{nd}f}"
 
 
 def _md(text: str) -> str:
@@ -410,9 +403,8 @@ def format_markdown(result: BenchResult) -> str:
     factors = t.get("factors") or []
     lines = [f"## {t['id']}: {t.get('title', '')}", ""]
     lines.append(f"{t.get('paper', '')}, {t.get('source', '')}. Metric: {metric}, mean of "
-                 f"{result.runs} runs"
-                 + (f" (F-score: {t['f_score']})" if metric == "f_score" and t.get("f_score")
-                    else "") + f" (seeds {result.seed}..{result.seed + result.runs - 1}), "
+                 f"{result.runs} runs" + (f" (F-score: {t['f_score']})" if metric ==
+                                          "f_score" else "") + f" (seeds {result.seed}..{result.seed + result.runs - 1}), "
                  f"k-means seeding: {result.init}. Cells: ours / paper (ours - paper); "
                  f"`*` marks a difference above {TOLERANCE}. Factor cells: ours / paper "
                  "where they differ.")
