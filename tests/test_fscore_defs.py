@@ -3,8 +3,8 @@
 import pytest
 
 from catembed import CatEmbedError
-from catembed.metrics import F_SCORES, clustering_scores, f_score
 from catembed.evaluation.protocol import run_clustering
+from catembed.metrics import F_SCORES, clustering_scores, f_score
 
 # classes a a a b b c, clusters 0 0 1 1 1 1; the contingency table (classes x clusters):
 #        0  1   | n_i

@@ -78,7 +78,7 @@ def test_rough_objective_never_increases(seed):
     hist: list[float] = []
     kmodes_lloyd(codes, init, ptabs, history=hist)
     assert len(hist) >= 2
-    assert all(b <= a + 1e-9 for a, b in zip(hist, hist[1:]))
+    assert all(b <= a + 1e-9 for a, b in zip(hist, hist[1:], strict=False))
 
 
 def test_kmodes_mode_update_option():

@@ -114,9 +114,9 @@ class BenchResult:
                              "factors": r.factors, "paper_factors": paper.get("factors", {}),
                              "seconds": round(r.seconds, 3), "cells": cells})
         return {"table": self.table["id"], "title": self.table.get("title"),
-                "metric": metric, "f_score": self.table.get("f_score"), "runs": self.runs, "seed": self.seed, "init": self.init,
+                "metric": metric, "runs": self.runs, "seed": self.seed, "init": self.init,
                 "data_dir": self.data_dir, "seconds": round(self.seconds, 3),
-                "rows": out_rows, "average": self.averages(),
+                "f_score": self.table.get("f_score"), "rows": out_rows, "average": self.averages(),
                 "average_ranks": self.average_ranks(),
                 "significance": self.significance()}
 
@@ -397,14 +397,14 @@ def _factor_cell(ours: Any, paper: Any) -> str:
 def format_markdown(result: BenchResult) -> str:
     """The table as Markdown: ours / paper (difference) in each cell, flagged with ``*`` when
     the difference exceeds 0.03; then the averages, the p-values and a summary."""
-    t = result.table
-    metric = t["metric"]
+    t, metric = result.table, result.table["metric"]
     labels = result.labels
     factors = t.get("factors") or []
     lines = [f"## {t['id']}: {t.get('title', '')}", ""]
+    fdef = f" (F-score: {t['f_score']})" if metric == "f_score" and "f_score" in t else ""
     lines.append(f"{t.get('paper', '')}, {t.get('source', '')}. Metric: {metric}, mean of "
-                 f"{result.runs} runs" + (f" (F-score: {t['f_score']})" if metric ==
-                                          "f_score" else "") + f" (seeds {result.seed}..{result.seed + result.runs - 1}), "
+                 f"{result.runs} runs{fdef} (seeds {result.seed}.."
+                 f"{result.seed + result.runs - 1}), "
                  f"k-means seeding: {result.init}. Cells: ours / paper (ours - paper); "
                  f"`*` marks a difference above {TOLERANCE}. Factor cells: ours / paper "
                  "where they differ.")

@@ -126,7 +126,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--refit", choices=["auto", "once", "always"],
                    help="auto (default): refit random methods (CDE) in every run; once: fit "
                    "each method once and repeat only the clustering; always: refit all")
-    p.add_argument("--f-score", choices=["hungarian", "best-match", "pairwise"], default="hungarian",
+    p.add_argument("--f-score", choices=["hungarian", "best-match", "pairwise"],
+                   default="hungarian",
                    help="task cluster: F-score definition: hungarian (default; macro-F1 after "
                    "one-to-one matching), best-match (each class's best F over the clusters, "
                    "weighted by class size) or pairwise (F over pairs of objects)")
