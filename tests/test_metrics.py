@@ -71,7 +71,8 @@ def test_label_length_mismatch_is_a_clear_error():
 
 def test_clustering_scores_keys():
     s = clustering_scores([0, 0, 1, 1], [1, 1, 0, 0])
-    assert s == {"f_score": 1.0, "acc": 1.0, "nmi": pytest.approx(1.0), "ari": 1.0}
+    assert s == {"f_score": 1.0, "acc": 1.0, "nmi": pytest.approx(1.0), "ari": 1.0,
+                 "f_hungarian": 1.0, "f_best_match": 1.0, "f_pairwise": 1.0}
 
 
 def test_fci_by_hand():

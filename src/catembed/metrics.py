@@ -1,7 +1,10 @@
 """Clustering and data-factor metrics as the reference papers compute them (spec section 5).
 
-* :func:`f_score`: macro-F1 over classes after one-to-one (Hungarian) matching of clusters to
-  classes, the "F-score" of the CDE, CDE++ and UNTIE tables;
+* :func:`f_score`: the clustering F-score under one of three definitions that circulate
+  (:data:`F_SCORES`): ``"hungarian"`` (default), macro-F1 over classes after one-to-one
+  (Hungarian) matching of clusters to classes; ``"best-match"``, for each class the best F over
+  the clusters, weighted by class size (Larsen and Aone 1999; the ``Fmeasure.m`` style); and
+  ``"pairwise"``, the F of the pairs of objects put together (Manning et al. 2008, 16.3);
 * :func:`matched_accuracy`: accuracy after the same matching;
 * :func:`nmi` (arithmetic normalisation) and :func:`ari`, from scikit-learn;
 * :func:`clustering_scores`: all four at once;
@@ -23,7 +26,11 @@ from .stats import ValueStatistics
 __all__ = [
     "ari",
     "clustering_scores",
+    "F_SCORES",
     "f_score",
+    "f_score_best_match",
+    "f_score_hungarian",
+    "f_score_pairwise",
     "fci",
     "match_clusters",
     "matched_accuracy",
@@ -58,16 +65,80 @@ def match_clusters(labels_true: Any, labels_pred: Any) -> np.ndarray:
     return mapping[p_idx]
 
 
-def f_score(labels_true: Any, labels_pred: Any) -> float:
+def f_score_hungarian(labels_true: Any, labels_pred: Any) -> float:
     """Macro-F1 over the true classes after Hungarian matching of clusters to classes.
 
-    The clustering F-score of CDE (IJCAI 2017) Tables 1-2 and UNTIE Table IV.
+    Each cluster is matched to at most one class (:func:`match_clusters`); a class's F is
+    ``2 n_ij / (n_i + m_j)`` with its matched cluster ``j`` (0 when unmatched), and the score
+    is the unweighted mean over the classes.
     """
     y = np.asarray(labels_true, dtype=object)
     matched = match_clusters(y, labels_pred)
     ys = y.astype(str)
     ms = np.array(["\x00unmatched" if m is None else str(m) for m in matched], dtype=object)
     return float(f1_score(ys, ms, labels=np.unique(ys), average="macro", zero_division=0))
+
+
+def _contingency(labels_true: Any, labels_pred: Any) -> np.ndarray:
+    """Classes x clusters counts, as float."""
+    y, p = _as_labels(labels_true, labels_pred)
+    return np.asarray(contingency_matrix(y, p), dtype=np.float64)
+
+
+def f_score_best_match(labels_true: Any, labels_pred: Any) -> float:
+    """Class-size weighted best-match F-measure (Larsen and Aone 1999).
+
+    ``F = sum_i (n_i / n) max_j 2 n_ij / (n_i + m_j)``, with ``n_ij`` the objects of class
+    ``i`` in cluster ``j``, ``n_i`` the class's size and ``m_j`` the cluster's: every class
+    picks its best cluster independently (two classes may pick one cluster).
+    """
+    t = _contingency(labels_true, labels_pred)
+    ni = t.sum(axis=1, keepdims=True)
+    mj = t.sum(axis=0, keepdims=True)
+    f = 2.0 * t / (ni + mj)
+    return float((ni[:, 0] / t.sum() * f.max(axis=1)).sum())
+
+
+def f_score_pairwise(labels_true: Any, labels_pred: Any) -> float:
+    """Pairwise F-measure over the pairs of objects (Manning, Raghavan, Schuetze 2008, 16.3).
+
+    A pair put in one cluster is a true positive when its two objects share a class:
+    ``TP = sum_ij C(n_ij, 2)``, precision ``TP / sum_j C(m_j, 2)``, recall
+    ``TP / sum_i C(n_i, 2)``, ``F = 2 P R / (P + R)`` (0 when ``TP = 0``).
+    """
+    t = _contingency(labels_true, labels_pred)
+
+    def pairs(c: np.ndarray) -> float:
+        return float((c * (c - 1) / 2).sum())
+
+    tp = pairs(t)
+    if tp == 0:
+        return 0.0
+    prec, rec = tp / pairs(t.sum(axis=0)), tp / pairs(t.sum(axis=1))
+    return 2 * prec * rec / (prec + rec)
+
+
+#: the F-score definitions: name -> function
+F_SCORES = {
+    "hungarian": f_score_hungarian,
+    "best-match": f_score_best_match,
+    "pairwise": f_score_pairwise,
+}
+
+
+def f_score(labels_true: Any, labels_pred: Any, definition: str = "hungarian") -> float:
+    """The clustering F-score under one of the definitions of :data:`F_SCORES`.
+
+    ``"hungarian"`` (default): :func:`f_score_hungarian`, the reading of CDE (IJCAI 2017)
+    Tables 1-2 and UNTIE Table IV this package started from; ``"best-match"``:
+    :func:`f_score_best_match`; ``"pairwise"``: :func:`f_score_pairwise`. Which one a paper
+    table used is recorded in the table's ``f_score`` field (``tables/README.md``).
+    """
+    func = F_SCORES.get(definition)
+    if func is None:
+        raise CatEmbedError(f"unknown F-score definition {definition!r}; known: "
+                            f"{', '.join(F_SCORES)}.")
+    return func(labels_true, labels_pred)
 
 
 def matched_accuracy(labels_true: Any, labels_pred: Any) -> float:
@@ -107,14 +178,23 @@ def ari(labels_true: Any, labels_pred: Any) -> float:
     return float(adjusted_rand_score(y, p))
 
 
-def clustering_scores(labels_true: Any, labels_pred: Any) -> dict[str, float]:
-    """F-score, accuracy after matching, NMI and ARI of one clustering, keyed ``f_score``,
-    ``acc``, ``nmi``, ``ari``."""
+def clustering_scores(labels_true: Any, labels_pred: Any, f_definition: str = "hungarian"
+                      ) -> dict[str, float]:
+    """F-score (under ``f_definition``, see :func:`f_score`), accuracy after matching, NMI
+    and ARI of one clustering, keyed ``f_score``, ``acc``, ``nmi``, ``ari``; every F
+    definition is also given under ``f_<name>`` (``f_hungarian``, ``f_best_match``,
+    ``f_pairwise``)."""
+    every = {f"f_{name.replace('-', '_')}": func(labels_true, labels_pred)
+             for name, func in F_SCORES.items()}
+    if f_definition not in F_SCORES:
+        raise CatEmbedError(f"unknown F-score definition {f_definition!r}; known: "
+                            f"{', '.join(F_SCORES)}.")
     return {
-        "f_score": f_score(labels_true, labels_pred),
+        "f_score": every[f"f_{f_definition.replace('-', '_')}"],
         "acc": matched_accuracy(labels_true, labels_pred),
         "nmi": nmi(labels_true, labels_pred),
         "ari": ari(labels_true, labels_pred),
+        **every,
     }
 
 

@@ -20,7 +20,11 @@ import numpy as np
 
 from ..similarity.tables import ValueTables
 
-__all__ = ["kmodes_lloyd"]
+__all__ = ["MODE_UPDATES", "kmodes_lloyd"]
+
+#: the mode updates: ``"objective"``, the value that minimises the cluster's cost under the
+#: metric; ``"frequency"``, Huang's (1998) most frequent value whatever the metric
+MODE_UPDATES = ("objective", "frequency")
 
 
 def _padded_tables(vt: ValueTables) -> list[np.ndarray]:
@@ -61,12 +65,28 @@ def _histograms(codes: np.ndarray, labels: np.ndarray, k: int, widths: list[int]
     ]
 
 
-def _modes_from(hists: list[np.ndarray], ptabs: list[np.ndarray], old: np.ndarray
-                ) -> np.ndarray:
+def _modes_from(hists: list[np.ndarray], ptabs: list[np.ndarray], old: np.ndarray,
+                rough_counts: list[np.ndarray] | None = None,
+                mode_update: str = "objective") -> np.ndarray:
+    """The new modes of a fixed partition, given per cluster value counts ``h[l, v]``.
+
+    ``"objective"``: for value tables the value ``v`` minimising ``sum_u h[l, u] T[u, v]``;
+    for Cao et al.'s (2012) cluster form (``rough_counts`` = the counts ``N(v)`` on the whole
+    data) a match on ``v`` costs ``1 - n_l(v) / N(v)`` for each of the ``n_l(v)`` members
+    holding ``v`` and a mismatch 1 for the others, so the cluster's cost on the attribute is
+    ``|C_l| - n_l(v)^2 / N(v)``: the mode is ``argmax_v n_l(v)^2 / N(v)``. ``"frequency"``:
+    ``argmax_v n_l(v)`` (Huang's mode). Empty clusters keep their mode.
+    """
     modes = old.copy()
     for j, (h, t) in enumerate(zip(hists, ptabs, strict=True)):
         lj = t.shape[0] - 1
-        cost = h @ t[:, :lj]  # (k, l_j): cost of each candidate value
+        if mode_update == "frequency":
+            cost = -h[:, :lj]
+        elif rough_counts is not None:
+            cnt = np.maximum(rough_counts[j][:lj], 1.0)
+            cost = -(h[:, :lj] ** 2) / cnt[None, :]
+        else:
+            cost = h @ t[:, :lj]  # (k, l_j): cost of each candidate value
         best = np.argmin(cost, axis=1)
         nonempty = h.sum(axis=1) > 0
         modes[nonempty, j] = best[nonempty]
@@ -83,6 +103,8 @@ def kmodes_lloyd(
     gamma: float = 1.0,
     max_iter: int = 100,
     rough_counts: list[np.ndarray] | None = None,
+    mode_update: str = "objective",
+    history: list[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int]:
     """Batch k-modes / k-prototypes from given initial modes (and numeric centres).
 
@@ -91,6 +113,11 @@ def kmodes_lloyd(
     categorical part is Cao et al.'s (2012) dissimilarity: a match on attribute ``a``
     costs ``1 - |{x in C_l : x_a = v}| / cnt(v)``, computed from the previous assignment
     (the first assignment uses Hamming).
+
+    ``mode_update`` (:data:`MODE_UPDATES`) picks the modes of a partition
+    (:func:`_modes_from`). ``history``, when given, receives after every mode update the
+    cost of the current partition with its new modes (for the cluster form, with the
+    partition's own counts), the quantity each mode update minimises.
 
     Returns ``(labels, modes, centers, cost, n_iter)``.
     """
@@ -113,7 +140,7 @@ def kmodes_lloyd(
         changed = not np.array_equal(new, labels)
         labels = new
         hists = _histograms(codes, labels, k, widths)
-        modes = _modes_from(hists, ptabs, modes)
+        modes = _modes_from(hists, ptabs, modes, rough_counts, mode_update)
         if numeric is not None:
             sums = np.zeros((k, numeric.shape[1]))
             np.add.at(sums, labels, numeric)
@@ -121,6 +148,11 @@ def kmodes_lloyd(
             centers = np.where(size > 0, sums / np.maximum(size, 1), centers)
         if rough_counts is not None:
             rough = (hists, rough_counts)
+        if history is not None:
+            d = _cat_distances(codes, modes, ptabs, rough)
+            if numeric is not None:
+                d = gamma * d + _sq_dist(numeric, centers)
+            history.append(float(d[np.arange(n), labels].sum()))
         if not changed:
             break
     dist = _cat_distances(codes, modes, ptabs, rough)

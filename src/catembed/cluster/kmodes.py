@@ -23,7 +23,13 @@ from .._params import check_int, check_option, check_param_types
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, warnings_at_caller
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
-from ._kmodes_core import _cat_distances, _histograms, _padded_tables, kmodes_lloyd
+from ._kmodes_core import (
+    MODE_UPDATES,
+    _cat_distances,
+    _histograms,
+    _padded_tables,
+    kmodes_lloyd,
+)
 from ._kmodes_init import _distinct, init_cao, init_huang, init_random
 
 __all__ = ["KModes", "kmodes_labels"]
@@ -252,6 +258,14 @@ default="cao"
     {shared}
     categorical_features : "auto", "all", list or mask, default="auto"
         Columns to cluster (others dropped with a warning).
+    mode_update : {"objective", "frequency"}, default="objective"
+        How a cluster's mode is chosen with the partition fixed. ``"objective"``: the value
+        that minimises the cluster's summed distance under the metric, ``argmin_v sum_u
+        n_l(u) T(u, v)`` (the most frequent value for Hamming; ``argmax_v n_l(v) / N(v)``
+        for ``"rough"``, whose match costs ``1 - 1/N(v)``; ``argmax_v n_l(v)^2 / N(v)`` for
+        ``"rough-cluster"``, whose match costs ``1 - n_l(v)/N(v)``; ``n_l(v)`` the value's
+        count in cluster ``l``, ``N(v)`` in the data). ``"frequency"``: the most frequent
+        value (Huang 1998) whatever the metric.
 
     Attributes
     ----------
@@ -285,9 +299,11 @@ default="cao"
         handle_unknown: str = "error",
         handle_missing: str = "category",
         categorical_features: Any = "auto",
+        mode_update: str = "objective",
     ) -> None:
         self.n_clusters = n_clusters
         self.metric = metric
+        self.mode_update = mode_update
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -306,6 +322,7 @@ default="cao"
             return self._fit(X)
 
     def _fit(self, X: Any) -> KModes:
+        check_option("mode_update", self.mode_update, MODE_UPDATES)
         self.distance_ = self._distance(self.categorical_features).fit(X)
         df = as_frame(X)
         self._check_table(df, fit=True)
@@ -327,7 +344,7 @@ default="cao"
             else:
                 init_modes = self._encode_init(self.init, input_columns)
             res = kmodes_lloyd(codes, init_modes, ptabs, max_iter=self.max_iter,
-                               rough_counts=rough)
+                               rough_counts=rough, mode_update=self.mode_update)
             if best is None or res[3] < best[3]:
                 best = res
             if not isinstance(self.init, str) or self.init == "cao":

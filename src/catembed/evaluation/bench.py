@@ -116,7 +116,7 @@ class BenchResult:
         return {"table": self.table["id"], "title": self.table.get("title"),
                 "metric": metric, "runs": self.runs, "seed": self.seed, "init": self.init,
                 "data_dir": self.data_dir, "seconds": round(self.seconds, 3),
-                "rows": out_rows, "average": self.averages(),
+                "f_score": self.table.get("f_score"), "rows": out_rows, "average": self.averages(),
                 "average_ranks": self.average_ranks(),
                 "significance": self.significance()}
 
@@ -257,6 +257,7 @@ def run_table(
     columns: list[str] | None = None,
     n_jobs: int | None = None,
     refit: str | None = None,
+    f_score: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Run every column of a paper table on every data set found.
@@ -279,6 +280,8 @@ def run_table(
     refit : {"auto", "once", "always"}, optional
         Refit policy (:func:`~catembed.evaluation.protocol.run_clustering`); default the
         table's protocol, else ``"auto"``.
+    f_score : {"hungarian", "best-match", "pairwise"}, optional
+        F-score definition (:func:`catembed.metrics.f_score`); default the table's.
     log : callable, optional
         Receives one progress line per data set (e.g. ``print`` to stderr).
     """
@@ -298,6 +301,9 @@ def run_table(
         raise CatEmbedError(f"table {spec['id']} needs the task {task!r}, which is not "
                             f"available yet (known: {', '.join(TASKS)}).")
     runner = TASKS[task]
+    if task == "cluster":
+        spec = {**spec, "f_score": f_score or spec.get("f_score", "hungarian")}
+        proto["f_score"] = spec["f_score"]
     cols = spec["columns"]
     if columns:
         want = set(columns)
@@ -369,14 +375,9 @@ def run_table(
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
-    if x is None:
+    if x is None or not isinstance(x, (int, np.integer)) and not np.isfinite(float(x)):
         return "-"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    x = float(x)
-    if not np.isfinite(x):
-        return "-"
-    return f"{x:.{nd}f}"
+    return str(int(x)) if isinstance(x, (int, np.integer)) else f"{float(x):.{nd}f}"
 
 
 def _md(text: str) -> str:
@@ -396,13 +397,14 @@ def _factor_cell(ours: Any, paper: Any) -> str:
 def format_markdown(result: BenchResult) -> str:
     """The table as Markdown: ours / paper (difference) in each cell, flagged with ``*`` when
     the difference exceeds 0.03; then the averages, the p-values and a summary."""
-    t = result.table
-    metric = t["metric"]
+    t, metric = result.table, result.table["metric"]
     labels = result.labels
     factors = t.get("factors") or []
     lines = [f"## {t['id']}: {t.get('title', '')}", ""]
+    fdef = f" (F-score: {t['f_score']})" if metric == "f_score" and "f_score" in t else ""
     lines.append(f"{t.get('paper', '')}, {t.get('source', '')}. Metric: {metric}, mean of "
-                 f"{result.runs} runs (seeds {result.seed}..{result.seed + result.runs - 1}), "
+                 f"{result.runs} runs{fdef} (seeds {result.seed}.."
+                 f"{result.seed + result.runs - 1}), "
                  f"k-means seeding: {result.init}. Cells: ours / paper (ours - paper); "
                  f"`*` marks a difference above {TOLERANCE}. Factor cells: ours / paper "
                  "where they differ.")

@@ -126,6 +126,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--refit", choices=["auto", "once", "always"],
                    help="auto (default): refit random methods (CDE) in every run; once: fit "
                    "each method once and repeat only the clustering; always: refit all")
+    p.add_argument("--f-score", choices=["hungarian", "best-match", "pairwise"],
+                   default="hungarian",
+                   help="task cluster: F-score definition: hungarian (default; macro-F1 after "
+                   "one-to-one matching), best-match (each class's best F over the clusters, "
+                   "weighted by class size) or pairwise (F over pairs of objects)")
     p.add_argument("--task", default="cluster", help="evaluation task (default cluster)")
     p.add_argument("--classifier", default="svm",
                    help="task classify: svm (linear, one-vs-one), svm-rbf, knn, rf or lr "
@@ -174,6 +179,9 @@ def register(subparsers: Any) -> None:
     b.add_argument("--init", help="k-means seeding (default: the table's)")
     b.add_argument("--refit", choices=["auto", "once", "always"],
                    help="refit policy of the runs (default auto: random methods per run)")
+    b.add_argument("--f-score", choices=["hungarian", "best-match", "pairwise"],
+                   help="F-score definition (default: the table's f_score field, else "
+                   "hungarian); see catembed evaluate --help")
     b.add_argument("--datasets", help="comma-separated subset of the table's data sets "
                    "(--study: data sets to use instead of the paper's)")
     b.add_argument("--columns", help="comma-separated subset of the table's columns")

@@ -68,7 +68,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
                        init=args.init, datasets=split_list(args.datasets) or None,
                        columns=split_list(args.columns) or None, n_jobs=args.jobs,
-                       refit=args.refit,
+                       refit=args.refit, f_score=getattr(args, "f_score", None),
                        log=None if args.quiet or args.json else _stderr)
     text = format_markdown(result)
     missing = [r.label for r in result.rows if r.status == "missing"]

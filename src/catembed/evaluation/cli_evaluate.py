@@ -82,7 +82,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
                                    runs=args.runs, seed=args.seed, clusterer=args.clusterer,
                                    init=args.init, n_jobs=args.jobs,
-                                   **({"refit": args.refit} if args.refit else {}))
+                                   **({"refit": args.refit} if args.refit else {}),
+                                   **({"f_score": args.f_score} if args.task == "cluster"
+                                      else {}))
     _warn_once(caught)
     failed = [r for r in results if r.status != "ok"]
     if args.json:
@@ -90,6 +92,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                "n_rows": d["n_rows"], "n_features": d["n_features"],
                "n_values": d["n_values"], "n_classes": d["n_classes"], "runs": args.runs,
                "seed": args.seed, "init": args.init, "task": args.task,
+               **({"f_score": args.f_score} if args.task == "cluster" else {}),
                "results": [r.summary() for r in results]}
         json.dump(out, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
