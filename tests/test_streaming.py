@@ -255,3 +255,67 @@ def test_cli_embed_n_components(tmp_path):
                  "-o", str(out)]) == 0
     got = pd.read_parquet(out)
     assert got.shape == (200, 5) and got.dtypes.eq(np.float32).all()
+
+
+# ---------------------------------------------------------------- lookup paths (issue 22)
+def _plan_case(combine, rng):
+    sizes = [3, 5, 2, 4, 6]
+    widths = [4] * 5 if combine == "sum" else [1, 3, 2, 4, 2]
+    tables = [np.vstack([rng.normal(size=(s, w)), rng.normal(size=(1, w))])
+              for s, w in zip(sizes, widths, strict=True)]
+    codes = np.column_stack([rng.integers(-1, s, 3000) for s in sizes]).astype(np.int32)
+    return tables, codes
+
+
+@pytest.mark.parametrize("combine", ["sum", "concat"])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_lookup_into_any_layout_bit_identical(combine, layout, engine, monkeypatch):
+    """Every path (NumPy blocks, the compiled gather) into row-major, column-major and
+    strided outputs gives the bits of the plain gather-and-add of the fused tables."""
+    from catembed import _lookup, _lookup_kernel
+
+    if engine == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.setattr(_lookup, "_KERNEL_MIN_CELLS", 0)
+    else:
+        monkeypatch.setenv("CATEMBED_NUMBA", "0")
+    monkeypatch.setattr(_lookup, "_BLOCK_BYTES", 512)  # many blocks
+    rng = np.random.default_rng(3)
+    tables, codes = _plan_case(combine, rng)
+    plan = LookupPlan(tables, combine, np.float32, max_joint_bytes=600)
+    assert 1 < len(plan.groups) < 5
+    keys = plan.keys(codes)
+    if combine == "sum":
+        ref = plan.joint[0][keys[0]]
+        for j, k in zip(plan.joint[1:], keys[1:], strict=True):
+            ref += j[k]
+    else:
+        ref = np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
+    if layout == "C":
+        out = np.full(ref.shape, 7.0, np.float32)
+    elif layout == "F":
+        out = np.full(ref.shape, 7.0, np.float32, order="F")
+    else:
+        out = np.full((ref.shape[0], ref.shape[1] + 2), 7.0, np.float32)[:, 1:-1]
+    assert plan(codes, out=out) is out
+    np.testing.assert_array_equal(out, ref)
+    assert _lookup_kernel.kernel() is None or engine == "numba"
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+@pytest.mark.parametrize("bad", [-2, 3])
+def test_lookup_rejects_codes_out_of_range(engine, bad, monkeypatch):
+    from catembed import _lookup
+    from catembed._validation import CatEmbedError
+
+    if engine == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.setattr(_lookup, "_KERNEL_MIN_CELLS", 0)
+    else:
+        monkeypatch.setenv("CATEMBED_NUMBA", "0")
+    tables = [np.zeros((4, 2)), np.zeros((3, 2))]  # 3 and 2 values, unknown row last
+    codes = np.zeros((2000, 2), dtype=np.int32)
+    codes[1500, 0] = bad
+    with pytest.raises(CatEmbedError, match=rf"row \[{bad}, 0\]"):
+        LookupPlan(tables, "sum", np.float32)(codes)

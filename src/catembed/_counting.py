@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import CatEmbedError
+
 __all__ = ["DENSE_LIMIT", "as_dense", "count_codes", "remap_sparse"]
 
 #: largest number of values ``l`` for which the co-occurrence matrix is stored dense
@@ -23,20 +25,32 @@ _ROW_BLOCK = 1 << 20
 def count_codes(
     codes: np.ndarray, sizes: np.ndarray, dense: bool
 ) -> tuple[np.ndarray, np.ndarray | sp.csr_array]:
-    """Value counts and co-occurrence counts of a code matrix (all codes valid)."""
+    """Value counts and co-occurrence counts of a code matrix; a code outside
+    ``0 .. sizes[j] - 1`` raises :class:`~catembed._validation.CatEmbedError`.
+
+    The matrix is read column by column: a column-major (Fortran-order) matrix, as
+    :func:`~catembed._value_statistics.count_table` fills it, is counted without a copy.
+    """
     n, m = codes.shape
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n_values = int(offsets[-1])
     counts = np.zeros(n_values, dtype=np.int64)
+    # one contiguous row per attribute (a view of a column-major matrix)
+    cols = codes.T if codes.flags.f_contiguous else np.ascontiguousarray(codes.T)
     for j in range(m):
-        counts[offsets[j] : offsets[j + 1]] = np.bincount(codes[:, j], minlength=int(sizes[j]))
+        try:  # the per-column count checks the codes' range on the way
+            bc = np.bincount(cols[j], minlength=int(sizes[j]))
+        except ValueError:  # a negative code
+            bc = np.zeros(0)
+        if len(bc) != int(sizes[j]):
+            raise CatEmbedError("codes out of range of the categories.")
+        counts[offsets[j] : offsets[j + 1]] = bc
     if dense:
         cooc = np.zeros((n_values, n_values), dtype=np.int64)
     else:
         rows_l: list[np.ndarray] = []
         cols_l: list[np.ndarray] = []
         vals_l: list[np.ndarray] = []
-    cols = np.ascontiguousarray(codes.T)  # one contiguous row per attribute
     for a in range(m - 1):
         la = int(sizes[a])
         for b in range(a + 1, m):

@@ -6,8 +6,13 @@ value. :class:`LookupPlan` turns the fitted value tables into a few *joint table
 consecutive attributes whose Cartesian product of values is small (at most ``max_joint_bytes``,
 by default 256 KiB, so the table stays in the CPU cache) are fused into one table indexed by a
 mixed-radix key, so that 8 attributes of 10 values become 2 or 4 lookups instead of 8. Each
-joint table is gathered with one :func:`numpy.take` per block of rows straight into the output
-(``out=``), in the output dtype (float32 by default in compact mode).
+joint table is gathered with one :func:`numpy.take` (``mode="clip"`` once the codes are
+checked: ``mode="raise"`` buffers the output) per block of rows straight into the output,
+the next tables' rows added in place from one small scratch block reused across blocks, in
+the output dtype (float32 by default in compact mode). With numba installed
+(``catembed[fast]``) one compiled loop does the same additions in the same order
+(:mod:`catembed._lookup_kernel`; bit-identical), writing each output cell once. The output
+may be row- or column-major (a column-major block gives Arrow its columns).
 
 Unknown values (code ``-1``) read an extra last row of each table: zeros, or whatever the
 caller puts there (the ``n_components`` projection stores minus its centring there).
@@ -23,12 +28,29 @@ import numpy as np
 import pandas as pd
 
 from ._encoding import encode, encode_frame
+from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
 
-_BLOCK_BYTES = 1 << 20  # output bytes written per block of rows (cache-sized)
+_BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
+_TILE_BYTES = 1 << 16  # output bytes per block of rows of the compiled gather
+_KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
+
+
+def _kernel_layout(groups: list[list[int]], sizes: list[int], joint: list[np.ndarray],
+                   columns: list[tuple[int, int]]) -> tuple[np.ndarray, ...]:
+    """The plan as flat arrays for the compiled gather (:mod:`catembed._lookup_kernel`)."""
+    members = np.asarray([i for g in groups for i in g], dtype=np.int64)
+    radix = np.asarray([sizes[i] for g in groups for i in g], dtype=np.int64)
+    gstart = np.concatenate([[0], np.cumsum([len(g) for g in groups])]).astype(np.int64)
+    widths = np.asarray([j.shape[1] for j in joint], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum([j.size for j in joint])[:-1]]).astype(np.int64)
+    col0 = np.asarray([a for a, _ in columns], dtype=np.int64)
+    flat = (np.concatenate([j.ravel() for j in joint]) if joint
+            else np.zeros(0, dtype=np.float64))
+    return members, radix, gstart, offsets, widths, col0, flat
 
 
 class LookupPlan:
@@ -93,53 +115,110 @@ class LookupPlan:
             else:
                 self.columns.append((start, start + joint.shape[1]))
                 start += joint.shape[1]
+        self._kernel_args = _kernel_layout(self.groups, self.sizes, self.joint, self.columns)
 
     def keys(self, codes: np.ndarray) -> list[np.ndarray]:
         """Mixed-radix row index into each joint table (unknown code -1 -> the last row)."""
-        unknown = bool((codes < 0).any())
+        codes = np.asarray(codes)
+        if codes.size and codes.min() < 0:
+            codes = np.where(codes < 0, np.asarray(self.sizes) - 1, codes)
         out = []
         for members, radix in zip(self.groups, self.radix, strict=True):
-            key = None
-            for i, size in zip(members, radix, strict=True):
-                c = codes[:, i]
-                if unknown:
-                    c = np.where(c < 0, size - 1, c)
-                if key is None:
-                    key = c.astype(np.intp)
-                else:
-                    key *= size
-                    key += c
+            key = codes[:, members[0]].astype(np.intp)
+            for i, size in zip(members[1:], radix[1:], strict=True):
+                key *= size
+                key += codes[:, i]
             out.append(key)
         return out
 
-    def __call__(self, codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The embedding of an ``n x m`` code matrix (``-1`` = unknown) as ``n x width``."""
+    def __call__(self, codes: np.ndarray, out: np.ndarray | None = None, *,
+                 order: str = "C") -> np.ndarray:
+        """The embedding of an ``n x m`` code matrix (``-1`` = unknown) as ``n x width``.
+
+        ``out``: a preallocated ``n x width`` array of the plan's dtype, row- or
+        column-major (a column-major block gives Arrow its columns without a copy); written
+        in place. ``order``: the memory order of a new output. Codes outside
+        ``-1 .. l_j - 1`` raise :class:`~catembed._validation.CatEmbedError`.
+        """
+        codes = np.asarray(codes)
         n = codes.shape[0]
         if out is None:
-            out = np.empty((n, self.width), dtype=self.dtype)
+            out = np.empty((n, self.width), dtype=self.dtype, order=order)
+        elif out.shape != (n, self.width) or out.dtype != self.dtype:
+            raise CatEmbedError(f"lookup output must be {(n, self.width)} {self.dtype}, not "
+                                f"{out.shape} {out.dtype}.")
         if n == 0 or self.width == 0:
             return out
-        keys = self.keys(np.asarray(codes))
-        row_bytes = max(self.width * self.dtype.itemsize, 1)
-        block = max(1024, _BLOCK_BYTES // row_bytes)
-        if self.combine != "sum" and len(self.joint) == 1:
-            np.take(self.joint[0], keys[0], axis=0, out=out)
+        if codes.ndim != 2 or codes.shape[1] != self.n_features:
+            raise CatEmbedError(f"codes must have {self.n_features} columns.")
+        if codes.dtype.kind not in "iu":
+            codes = codes.astype(np.int64)
+        kernel = _kernel() if n * self.width >= _KERNEL_MIN_CELLS else None
+        if kernel is not None:
+            layout = 0 if out.flags.c_contiguous else 2 if out.flags.f_contiguous else 1
+            out1 = out.reshape(-1) if layout == 0 else out[0]
+            block = max(64, min(1024, _TILE_BYTES // (self.width * self.dtype.itemsize)))
+            bad = kernel(codes, *self._kernel_args, out, out1, self.combine == "sum", layout,
+                         block)
+            if bad >= 0:  # the NumPy path names the bad row
+                self._numpy_lookup(codes[bad : bad + block], out[bad : bad + block])
             return out
-        if self.combine != "sum":
-            for s in range(0, n, block):
-                e = min(s + block, n)
-                for (a, b), joint, key in zip(self.columns, self.joint, keys, strict=True):
-                    out[s:e, a:b] = joint[key[s:e]]
-            return out
-        tmp = np.empty((min(block, n), self.width), dtype=self.dtype)
+        return self._numpy_lookup(codes, out)
+
+    def _numpy_lookup(self, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """The NumPy path: per block of rows, each fused table gathered with
+        ``np.take(..., mode="clip")`` (codes checked first; ``mode="raise"`` would buffer the
+        output) straight into the output block, the next tables' rows added in place from
+        one small scratch block reused across blocks."""
+        n = codes.shape[0]
+        item = self.dtype.itemsize
+        block = max(256, _BLOCK_BYTES // max(self.width * item, 1))
+        block = min(block, n)
+        direct = out.flags.c_contiguous
+        dst_buf = None if direct else np.empty((block, self.width), dtype=self.dtype)
+        total = self.combine == "sum"
+        widest = max(j.shape[1] for j in self.joint)
+        tmp = np.empty((block, widest), dtype=self.dtype) if len(self.joint) > 1 else None
+        keybuf = np.empty(block, dtype=np.intp)
+        last = np.asarray(self.sizes, dtype=np.int64) - 1
         for s in range(0, n, block):
             e = min(s + block, n)
-            np.take(self.joint[0], keys[0][s:e], axis=0, out=out[s:e])
-            t = tmp[: e - s]
-            for joint, key in zip(self.joint[1:], keys[1:], strict=True):
-                np.take(joint, key[s:e], axis=0, out=t)
-                out[s:e] += t
+            b = e - s
+            cb = codes[s:e]
+            lo = cb.min()
+            if lo < -1 or (cb.max(axis=0) >= last).any():
+                _bad_codes(cb[np.flatnonzero(((cb < -1) | (cb >= last)).any(axis=1))[0]],
+                           self.sizes)
+            if lo < 0:
+                cb = np.where(cb < 0, last, cb)
+            dst = out[s:e] if direct else dst_buf[:b]
+            for g, (members, radix) in enumerate(zip(self.groups, self.radix, strict=True)):
+                key = keybuf[:b]
+                np.copyto(key, cb[:, members[0]], casting="unsafe")
+                for i, size in zip(members[1:], radix[1:], strict=True):
+                    key *= size
+                    key += cb[:, i]
+                joint = self.joint[g]
+                if len(self.joint) == 1 or (total and g == 0):
+                    np.take(joint, key, axis=0, out=dst, mode="clip")
+                    continue
+                t = tmp[:b, : joint.shape[1]]
+                np.take(joint, key, axis=0, out=t, mode="clip")
+                if total:
+                    np.add(dst, t, out=dst)
+                else:
+                    a, c = self.columns[g]
+                    dst[:, a:c] = t
+            if not direct:
+                out[s:e] = dst
         return out
+
+
+def _bad_codes(row: np.ndarray, sizes: Sequence[int]) -> None:
+    raise CatEmbedError(
+        f"value codes out of range: row {row.tolist()} for attributes of "
+        f"{[int(k) - 1 for k in sizes]} values (codes run from -1, unknown, to l_j - 1)."
+    )
 
 
 def lookup_tables(

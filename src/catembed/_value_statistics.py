@@ -92,10 +92,10 @@ class ValueStatistics:
         dense_limit: int = DENSE_LIMIT,
     ) -> ValueStatistics:
         """Count an ``n x m`` matrix of codes (``0 <= codes[:, j] < len(categories[j])``)."""
-        codes = np.ascontiguousarray(codes, dtype=np.int32)
+        codes = np.asarray(codes, dtype=np.int32)
+        if codes.ndim != 2:
+            raise CatEmbedError("codes must be a 2-D matrix.")
         sizes = np.array([len(c) for c in categories], dtype=np.int64)
-        if codes.size and (codes.min() < 0 or (codes.max(axis=0) >= sizes).any()):
-            raise CatEmbedError("codes out of range of the categories.")
         dense = int(sizes.sum()) <= dense_limit
         counts, cooc = count_codes(codes, sizes, dense)
         return cls(
@@ -387,7 +387,7 @@ def count_table(
     """:meth:`ValueStatistics.from_frame` of a table already checked by
     :func:`~catembed._validation.as_frame`: factorise the columns, then count."""
     names = list(df.columns) if columns is None else [str(c) for c in columns]
-    codes = np.empty((len(df), len(names)), dtype=np.int32)
+    codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")  # column by column
     cats = []
     for j, name in enumerate(names):
         if name not in df.columns:

@@ -347,26 +347,32 @@ class ValueEmbedder(DaskAwareTransformer):
         return plan
 
     # ------------------------------------------------------------------ transform
-    def _transform_array(self, X: Any) -> np.ndarray:
+    def _transform_array(self, X: Any, out: np.ndarray | None = None) -> np.ndarray:
         """The embedding of a table as an array: validate once, encode the values, look
-        their vectors up, append the numeric block."""
+        their vectors up, append the numeric block. ``out``: a preallocated block
+        (``n x n_features_out``, the output dtype, any memory order) written in place."""
         check_is_fitted(self, "_tables")
         df = apply_numeric(self._validate_input(X, reset=False), self.numeric_bins_)
         codes = self._encode(df)
         extra = self._numeric_block(df)
         dtype = self._output_dtype()
-        if getattr(self, "_projection", None) is None:
-            out = self._transform_codes(codes, df)
-            if extra is None:
-                return np.asarray(out, dtype=dtype)
-            return np.hstack([out, extra]).astype(dtype, copy=False)
-        width = self._get_plan().width
-        block = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
-                         dtype=dtype)
-        self._get_plan()(codes, out=block[:, :width] if extra is not None else block)
+        plan = self._get_plan()
+        own = type(self)._transform_codes is not ValueEmbedder._transform_codes
+        if getattr(self, "_projection", None) is None and own:
+            z = self._transform_codes(codes, df)
+            z = z if extra is None else np.hstack([z, extra])
+            if out is None:
+                return np.asarray(z, dtype=dtype)
+            out[...] = z
+            return out
+        width = plan.width
+        if out is None:
+            out = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
+                           dtype=dtype)
+        plan(codes, out=out[:, :width] if extra is not None else out)
         if extra is not None:
-            block[:, width:] = extra
-        return block
+            out[:, width:] = extra
+        return out
 
     def _validate_input(self, X: Any, *, reset: bool) -> pd.DataFrame:
         """``X`` as a frame with the fitted column names, checked against the fitted input

@@ -2,12 +2,12 @@
 
 :func:`transform_file` reads a CSV or Parquet file in chunks (:func:`catembed.io.iter_chunks`:
 Parquet string columns arrive dictionary-encoded, so a chunk costs its codes), embeds each
-chunk (:meth:`catembed.ValueEmbedder.transform`: the values are matched against the fitted
-categories once per chunk dictionary, then gathered into a float32 or float64 block) and
-appends it to the output (:class:`catembed.io.TableWriter`: Parquet row groups or CSV), in the
-input's row order, with the identifier and target columns copied through. The peak memory is
-that of one chunk and its output block, whatever the number of rows: chunks are cut so that
-an output block stays under ``max_block_bytes``.
+chunk (the values are matched against the fitted categories once per chunk dictionary, then
+gathered into one column-major float32 or float64 block reused for every chunk, whose columns
+Arrow takes without a copy) and appends it to the output (:class:`catembed.io.TableWriter`:
+Parquet row groups or CSV), in the input's row order, with the identifier and target columns
+copied through. The peak memory is that of one chunk and its output block, whatever the
+number of rows: chunks are cut so that an output block stays under ``max_block_bytes``.
 
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
@@ -66,6 +66,10 @@ def write_chunks(
 
     names = [str(n) for n in est.get_feature_names_out()]
     step = _block_rows(est, max_block_bytes)
+    # one column-major output block for every chunk: the lookup writes each column
+    # contiguously and Arrow takes the columns without a copy; the writer has encoded them
+    # before the next chunk overwrites the block.
+    block = np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
     rows = 0
     write_index = None
     for chunk in chunks:
@@ -75,16 +79,13 @@ def write_chunks(
             writer.index = write_index
         for s in range(0, len(chunk), step):
             part = chunk.iloc[s : s + step]
-            z = est.transform(part[list(features)])
-            if isinstance(z, pd.DataFrame):  # set_output("pandas")
-                z = z.to_numpy()
+            z = est._transform_array(part[list(features)], out=block[: len(part)])
             if write_index:
-                out = pd.DataFrame(z, columns=names, index=part.index, copy=False)
+                out = pd.DataFrame(z.copy(), columns=names, index=part.index, copy=False)
                 out = pd.concat([part[list(before)], out, part[list(after)]], axis=1)
-            else:  # straight to Arrow: one transpose, then zero-copy columns
-                zt = np.ascontiguousarray(z.T)
+            else:  # straight to Arrow: each column of the block, without a copy
                 arrays = ([pa.Array.from_pandas(part[c]) for c in before]
-                          + [pa.array(col) for col in zt]
+                          + [pa.array(z[:, j]) for j in range(z.shape[1])]
                           + [pa.Array.from_pandas(part[c]) for c in after])
                 out = pa.table(arrays, names=[*before, *names, *after])
             writer.write(out)

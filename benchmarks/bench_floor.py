@@ -1,0 +1,206 @@
+"""Each hot path beside its floor (issue 22): the lookup, the streamed transform, counting.
+
+usage:
+    python benchmarks/bench_floor.py [--rows 1000000] [--file-rows 10000000] [--skip-file]
+
+* lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each) into 32 or 128 float32
+  columns (compact mode: the projected tables summed), 1M rows, against filling the same
+  output: warm (``out.fill`` of a preallocated block; the lookup writes into it too) and
+  fresh (``np.full`` of a new array; the lookup returns a new array). The NumPy path and,
+  when numba is installed (``catembed[fast]``), the compiled gather.
+* transform_file: a planted ``N x 8`` Parquet file (string columns, 10 values each, row
+  groups of 1M) embedded by ``CDE(n_components=32)`` into a float32 Parquet file, against
+  the I/O floor: pyarrow reading the same columns in the same batches and writing an output
+  of the same size (one reused float32 block per batch, the same writer options).
+* counting: ``ValueStatistics.from_codes`` of 1M x 20 int32 codes against the bincounts
+  it must do (one per column, one per pair of columns, on contiguous columns).
+
+Timings are best of ``--repeat`` runs, the two sides interleaved; the load average is
+printed beside them (the development machine has 2 shared cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _best(fns: dict, repeat: int) -> dict:
+    times = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, f in fns.items():
+            t = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t)
+    return {k: min(v) for k, v in times.items()}
+
+
+def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool) -> dict:
+    """The timed calls of one lookup case, each side of the ratio."""
+
+    def numpy_path() -> None:
+        os.environ["CATEMBED_NUMBA"] = "0"
+        plan(codes, out=out)
+        os.environ["CATEMBED_NUMBA"] = "1"
+
+    def numpy_fresh() -> None:
+        os.environ["CATEMBED_NUMBA"] = "0"
+        plan(codes)
+        os.environ["CATEMBED_NUMBA"] = "1"
+
+    fns = {"fill": lambda: out.fill(0.5), "numpy": numpy_path,
+           "fresh_fill": lambda: np.full(out.shape, 0.5, np.float32),
+           "numpy_fresh": numpy_fresh}
+    if has_numba:
+        fns["numba"] = lambda: plan(codes, out=out)
+        fns["numba_fresh"] = lambda: plan(codes)
+    return fns
+
+
+def bench_lookup(n: int, repeat: int) -> None:
+    from catembed import _lookup_kernel
+    from catembed._lookup import LookupPlan
+
+    rng = np.random.default_rng(0)
+    has_numba = _lookup_kernel.kernel() is not None
+    print(f"\n## lookup, {n:,} rows (load {os.getloadavg()[0]:.1f})")
+    print("| attributes | float32 columns | fused tables | fill (warm) | NumPy / fill | "
+          "numba / fill | fresh fill | NumPy fresh / fill | numba fresh / fill |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for m in (8, 20):
+        for w in (32, 128):
+            tables = [rng.standard_normal((11, w)) for _ in range(m)]
+            codes = np.asfortranarray(rng.integers(-1, 10, (n, m)).astype(np.int32))
+            plan = LookupPlan(tables, "sum", np.float32)
+            out = np.empty((n, w), np.float32)
+
+            fns = _lookup_cases(plan, codes, out, has_numba)
+            t = _best(fns, repeat)
+            f, ff = t["fill"], t["fresh_fill"]
+            nb = f"{t['numba'] / f:.1f}x" if has_numba else "-"
+            nbf = f"{t['numba_fresh'] / ff:.2f}x" if has_numba else "-"
+            print(f"| {m} | {w} | {len(plan.joint)} | {f * 1e3:.1f} ms | {t['numpy'] / f:.1f}x "
+                  f"| {nb} | {ff * 1e3:.1f} ms | {t['numpy_fresh'] / ff:.2f}x | {nbf} |",
+                  flush=True)
+
+
+def _make_parquet(path: Path, n: int, m: int = 8) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from synthetic import planted_codes
+
+    step = 1_000_000
+    labels = [pa.array([f"a{j}_v{v}" for v in range(10)]) for j in range(m)]
+    with pq.ParquetWriter(path, pa.schema([(f"a{j}", pa.string()) for j in range(m)])) as w:
+        for s in range(0, n, step):
+            codes, _ = planted_codes(min(step, n - s), n_features=m, seed=s)
+            cols = [pa.DictionaryArray.from_arrays(pa.array(codes[:, j]), labels[j])
+                    .cast(pa.string()) for j in range(m)]
+            w.write_table(pa.table(cols, names=[f"a{j}" for j in range(m)]))
+
+
+def _io_floor(src: Path, dst: Path, chunk: int, width: int) -> None:
+    """pyarrow reading the columns in batches and writing a float32 output of the same size."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(src, read_dictionary=pf_cols(src), pre_buffer=False)
+    block = np.full((chunk, width), 0.25, dtype=np.float32, order="F")
+    names = [f"emb{i}" for i in range(width)]
+    writer = None
+    for batch in pf.iter_batches(batch_size=chunk):
+        z = block[: batch.num_rows]
+        table = pa.table([pa.array(z[:, j]) for j in range(width)], names=names)
+        if writer is None:
+            writer = pq.ParquetWriter(dst, table.schema, use_dictionary=[])
+        writer.write_table(table)
+    writer.close()
+
+
+def pf_cols(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return list(pq.read_schema(path).names)
+
+
+def bench_file(n: int, repeat: int) -> None:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    import catembed
+    from catembed import CDE
+    from catembed.streaming import _block_rows
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_floor_"))
+    src = tmp / "in.parquet"
+    _make_parquet(src, n)
+    sample = pq.ParquetFile(src).read_row_group(0).to_pandas().iloc[:200_000]
+    est = CDE(random_state=0, n_components=32).fit(sample)
+    model = tmp / "model.npz"
+    est.save(model)
+    chunk = _block_rows(est, catembed.streaming.MAX_BLOCK_BYTES)
+    print(f"\n## transform_file, {n:,} x 8 Parquet -> {n:,} x 32 float32 Parquet "
+          f"(chunks of {chunk:,} rows; load {os.getloadavg()[0]:.1f})")
+    t = _best({
+        "floor": lambda: _io_floor(src, tmp / "floor.parquet", chunk, 32),
+        "ours": lambda: catembed.transform_file(est, src, tmp / "out.parquet", progress=False),
+    }, repeat)
+    a = pd.read_parquet(tmp / "out.parquet").iloc[:1000].to_numpy()
+    assert np.array_equal(a, est.transform(sample.iloc[:1000])), "output differs"
+    print("| I/O floor | transform_file | ratio |\n|---|---|---|")
+    print(f"| {t['floor']:.2f} s | {t['ours']:.2f} s | {t['ours'] / t['floor']:.2f}x |")
+    print(f"(files in {tmp}; peak RSS: /usr/bin/time -v catembed transform {model} {src} "
+          f"-o {tmp / 'cli.parquet'})")
+
+
+def bench_counting(n: int, repeat: int) -> None:
+    from catembed.stats import ValueStatistics
+    from synthetic import planted_codes
+
+    codes, _ = planted_codes(n, 20)
+    codes = np.asfortranarray(codes)
+    cats = [np.arange(10, dtype=object)] * 20
+    names = [f"a{j}" for j in range(20)]
+    cols = codes.T
+
+    def floor() -> None:
+        for j in range(20):
+            np.bincount(cols[j], minlength=10)
+        for a in range(19):
+            for b in range(a + 1, 20):
+                np.bincount(cols[a] * np.int32(10) + cols[b], minlength=100)
+
+    t = _best({"floor": floor,
+               "ours": lambda: ValueStatistics.from_codes(codes, cats, names)}, repeat)
+    print(f"\n## counting, {n:,} x 20 int32 codes (load {os.getloadavg()[0]:.1f})")
+    print("| bincount floor | from_codes | ratio |\n|---|---|---|")
+    print(f"| {t['floor']:.3f} s | {t['ours']:.3f} s | {t['ours'] / t['floor']:.2f}x |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--file-rows", type=int, default=10_000_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--skip-file", action="store_true")
+    ap.add_argument("--only", choices=["lookup", "file", "counting"])
+    args = ap.parse_args()
+    if args.only in (None, "lookup"):
+        bench_lookup(args.rows, args.repeat)
+    if args.only in (None, "counting"):
+        bench_counting(args.rows, args.repeat)
+    if args.only in (None, "file") and not args.skip_file:
+        bench_file(args.file_rows, max(2, args.repeat // 2))
+
+
+if __name__ == "__main__":
+    main()
