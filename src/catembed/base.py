@@ -119,12 +119,7 @@ class ValueEmbedder(DaskAwareTransformer):
     _compact_dtype = np.float32
 
     # ------------------------------------------------------------------ fitting
-    # Every entry point runs one sequence of steps, each a module function:
-    #   validate once (_validation) -> choose columns, numeric policy (_numeric)
-    #   -> count the statistics (stats; the cost guard before counting, _pooling)
-    #   -> prune and pool the value space, check the cost (_pooling)
-    #   -> the method's value model (_fit_values) -> output projection (_projection)
-    #   -> lookup plan (_lookup).
+    # Every entry point runs the one sequence of steps of the module docstring.
     def fit(self, X: Any, y: Any = None) -> ValueEmbedder:
         """Count the value statistics of ``X`` and learn the value embedding.
 
@@ -312,26 +307,24 @@ class ValueEmbedder(DaskAwareTransformer):
         return int(getattr(self, "n_bins", 5))
 
     # ------------------------------------------------------------------ fitted state
+    def _projection_part(self, name: str, index: int) -> np.ndarray:
+        proj = getattr(self, "_projection", None)
+        if proj is None:
+            raise AttributeError(f"{name} exists only with n_components set.")
+        return proj[index]
+
     @property
     def output_components_(self) -> np.ndarray:
         """The ``n_components`` principal axes in the object-vector space, shape ``(k, D)``.
 
         Only for an int ``n_components`` (otherwise an AttributeError).
         """
-        proj = getattr(self, "_projection", None)
-        if proj is None:
-            raise AttributeError("output_components_ exists only with n_components set.")
-        return proj[0].T
+        return self._projection_part("output_components_", 0).T
 
     @property
     def output_explained_variance_(self) -> np.ndarray:
         """Variance of each output component over the training rows (``n - 1`` divisor)."""
-        proj = getattr(self, "_projection", None)
-        if proj is None:
-            raise AttributeError(
-                "output_explained_variance_ exists only with n_components set."
-            )
-        return proj[2]
+        return self._projection_part("output_explained_variance_", 2)
 
     def _get_plan(self) -> LookupPlan:
         """The fused lookup of the fitted tables, built in ``fit`` (or once after loading)."""
