@@ -267,6 +267,8 @@ class AttentionClusterer(_DeepClusterer):
         learning_rate: float = 1e-3,
         categorical_features: Any = "auto",
         n_init: int = 1,
+        restart_criterion: str = "agreement",
+        guard: bool = True,
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
@@ -277,7 +279,8 @@ class AttentionClusterer(_DeepClusterer):
             pretrain_steps=pretrain_steps,
             cluster_steps=cluster_steps, update_interval=update_interval, tol=tol,
             gamma=gamma, alpha=alpha, batch_size=batch_size, learning_rate=learning_rate,
-            categorical_features=categorical_features, n_init=n_init, device=device,
+            categorical_features=categorical_features, n_init=n_init,
+            restart_criterion=restart_criterion, guard=guard, device=device,
             random_state=random_state, n_threads=n_threads,
         )
         self.objective = objective
