@@ -164,3 +164,26 @@ def test_thesis_collapse_falls_back(monkeypatch) -> None:
     assert m.fallback_ and m.degenerate_.all()
     np.testing.assert_array_equal(m.labels_, _standardised_kmeans(X, 3, 7))
     np.testing.assert_array_equal(m.predict(X), m.labels_)
+
+
+@pytest.mark.parametrize("network", ["ae", "attention"])
+def test_thesis_value_init_starts_from_cde_vectors(network) -> None:
+    from catembed.deep._thesis_nets import TOKEN_DIM, _Values, embedding_width
+    from catembed.deep._training import initial_value_vectors
+
+    X, _ = planted(60, seed=1)
+    m = ThesisClusterer(3, network=network, value_init="cde", epochs=0, n_blocks=1,
+                        random_state=3).fit(X)  # no training step: the start is kept
+    enc = m.encoding_
+    seed = int(check_random_state(3).randint(np.iinfo(np.int32).max))
+    width = max([TOKEN_DIM] + [embedding_width(int(v)) for v in enc.sizes])
+    rows = initial_value_vectors(enc, "cde", width, random_state=seed)
+    tables = next(mod for mod in m.model_.modules() if isinstance(mod, _Values)).tables
+    for j, table in enumerate(tables):
+        off, size = int(enc.offsets[j]), int(enc.sizes[j])
+        w = table.weight.shape[1]
+        np.testing.assert_allclose(table.weight.detach().numpy()[:size],
+                                   rows[off:off + size, :w], rtol=1e-5, atol=1e-6)
+        assert not table.weight.detach().numpy()[size].any()  # unseen value: zero
+    with pytest.raises(CatEmbedError, match="value_init"):
+        ThesisClusterer(3, value_init="pca", **TKW).fit(X)

@@ -60,6 +60,7 @@ from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
 
@@ -96,6 +97,10 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     dcn_lambda : float, default=1.0
         DCN's weight of the k-means term (``lambda / 2 * ||z - mu||^2``).
     categorical_features : "auto", "all", list or mask, default="auto"
+    value_init : {"random", "cde", "untie"} or ValueEmbedder, default="random"
+        Start the value embeddings from CDE / UNTIE value vectors (coupling-aware; PCA to
+        the widest table, unit scale, each column's table cut to its width) instead of
+        ``N(0, 1)``, as the older clusterers' ``value_init``.
     n_init : int, default=1
         Restarts, each from its own seed drawn up front from ``random_state``.
     restart_criterion : {"agreement", "objective"}, default="agreement"
@@ -145,7 +150,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  clustering: str = "kmeans", epochs: int = 100, cluster_epochs: int = 100,
                  batch_size: int = 32, learning_rate: float = 1e-3, n_blocks: int = 6,
                  n_heads: int = 8, gamma: float = 0.1, dcn_lambda: float = 1.0,
-                 categorical_features: Any = "auto", n_init: int = 1,
+                 categorical_features: Any = "auto", value_init: Any = "random",
+                 n_init: int = 1,
                  restart_criterion: str = "agreement", guard: bool = True,
                  device: str = "cpu", random_state: Any = None,
                  n_threads: int | None = 1) -> None:
@@ -161,6 +167,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.gamma = gamma
         self.dcn_lambda = dcn_lambda
         self.categorical_features = categorical_features
+        self.value_init = value_init
         self.n_init = n_init
         self.restart_criterion = restart_criterion
         self.guard = guard
@@ -181,6 +188,14 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_int("n_blocks", self.n_blocks)
         check_int("n_heads", self.n_heads)
         check_int("n_init", self.n_init)
+        if isinstance(self.value_init, str):
+            check_option("value_init", self.value_init, VALUE_INITS)
+        elif not hasattr(self.value_init, "fit_statistics"):
+            from .._validation import CatEmbedError
+
+            raise CatEmbedError(
+                "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
+                f"ValueEmbedder; got {self.value_init!r}.")
         check_option("restart_criterion", self.restart_criterion, RESTART_CRITERIA)
         check_positive("learning_rate", self.learning_rate)
         check_positive("gamma", self.gamma)
@@ -236,7 +251,15 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         # one seed per restart drawn up front: n_init=1 is the first restart of n_init=3
         seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=int(self.n_init))]
         t0 = time.perf_counter()
+        self._init_rows = None
+        if not (isinstance(self.value_init, str) and self.value_init == "random"):
+            from ._thesis_nets import TOKEN_DIM, embedding_width
+
+            width = max([TOKEN_DIM] + [embedding_width(int(v)) for v in enc.sizes])
+            self._init_rows = initial_value_vectors(enc, self.value_init, width,
+                                                    random_state=seeds[0])
         runs = [self._fit_one(torch, enc, codes_np, nums_np, dev, s) for s in seeds]
+        del self._init_rows
         self.reference_ = (reference_partition(codes_np, nums_np, self.n_clusters, seeds[0])
                            if self.guard else None)
         objectives = [r["objective"] for r in runs]
@@ -284,7 +307,10 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
                 torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            model = self._build(enc).to(dev)
+            model = self._build(enc)
+            if self._init_rows is not None:
+                self._start_values(torch, model, enc, self._init_rows)
+            model = model.to(dev)
             codes = torch.as_tensor(codes_np, device=dev)
             nums = torch.as_tensor(nums_np, device=dev)
             n = len(codes_np)
@@ -299,6 +325,22 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
                 "pretrain_loss": pretrain, "cluster_loss": cluster,
                 "objective": float(history[-1]) if history else float("nan")}
+
+    @staticmethod
+    def _start_values(torch: Any, model: Any, enc: Any, rows: np.ndarray) -> None:
+        """Value embeddings from CDE / UNTIE value vectors: column ``j``'s table takes its
+        values' rows (PCA components in order of variance, unit scale) cut to its width;
+        the unseen-value row stays zero."""
+        from ._thesis_nets import _Values
+
+        for module in model.modules():
+            if isinstance(module, _Values):
+                with torch.no_grad():
+                    for j, table in enumerate(module.tables):
+                        off, size = int(enc.offsets[j]), int(enc.sizes[j])
+                        w = table.weight.shape[1]
+                        table.weight.copy_(torch.as_tensor(rows[off:off + size + 1, :w],
+                                                           dtype=table.weight.dtype))
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``)."""
