@@ -166,8 +166,8 @@ def agreement_scores(partitions: list[np.ndarray], reference: np.ndarray | None 
 
 
 def choose_restart(partitions: list[np.ndarray], objectives: list[float],
-                   reference: np.ndarray | None, criterion: str, estimator: str
-                   ) -> tuple[int | None, list[dict[str, Any]], np.ndarray]:
+                   reference: np.ndarray | None, criterion: str, estimator: str,
+                   stacklevel: int = 4) -> tuple[int | None, list[dict[str, Any]], np.ndarray]:
     """The restart to keep, or ``None`` for the fallback to the reference partition.
 
     Degenerate restarts (:func:`diagnose`) are never kept. Among the healthy ones
@@ -175,7 +175,8 @@ def choose_restart(partitions: list[np.ndarray], objectives: list[float],
     ``criterion="agreement"`` keeps the highest :func:`agreement_scores` (every restart and
     the reference vote), ``"objective"`` the lowest finite objective; ties keep the earlier
     restart. A warning names what the guard did when a restart was dropped or the fit fell
-    back. Returns ``(index, diagnoses, agreement)``.
+    back (``stacklevel`` points it at the caller of ``fit``). Returns ``(index, diagnoses,
+    agreement)``.
     """
     check_option("restart_criterion", criterion, RESTART_CRITERIA)
     if reference is None:  # the guard is off: every restart counts as healthy
@@ -195,13 +196,14 @@ def choose_restart(partitions: list[np.ndarray], objectives: list[float],
         warnings.warn(
             f"{estimator}: every restart ended in a degenerate partition ({what}); falling "
             "back to the k-means partition of the standardised input (label codes and "
-            "numbers, z-scored). See degenerate_ and fallback_.", CatEmbedWarning, stacklevel=4)
+            "numbers, z-scored). See degenerate_ and fallback_.", CatEmbedWarning,
+            stacklevel=stacklevel)
         return None, diagnoses, agreement
     if bad:
         warnings.warn(
             f"{estimator}: restart(s) {', '.join(map(str, bad))} of {len(partitions)} ended in "
             "a degenerate partition and were not kept (see restart_diagnoses_).",
-            CatEmbedWarning, stacklevel=4)
+            CatEmbedWarning, stacklevel=stacklevel)
     if criterion == "agreement":
         best = max(healthy, key=lambda i: (agreement[i], -i))
     else:

@@ -266,7 +266,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         index, diagnoses, agreement = choose_restart(
             [r["labels"] for r in runs], objectives,
             None if self.reference_ is None else self.reference_.labels,
-            self.restart_criterion, type(self).__name__)
+            self.restart_criterion, type(self).__name__, stacklevel=3)
         self.restart_diagnoses_ = diagnoses
         self.restart_agreement_ = agreement
         self.degenerate_ = np.asarray([bool(d["reasons"]) for d in diagnoses])
