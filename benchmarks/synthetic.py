@@ -40,3 +40,39 @@ def planted_frame(n_rows: int, n_features: int = 20, n_values: int = 10, **kwarg
         labels = np.array([f"a{j}_v{v}" for v in range(n_values)], dtype=object)
         data[f"a{j}"] = pd.Categorical.from_codes(codes[:, j], labels).astype(object)
     return pd.DataFrame(data)
+
+
+def planted_mixed(
+    n_rows: int,
+    n_categorical: int = 6,
+    n_numeric: int = 3,
+    n_values: int = 8,
+    n_groups: int = 4,
+    purity: float = 0.5,
+    separation: float = 1.0,
+    imbalance: float = 1.0,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """``(frame, groups)``: a mixed table with planted groups.
+
+    Categorical columns as :func:`planted_codes` (strings ``"v3"``); every numeric column has
+    a mean per group drawn from ``N(0, separation^2)`` plus ``N(0, 1)`` noise, and every
+    other numeric column is log-normal-skewed (``exp`` of itself) so that the numbers are
+    not all Gaussian. Group ``g`` is drawn with probability proportional to
+    ``imbalance ** g`` (1: equal groups).
+    """
+    rng = np.random.default_rng(seed)
+    p = imbalance ** np.arange(n_groups, dtype=np.float64)
+    groups = rng.choice(n_groups, size=n_rows, p=p / p.sum())
+    block = max(n_values // n_groups, 1)
+    data: dict[str, object] = {}
+    for j in range(n_categorical):
+        inside = (groups * block + rng.integers(0, block, n_rows)) % n_values
+        noise = rng.integers(0, n_values, n_rows)
+        codes = np.where(rng.random(n_rows) < purity, inside, noise)
+        data[f"c{j}"] = np.array([f"v{v}" for v in codes], dtype=object)
+    for j in range(n_numeric):
+        means = rng.normal(0.0, separation, n_groups)
+        x = means[groups] + rng.normal(0.0, 1.0, n_rows)
+        data[f"x{j}"] = np.exp(x / 2) if j % 2 else x
+    return pd.DataFrame(data), groups

@@ -22,17 +22,19 @@ KW = {"pretrain_steps": 60, "cluster_steps": 40, "update_interval": 10, "batch_s
 @pytest.mark.parametrize("cls", [AutoencoderKMeans, IDEC, AttentionClusterer])
 def test_restarts_keep_the_lowest_objective_and_are_reproducible(cls) -> None:
     X, _ = planted(120, seed=3)
-    a = cls(3, n_init=3, random_state=5, **KW).fit(X)
+    # the rule before issue 20 item 3, kept as restart_criterion="objective"
+    a = cls(3, n_init=3, random_state=5, restart_criterion="objective", **KW).fit(X)
+    assert not a.degenerate_.any() and not a.fallback_
     assert len(a.init_objectives_) == len(a.init_n_iter_) == 3
     assert a.best_init_ == int(np.argmin(a.init_objectives_))
     assert a.objective_ == min(a.init_objectives_)
     assert a.n_iter_ == a.init_n_iter_[a.best_init_]
     assert len(set(a.init_objectives_)) == 3  # three different initialisations
-    b = cls(3, n_init=3, random_state=5, **KW).fit(X)
+    b = cls(3, n_init=3, random_state=5, restart_criterion="objective", **KW).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.init_objectives_ == b.init_objectives_ and a.loss_history_ == b.loss_history_
     # restart r depends on the r-th seed only: n_init=1 is the first restart of n_init=3
-    one = cls(3, n_init=1, random_state=5, **KW).fit(X)
+    one = cls(3, n_init=1, random_state=5, restart_criterion="objective", **KW).fit(X)
     assert one.init_objectives_ == a.init_objectives_[:1]
     assert a.objective_ <= one.objective_
     assert a.labels_.dtype == np.int32

@@ -30,6 +30,7 @@ from ._data import (
     fit_encode_compact,
     split_columns,
 )
+from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._objectives import final_objective, latent
 from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
 
@@ -71,6 +72,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         learning_rate: float = 1e-3,
         categorical_features: Any = "auto",
         n_init: int = 1,
+        restart_criterion: str = "agreement",
+        guard: bool = True,
         device: str = "cpu",
         random_state: Any = None,
         n_threads: int | None = 1,
@@ -91,6 +94,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.categorical_features = categorical_features
         self.n_init = n_init
+        self.restart_criterion = restart_criterion
+        self.guard = guard
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
@@ -111,6 +116,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_int("update_interval", self.update_interval)
         check_int("batch_size", self.batch_size)
         check_int("n_init", self.n_init)
+        check_option("restart_criterion", self.restart_criterion, RESTART_CRITERIA)
+        if not isinstance(self.guard, (bool, np.bool_)):
+            raise CatEmbedError(f"guard must be True or False; got {self.guard!r}.")
         check_positive("learning_rate", self.learning_rate)
         check_positive("alpha", self.alpha)
         check_positive("tol", self.tol)
@@ -178,9 +186,12 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                                               random_state=seeds[0])
         t_start = time.perf_counter()
         data = _Rows(codes_np, nums_np, dev, torch)
-        best, self.init_objectives_, self.init_n_iter_ = fit_restarts(
-            self, seeds, enc, data, init_rows, objective, dev, torch)
-        self.best_init_ = best["index"]
+        runs = fit_restarts(self, seeds, enc, data, init_rows, objective, dev, torch)
+        self.fit_seconds_ = time.perf_counter() - t_start
+        best = self._choose(runs, codes_np.astype(np.int64) - enc.offsets[None, :], nums_np,
+                            seeds[0])
+        self.init_objectives_ = [r["objective"] for r in runs]
+        self.init_n_iter_ = [r["n_iter"] for r in runs]
         self.objective_ = best["objective"]
         self.n_iter_ = best["n_iter"]
         self.delta_label_ = best["delta_label"]
@@ -189,12 +200,55 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.loss_history_ = best["pretrain_loss"] + best["cluster_loss"]
         self.model_ = best["model"].eval().cpu()
         self._torch_device = dev
-        self.labels_ = best["labels"].astype(np.int32)
-        del best
+        del best, runs
+        cpu_rows = _Rows(codes_np, nums_np, torch.device("cpu"), torch)
+        if self.fallback_:
+            self.labels_ = self.reference_.labels.astype(np.int32)
+            self._centres_of_labels(cpu_rows, torch)
+        else:
+            self.labels_ = self.labels_.astype(np.int32)
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
-        self.fit_seconds_ = time.perf_counter() - t_start
-        self._after_fit(_Rows(codes_np, nums_np, torch.device("cpu"), torch))
+        self._after_fit(cpu_rows)
         return self
+
+    def _choose(self, runs: list[dict[str, Any]], codes: np.ndarray, nums: np.ndarray,
+                seed: int) -> dict[str, Any]:
+        """The guard (:mod:`catembed.deep._guard`): diagnose every restart against the
+        reference partition, keep one by ``restart_criterion`` or fall back."""
+        parts = [r["labels"] for r in runs]
+        self.reference_ = (reference_partition(codes, nums, self.n_clusters, seed)
+                           if self.guard else None)
+        index, diagnoses, agreement = choose_restart(
+            parts, [r["objective"] for r in runs],
+            None if self.reference_ is None else self.reference_.labels,
+            self.restart_criterion, type(self).__name__)
+        self.restart_diagnoses_ = diagnoses
+        self.restart_agreement_ = agreement
+        self.degenerate_ = np.asarray([bool(d["reasons"]) for d in diagnoses])
+        self.fallback_ = index is None
+        if index is None:  # keep the network the criterion would pick, for transform
+            index = int(np.argmax(agreement)) if self.restart_criterion == "agreement" else \
+                int(np.argmin([r["objective"] if np.isfinite(r["objective"]) else np.inf
+                               for r in runs]))
+        self.best_init_ = index
+        self.labels_ = runs[index]["labels"]
+        return runs[index]
+
+    def _centres_of_labels(self, data: _Rows, torch: Any) -> None:
+        """After a fallback: the model's centres become the latent means of the reference
+        clusters (streamed), so ``predict_proba`` follows ``labels_``."""
+        k = int(self.n_clusters)
+        sums = np.zeros((k, int(self.n_components)))
+        start = 0
+        with _deterministic(torch, self.n_threads, False):
+            for z in forward_chunks(self.model_, data.chunks(), torch,
+                                    lambda m, c, x: m.encoder(c, x)[0].numpy()):
+                np.add.at(sums, self.labels_[start:start + len(z)], z.astype(np.float64))
+                start += len(z)
+        counts = np.bincount(self.labels_, minlength=k)[:, None]
+        with torch.no_grad():
+            self.model_.centers.copy_(torch.as_tensor(sums / np.maximum(counts, 1),
+                                                      dtype=self.model_.centers.dtype))
 
     def _fit_one(self, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
                  objective: str, dev: Any, torch: Any) -> dict[str, Any]:
@@ -240,7 +294,17 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         return np.concatenate(list(parts)).astype(np.float64)
 
     def predict(self, X: Any) -> np.ndarray:
-        """The cluster of every row: the most probable centre (for k-means: the nearest)."""
+        """The cluster of every row: the most probable centre (for k-means: the nearest);
+        after a fallback (``fallback_``) the nearest centre of the reference k-means in the
+        standardised input space, the partition ``labels_`` holds."""
+        if getattr(self, "fallback_", False):
+            check_is_fitted(self, "model_")
+            df = check_inference_input(self, X)
+            enc = self.encoding_
+            parts = [apply_encoding(enc, part) for part in chunks(df)]
+            return np.concatenate(
+                [self.reference_.predict(c - enc.offsets[None, :], x) for c, x in parts]
+            ) if parts else np.zeros(0, dtype=np.int64)
         return self.predict_proba(X).argmax(axis=1)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:

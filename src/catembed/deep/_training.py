@@ -6,7 +6,7 @@ steps on the (denoising) reconstruction loss, k-means on the latent vectors
 (:func:`~catembed.deep._objectives.kmeans_centres`), then for IDEC ``cluster_steps`` joint
 steps with the target renewed every ``update_interval`` steps until fewer than ``tol`` of the
 rows change cluster, and the final objective. :func:`fit_restarts` runs the restarts one
-after the other and keeps the one with the lowest final objective. The estimator ``est``
+after the other; :mod:`catembed.deep._guard` chooses among them. The estimator ``est``
 supplies the parameters, the network (``_build_encoder``) and the final objective
 (``_final_objective``).
 """
@@ -70,26 +70,18 @@ def initial_value_vectors(enc: MixedEncoding, method: Any, dim: int,
 
 
 def fit_restarts(est: Any, seeds: list[int], enc: MixedEncoding, data: _Rows,
-                 init_rows: Any, objective: str, dev: Any, torch: Any
-                 ) -> tuple[dict[str, Any], list[float], list[int]]:
-    """Run one restart per seed (``est._fit_one``) and keep the lowest final objective
-    (ties keep the earlier restart; a non-finite objective is never kept over a finite
-    one). Returns the kept run, and the objective and joint steps of every restart."""
-    best: dict[str, Any] | None = None
-    objectives: list[float] = []
-    n_iters: list[int] = []
+                 init_rows: Any, objective: str, dev: Any, torch: Any) -> list[dict[str, Any]]:
+    """Run one restart per seed (``est._fit_one``), one after the other, and return them all
+    (each with its network, labels and final objective); the choice among them is
+    :func:`catembed.deep._guard.choose_restart`'s."""
+    runs: list[dict[str, Any]] = []
     with _deterministic(torch, est.n_threads, dev.type == "cuda"), \
             torch.random.fork_rng(devices=[]):
-        for r, seed in enumerate(seeds):
+        for seed in seeds:
             run = est._fit_one(seed, enc, data, init_rows, objective, dev, torch)
-            objectives.append(run["objective"])
-            n_iters.append(run["n_iter"])
-            value = run["objective"] if np.isfinite(run["objective"]) else np.inf
-            if best is None or value < best["value"]:  # ties keep the earlier restart
-                best = {**run, "value": value, "index": r}  # frees the previous best
-            del run
-    assert best is not None
-    return best, objectives, n_iters
+            run["labels"] = np.asarray(run["labels"], dtype=np.int64)
+            runs.append(run)
+    return runs
 
 
 def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,

@@ -59,6 +59,8 @@ from .._validation import categorical_input_tags
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
+from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
 
@@ -95,6 +97,20 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     dcn_lambda : float, default=1.0
         DCN's weight of the k-means term (``lambda / 2 * ||z - mu||^2``).
     categorical_features : "auto", "all", list or mask, default="auto"
+    value_init : {"random", "cde", "untie"} or ValueEmbedder, default="random"
+        Start the value embeddings from CDE / UNTIE value vectors (coupling-aware; PCA to
+        the widest table, unit scale, each column's table cut to its width) instead of
+        ``N(0, 1)``, as the older clusterers' ``value_init``.
+    n_init : int, default=1
+        Restarts, each from its own seed drawn up front from ``random_state``.
+    restart_criterion : {"agreement", "objective"}, default="agreement"
+        Which healthy restart is kept: the one agreeing most (mean pairwise ARI) with the
+        other restarts and the reference partition, or the lowest loss of the last epoch
+        (:mod:`catembed.deep._guard`).
+    guard : bool, default=True
+        Diagnose every restart (collapse, lost structure, divergence) against the k-means
+        partition of the standardised input and fall back to it, with a
+        :class:`~catembed.CatEmbedWarning`, when every restart is degenerate.
     device : str, default="cpu"
     random_state : int, RandomState or None
         Seeds the weights, the batch order and k-means; an integer gives the same labels.
@@ -114,14 +130,31 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     model_ : torch.nn.Module
     encoding_ : MixedEncoding
     fit_seconds_ : float
+    objective_ : float
+        Mean loss of the last epoch of the kept restart.
+    init_objectives_ : list of float
+    best_init_ : int
+    degenerate_ : ndarray of bool
+        The guard's verdict on every restart.
+    fallback_ : bool
+        True when every restart was degenerate and ``labels_`` is the reference partition.
+    restart_diagnoses_ : list of dict
+        :func:`catembed.deep._guard.diagnose` of every restart.
+    restart_agreement_ : ndarray
+        Mean ARI of every restart to the others and the reference.
+    reference_ : catembed.deep._guard.Reference or None
+        The k-means partition of the standardised input (``None`` when ``guard=False``).
     """
 
     def __init__(self, n_clusters: int = 8, *, network: str = "ae",
                  clustering: str = "kmeans", epochs: int = 100, cluster_epochs: int = 100,
                  batch_size: int = 32, learning_rate: float = 1e-3, n_blocks: int = 6,
                  n_heads: int = 8, gamma: float = 0.1, dcn_lambda: float = 1.0,
-                 categorical_features: Any = "auto", device: str = "cpu",
-                 random_state: Any = None, n_threads: int | None = 1) -> None:
+                 categorical_features: Any = "auto", value_init: Any = "random",
+                 n_init: int = 1,
+                 restart_criterion: str = "agreement", guard: bool = True,
+                 device: str = "cpu", random_state: Any = None,
+                 n_threads: int | None = 1) -> None:
         self.n_clusters = n_clusters
         self.network = network
         self.clustering = clustering
@@ -134,6 +167,10 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.gamma = gamma
         self.dcn_lambda = dcn_lambda
         self.categorical_features = categorical_features
+        self.value_init = value_init
+        self.n_init = n_init
+        self.restart_criterion = restart_criterion
+        self.guard = guard
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
@@ -150,6 +187,16 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_int("batch_size", self.batch_size)
         check_int("n_blocks", self.n_blocks)
         check_int("n_heads", self.n_heads)
+        check_int("n_init", self.n_init)
+        if isinstance(self.value_init, str):
+            check_option("value_init", self.value_init, VALUE_INITS)
+        elif not hasattr(self.value_init, "fit_statistics"):
+            from .._validation import CatEmbedError
+
+            raise CatEmbedError(
+                "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
+                f"ValueEmbedder; got {self.value_init!r}.")
+        check_option("restart_criterion", self.restart_criterion, RESTART_CRITERIA)
         check_positive("learning_rate", self.learning_rate)
         check_positive("gamma", self.gamma)
         check_positive("dcn_lambda", self.dcn_lambda)
@@ -201,27 +248,99 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         codes_np, nums_np = self._local(apply_encoding(enc, df))
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        # one seed per restart drawn up front: n_init=1 is the first restart of n_init=3
+        seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=int(self.n_init))]
         t0 = time.perf_counter()
-        with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
-                torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            model = self._build(enc).to(dev)
-            codes = torch.as_tensor(codes_np, device=dev)
-            nums = torch.as_tensor(nums_np, device=dev)
-            batches = _Batches(len(df), min(int(self.batch_size), len(df)),
-                               np.random.RandomState(seed))
-            self.pretrain_loss_ = self._pretrain(torch, model, codes, nums, batches)
-            labels = self._kmeans(torch, model, codes, nums, seed)
-            self.cluster_loss_: list[float] = []
-            if self.clustering != "kmeans" and int(self.cluster_epochs) > 0:
-                labels = self._cluster(torch, model, codes, nums, batches, labels)
-        self.model_ = model.cpu().eval()
+        self._init_rows = None
+        if not (isinstance(self.value_init, str) and self.value_init == "random"):
+            from ._thesis_nets import TOKEN_DIM, embedding_width
+
+            width = max([TOKEN_DIM] + [embedding_width(int(v)) for v in enc.sizes])
+            self._init_rows = initial_value_vectors(enc, self.value_init, width,
+                                                    random_state=seeds[0])
+        runs = [self._fit_one(torch, enc, codes_np, nums_np, dev, s) for s in seeds]
+        del self._init_rows
+        self.reference_ = (reference_partition(codes_np, nums_np, self.n_clusters, seeds[0])
+                           if self.guard else None)
+        objectives = [r["objective"] for r in runs]
+        index, diagnoses, agreement = choose_restart(
+            [r["labels"] for r in runs], objectives,
+            None if self.reference_ is None else self.reference_.labels,
+            self.restart_criterion, type(self).__name__, stacklevel=3)
+        self.restart_diagnoses_ = diagnoses
+        self.restart_agreement_ = agreement
+        self.degenerate_ = np.asarray([bool(d["reasons"]) for d in diagnoses])
+        self.fallback_ = index is None
+        self.init_objectives_ = objectives
+        if index is None:  # the network the criterion would pick, for transform
+            index = int(np.argmax(agreement)) if self.restart_criterion == "agreement" else \
+                int(np.argmin([v if np.isfinite(v) else np.inf for v in objectives]))
+        self.best_init_ = index
+        best = runs[index]
+        del runs
+        self.pretrain_loss_ = best["pretrain_loss"]
+        self.cluster_loss_ = best["cluster_loss"]
+        self.objective_ = best["objective"]
+        self.model_ = best["model"].cpu().eval()
         self.n_components_ = int(self.model_.n_components)
+        labels = best["labels"]
+        if self.fallback_:
+            labels = self.reference_.labels
+            with torch.no_grad():  # centres: the latent means of the reference clusters
+                z = self._latent(torch, self.model_, torch.as_tensor(codes_np),
+                                 torch.as_tensor(nums_np)).numpy().astype(np.float64)
+                k = int(self.n_clusters)
+                counts = np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
+                means = np.zeros((k, z.shape[1]))
+                np.add.at(means, labels, z)
+                self.model_.centers.copy_(torch.as_tensor(means / counts,
+                                                          dtype=self.model_.centers.dtype))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.fit_seconds_ = time.perf_counter() - t0
         return self
+
+    def _fit_one(self, torch: Any, enc: Any, codes_np: np.ndarray, nums_np: np.ndarray,
+                 dev: Any, seed: int) -> dict[str, Any]:
+        """One restart from ``seed``: pretraining, k-means, the clustering stage; its
+        objective is the mean loss of its last epoch."""
+        with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
+                torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = self._build(enc)
+            if self._init_rows is not None:
+                self._start_values(torch, model, enc, self._init_rows)
+            model = model.to(dev)
+            codes = torch.as_tensor(codes_np, device=dev)
+            nums = torch.as_tensor(nums_np, device=dev)
+            n = len(codes_np)
+            batches = _Batches(n, min(int(self.batch_size), n), np.random.RandomState(seed))
+            pretrain = self._pretrain(torch, model, codes, nums, batches)
+            labels = self._kmeans(torch, model, codes, nums, seed)
+            self.cluster_loss_: list[float] = []
+            if self.clustering != "kmeans" and int(self.cluster_epochs) > 0:
+                labels = self._cluster(torch, model, codes, nums, batches, labels)
+        cluster = self.cluster_loss_
+        history = cluster or pretrain
+        return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
+                "pretrain_loss": pretrain, "cluster_loss": cluster,
+                "objective": float(history[-1]) if history else float("nan")}
+
+    @staticmethod
+    def _start_values(torch: Any, model: Any, enc: Any, rows: np.ndarray) -> None:
+        """Value embeddings from CDE / UNTIE value vectors: column ``j``'s table takes its
+        values' rows (PCA components in order of variance, unit scale) cut to its width;
+        the unseen-value row stays zero."""
+        from ._thesis_nets import _Values
+
+        for module in model.modules():
+            if isinstance(module, _Values):
+                with torch.no_grad():
+                    for j, table in enumerate(module.tables):
+                        off, size = int(enc.offsets[j]), int(enc.sizes[j])
+                        w = table.weight.shape[1]
+                        table.weight.copy_(torch.as_tensor(rows[off:off + size + 1, :w],
+                                                           dtype=table.weight.dtype))
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``)."""
@@ -336,7 +455,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The nearest cluster centre of every row (for DEC / IDEC also the most probable
-        cluster of the Student-t assignment)."""
+        cluster of the Student-t assignment); after a fallback (``fallback_``) the nearest
+        centre of the reference k-means of the standardised input, as ``labels_``."""
+        if getattr(self, "fallback_", False):
+            _, codes, nums = self._tensors(X)
+            return self.reference_.predict(codes.numpy(), nums.numpy())
         z = self.transform(X)
         d = ((z[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=2)
         return d.argmin(axis=1)

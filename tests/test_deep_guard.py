@@ -1,0 +1,189 @@
+"""The deep clusterers' degeneracy guard and restart criterion (issue 20, item 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+from sklearn.utils import check_random_state
+
+from catembed import CatEmbedError, CatEmbedWarning
+
+torch = pytest.importorskip("torch")
+
+from catembed.deep import (  # noqa: E402
+    IDEC,
+    AttentionClusterer,
+    AutoencoderKMeans,
+    ThesisClusterer,
+    _guard,
+    clustering,
+    thesis,
+)
+from test_deep import _one_thread, planted  # noqa: E402, F401 (autouse fixture)
+
+KW = {"pretrain_steps": 40, "cluster_steps": 20, "update_interval": 10, "batch_size": 32}
+TKW = {"epochs": 1, "cluster_epochs": 1, "n_blocks": 1}
+
+
+def _standardised_kmeans(X, k, random_state):
+    """Oracle: the thesis' classical baseline (label codes + numbers, z-scored) with the
+    first restart seed, computed without catembed."""
+    seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    cat = X.select_dtypes(exclude="number").columns
+    num = X.select_dtypes(include="number").columns
+    z = StandardScaler().fit_transform(np.hstack([
+        OrdinalEncoder().fit_transform(X[cat].astype(str)), X[num].to_numpy(float)]))
+    return KMeans(k, n_init=10, random_state=seed).fit(z).labels_
+
+
+def test_effective_clusters_and_diagnosis() -> None:
+    assert _guard.effective_clusters(np.repeat([0, 1, 2, 3], 25)) == pytest.approx(4.0)
+    assert _guard.effective_clusters(np.zeros(50, dtype=int)) == pytest.approx(1.0)
+    ref = np.repeat([0, 1, 2, 3], 25)
+    assert _guard.diagnose(ref[::-1], ref)["reasons"] == []  # same partition, other names
+    collapsed = np.r_[np.zeros(97, dtype=int), [1, 2, 3]]
+    assert "collapse" in _guard.diagnose(collapsed, ref)["reasons"]
+    unrelated = np.tile([0, 1, 2, 3], 25)  # balanced but independent of the reference
+    d = _guard.diagnose(unrelated, ref)
+    assert d["reasons"] == ["lost-structure"] and d["ari_reference"] < 0
+
+
+def test_agreement_picks_the_consensus_restart() -> None:
+    rng = np.random.RandomState(0)
+    a = np.repeat([0, 1, 2], 40)
+    near = a.copy()
+    near[rng.choice(120, 6, replace=False)] = rng.randint(3, size=6)
+    other = a.copy()
+    other[:60] = rng.randint(3, size=60)  # half of it scrambled
+    parts = [other, near, a]
+    objectives = [0.1, 0.5, 0.4]  # the loss prefers the outlier restart
+    with_ref = np.repeat([0, 1, 2], 40)
+    idx, diag, agree = _guard.choose_restart(parts, objectives, with_ref, "agreement", "T")
+    assert idx == 2 and agree[2] > agree[1] > agree[0]
+    assert not any(d["reasons"] for d in diag)
+    idx, _, _ = _guard.choose_restart(parts, objectives, with_ref, "objective", "T")
+    assert idx == 0
+    # without a reference the restarts alone vote
+    idx, _, agree = _guard.choose_restart(parts, objectives, None, "agreement", "T")
+    assert idx in (1, 2) and agree[0] == agree.min()
+
+
+@pytest.mark.parametrize("cls", [AutoencoderKMeans, IDEC, AttentionClusterer])
+def test_a_collapsed_fit_falls_back_to_the_standardised_kmeans(cls, monkeypatch) -> None:
+    X, _ = planted(90, seed=2)
+    original = clustering._DeepClusterer._fit_one
+
+    def collapse(self, *a, **kw):  # every row but two in one cluster
+        run = original(self, *a, **kw)
+        run["labels"] = np.r_[np.zeros(len(X) - 2, dtype=int), [1, 2]]
+        return run
+
+    monkeypatch.setattr(clustering._DeepClusterer, "_fit_one", collapse)
+    with pytest.warns(CatEmbedWarning, match="falling back"):
+        m = cls(3, n_init=2, random_state=4, **KW).fit(X)
+    assert m.fallback_ and m.degenerate_.tolist() == [True, True]
+    assert all("collapse" in d["reasons"] for d in m.restart_diagnoses_)
+    np.testing.assert_array_equal(m.labels_, _standardised_kmeans(X, 3, 4))
+    np.testing.assert_array_equal(m.predict(X), m.labels_)
+    assert m.labels_.dtype == np.int32
+    # the centres follow the fallback partition: the soft assignment mostly agrees
+    assert np.mean(m.predict_proba(X).argmax(axis=1) == m.labels_) > 0.6
+
+
+def test_a_degenerate_restart_is_dropped_and_named(monkeypatch) -> None:
+    X, _ = planted(90, seed=2)
+    original = clustering._DeepClusterer._fit_one
+    calls = []
+
+    def first_collapses(self, *a, **kw):
+        run = original(self, *a, **kw)
+        calls.append(1)
+        if len(calls) == 1:
+            run["labels"] = np.zeros(len(X), dtype=int)
+        return run
+
+    monkeypatch.setattr(clustering._DeepClusterer, "_fit_one", first_collapses)
+    with pytest.warns(CatEmbedWarning, match="restart"):
+        m = AutoencoderKMeans(3, n_init=2, random_state=0, **KW).fit(X)
+    assert m.degenerate_.tolist() == [True, False] and not m.fallback_
+    assert m.best_init_ == 1
+
+
+def test_healthy_planted_fit_keeps_the_network_and_is_reproducible() -> None:
+    X, y = planted(120, seed=3)
+    a = IDEC(3, n_init=3, random_state=5, **KW).fit(X)
+    assert not a.fallback_ and not a.degenerate_.any()
+    assert a.best_init_ == int(np.argmax(a.restart_agreement_))
+    b = IDEC(3, n_init=3, random_state=5, **KW).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    off = IDEC(3, n_init=3, random_state=5, guard=False, **KW).fit(X)
+    assert off.reference_ is None and not off.degenerate_.any()
+    np.testing.assert_array_equal(off.init_objectives_, a.init_objectives_)
+
+
+def test_guard_parameters_are_checked() -> None:
+    X, _ = planted(60)
+    with pytest.raises(CatEmbedError, match="restart_criterion"):
+        IDEC(3, restart_criterion="loss", **KW).fit(X)
+    with pytest.raises(CatEmbedError, match="guard"):
+        IDEC(3, guard="yes", **KW).fit(X)
+    with pytest.raises(CatEmbedError, match="n_init"):
+        ThesisClusterer(3, n_init=0, **TKW).fit(X)
+
+
+def test_thesis_n_init_restarts_and_agreement() -> None:
+    X, _ = planted(60, seed=1)
+    a = ThesisClusterer(3, n_init=3, random_state=2, restart_criterion="objective",
+                        **TKW).fit(X)
+    assert len(a.init_objectives_) == 3 and len(set(a.init_objectives_)) == 3
+    finite = [v if not a.degenerate_[i] else np.inf for i, v in enumerate(a.init_objectives_)]
+    assert a.fallback_ or a.best_init_ == int(np.argmin(finite))
+    one = ThesisClusterer(3, n_init=1, random_state=2, **TKW).fit(X)
+    assert one.init_objectives_ == a.init_objectives_[:1]  # restart r: the r-th seed only
+    b = ThesisClusterer(3, n_init=3, random_state=2, **TKW).fit(X)
+    c = ThesisClusterer(3, n_init=3, random_state=2, **TKW).fit(X)
+    np.testing.assert_array_equal(b.labels_, c.labels_)
+    assert b.fallback_ or b.best_init_ == int(np.argmax(
+        np.where(b.degenerate_, -np.inf, b.restart_agreement_)))
+
+
+def test_thesis_collapse_falls_back(monkeypatch) -> None:
+    X, _ = planted(60, seed=1)
+    original = thesis.ThesisClusterer._fit_one
+
+    def collapse(self, *a, **kw):
+        run = original(self, *a, **kw)
+        run["labels"] = np.zeros(len(X), dtype=np.int64)
+        return run
+
+    monkeypatch.setattr(thesis.ThesisClusterer, "_fit_one", collapse)
+    with pytest.warns(CatEmbedWarning, match="falling back"):
+        m = ThesisClusterer(3, n_init=2, random_state=7, **TKW).fit(X)
+    assert m.fallback_ and m.degenerate_.all()
+    np.testing.assert_array_equal(m.labels_, _standardised_kmeans(X, 3, 7))
+    np.testing.assert_array_equal(m.predict(X), m.labels_)
+
+
+@pytest.mark.parametrize("network", ["ae", "attention"])
+def test_thesis_value_init_starts_from_cde_vectors(network) -> None:
+    from catembed.deep._thesis_nets import TOKEN_DIM, _Values, embedding_width
+    from catembed.deep._training import initial_value_vectors
+
+    X, _ = planted(60, seed=1)
+    m = ThesisClusterer(3, network=network, value_init="cde", epochs=0, n_blocks=1,
+                        random_state=3).fit(X)  # no training step: the start is kept
+    enc = m.encoding_
+    seed = int(check_random_state(3).randint(np.iinfo(np.int32).max))
+    width = max([TOKEN_DIM] + [embedding_width(int(v)) for v in enc.sizes])
+    rows = initial_value_vectors(enc, "cde", width, random_state=seed)
+    tables = next(mod for mod in m.model_.modules() if isinstance(mod, _Values)).tables
+    for j, table in enumerate(tables):
+        off, size = int(enc.offsets[j]), int(enc.sizes[j])
+        w = table.weight.shape[1]
+        np.testing.assert_allclose(table.weight.detach().numpy()[:size],
+                                   rows[off:off + size, :w], rtol=1e-5, atol=1e-6)
+        assert not table.weight.detach().numpy()[size].any()  # unseen value: zero
+    with pytest.raises(CatEmbedError, match="value_init"):
+        ThesisClusterer(3, value_init="pca", **TKW).fit(X)
