@@ -42,7 +42,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._errors import CatEmbedWarning
 from .._params import check_int, check_option
 from .._threads import one_thread
-from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
+from .._validation import (
+    CatEmbedError,
+    as_frame,
+    categorical_input_tags,
+    check_table,
+    select_categorical,
+)
 from ..stats import ValueStatistics, encode, factorize
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_labels"]
@@ -208,16 +214,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def _table(self, X: Any, reset: bool) -> pd.DataFrame:
         df = as_frame(X, columns=None if reset else
                       (list(getattr(self, "feature_names_in_", [])) or None))
-        if df.shape[1] == 0:
-            raise CatEmbedError(f"Found array with 0 feature(s) (shape={df.shape}) while a "
-                                "minimum of 1 is required.")
-        if reset:
-            if len(df) < 2:
-                raise CatEmbedError(f"Consensus needs at least 2 samples to fit; got "
-                                    f"n_samples = {len(df)}.")
-        elif df.shape[1] != self.n_features_in_:
-            raise CatEmbedError(f"X has {df.shape[1]} features, but Consensus is expecting "
-                                f"{self.n_features_in_} features as input.")
+        check_table(self, df, reset=reset)
         return df
 
     # ------------------------------------------------------------------ fit
