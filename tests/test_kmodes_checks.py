@@ -252,3 +252,20 @@ def test_warning_filters_still_apply():
         warnings.simplefilter("ignore", CatEmbedWarning)
         KModes(n_clusters=2).fit(DUP.assign(k="same"))
     assert caught == []
+
+
+def test_constant_tuple_column_is_kept_whole_in_the_centroids():
+    """A constant column whose value is a tuple fills ``cluster_centroids_`` element by
+    element (it was spread over the rows: "could not broadcast (2,) into (1,)"; found by the
+    property test)."""
+    X = pd.DataFrame({"a": [(1, 2)] * 3, "b": ["x", "y", "x"]})
+    km = KModes(n_clusters=2, random_state=0).fit(X)
+    assert km.cluster_centroids_.shape == (2, 2)
+    assert all(v == (1, 2) for v in km.cluster_centroids_[:, 0])
+
+
+def test_kprototypes_refuses_unhashable_values_clearly():
+    """A column of lists is refused with the embedders' CatEmbedError (it was pandas'
+    "unhashable type: 'list'" from the constant-column test; found by the property test)."""
+    with pytest.raises(CatEmbedError, match="list values"):
+        KPrototypes(n_clusters=1).fit(pd.DataFrame({"a": [[1], [1]]}))

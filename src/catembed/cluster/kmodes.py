@@ -146,8 +146,10 @@ class _Base(ClusterMixin, BaseEstimator):
         for i, c in enumerate(self._centroid_columns):
             if c in kept:
                 out[:, i] = decoded[:, kept[c]]
-            else:
-                out[:, i] = self._constant_values.get(c)
+            else:  # element by element: a tuple value must not be spread over the rows
+                value = self._constant_values.get(c)
+                for r in range(len(out)):
+                    out[r, i] = value
         return out
 
     def _kept_columns(self) -> list[str]:

@@ -180,7 +180,10 @@ class KPrototypes(_Base):
         self.numeric_features_ = num
         self.categorical_features_ = cat
         numeric = self._numeric(df)
-        varies = [c for c in cat if df[c].nunique(dropna=False) > 1]
+        try:
+            varies = [c for c in cat if df[c].nunique(dropna=False) > 1]
+        except TypeError:  # unhashable values (lists, dicts): the distance's fit refuses them
+            varies = list(cat)
         if varies:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", CatEmbedWarning)
