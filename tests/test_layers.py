@@ -1,0 +1,101 @@
+"""The house (issue 19): imports flow one way, from a higher layer of docs/design.md's table to
+a lower one, with no import circles and no module over 500 lines. Imports inside functions
+count too (they are read as text, nothing is imported)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "src" / "catembed"
+
+#: docs/design.md, "Layers": the top-level module or package -> its layer
+LAYERS = {
+    "_errors": 0, "_version": 0, "_params": 0, "_threads": 0, "_validation": 0, "io": 0,
+    "datasets": 0,
+    "_encoding": 1, "_counting": 1, "_value_statistics": 1, "stats": 1, "metrics": 1,
+    "_numeric": 2, "_pooling": 2, "_projection": 2, "_lookup": 2, "_lookup_kernel": 2,
+    "_names": 2, "_chunks": 2, "_dask": 2, "map2d": 2,
+    "base": 3, "persist": 3, "_model_checks": 3, "streaming": 3,
+    "embed": 4, "similarity": 4, "cluster": 4,
+    "deep": 5,
+    "evaluation": 6,
+    "profiles": 7, "plot": 7,
+    "report": 8, "report_html": 8,
+    "cli": 9, "cli_input": 9, "embed_cli": 9, "transform_cli": 9, "cluster_cli": 9,
+    "__main__": 9,
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in ROOT.rglob("*.py"):
+        parts = p.relative_to(ROOT.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if p.name == "__init__.py" else parts)] = p
+    return out
+
+
+def _imports(mods: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for m, p in mods.items():
+        if p.name == "__init__.py":  # package facades re-export; they are not a step
+            continue
+        pkg = m.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for n in names:
+                if n in mods and n != m and mods[n].name != "__init__.py":
+                    graph[m].add(n)
+    return graph
+
+
+def _layer(module: str) -> int:
+    top = module.split(".")[1] if "." in module else ""
+    return LAYERS[top]
+
+
+def test_every_module_has_a_layer():
+    missing = sorted({m.split(".")[1] for m in _modules() if "." in m} - set(LAYERS))
+    assert not missing, f"add these to LAYERS and docs/design.md's layer table: {missing}"
+
+
+def test_no_import_from_a_lower_layer_to_a_higher_one():
+    graph = _imports(_modules())
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
+                    if _layer(d) > _layer(m))
+    assert not upward, upward
+
+
+def test_no_import_circles():
+    graph = _imports(_modules())
+    seen: dict[str, int] = {}  # 1 on the stack, 2 done
+
+    def visit(m: str, path: list[str]) -> None:
+        seen[m] = 1
+        for d in graph[m]:
+            if seen.get(d) == 1:
+                pytest.fail("import circle: " + " -> ".join(path[path.index(d):] + [d]))
+            if d not in seen:
+                visit(d, path + [d])
+        seen[m] = 2
+
+    for m in graph:
+        if m not in seen:
+            visit(m, [m])
+
+
+def test_no_module_over_500_lines():
+    long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
+            if (n := p.read_text(encoding="utf-8").count("\n")) > 500}
+    assert not long, long
