@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
+from .._numeric import apply_numeric, fit_numeric, is_numeric
 from .._params import check_int, check_option
 from .._threads import one_thread
 from .._validation import (
@@ -156,7 +157,14 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     handle_missing : {"category", "error"}, default="category"
     handle_unknown : {"ignore", "error"}, default="ignore"
         At ``predict``/``transform``: an unseen value adds nothing to a member's embedding.
-    categorical_features : "auto", "all", list or mask, default="all"
+    categorical_features : "auto", "all", list or mask, default="auto"
+        The categorical columns; every other column must be numeric. ``"auto"``: object,
+        string, category and bool columns; with none of those, integer columns are codes
+        (categorical) and real-valued (float) columns are numbers.
+    n_bins : int, default=5
+        Numeric columns are cut into ``n_bins`` quantile bins (learned in ``fit``, no
+        labels) and clustered as categorical values by every member (the rule chosen on
+        planted mixed tables, ``docs/consensus.md``).
 
     Attributes
     ----------
@@ -179,7 +187,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                  member_components: int = 10, weight_power: float = 1.0,
                  sample_size: int = 20000, random_state: Any = None,
                  handle_missing: str = "category", handle_unknown: str = "ignore",
-                 categorical_features: Any = "all") -> None:
+                 categorical_features: Any = "auto", n_bins: int = 5) -> None:
         self.n_clusters = n_clusters
         self.members = members
         self.n_init = n_init
@@ -190,12 +198,13 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.handle_missing = handle_missing
         self.handle_unknown = handle_unknown
         self.categorical_features = categorical_features
+        self.n_bins = n_bins
 
     # ------------------------------------------------------------------ checks
     def _check(self) -> list[str]:
         check_option("handle_missing", self.handle_missing, ("category", "error"))
         check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
-        for name in ("n_clusters", "n_init", "member_components", "sample_size"):
+        for name in ("n_clusters", "n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
         if not (isinstance(self.weight_power, (int, float)) and self.weight_power >= 0):
             raise CatEmbedError(
@@ -217,6 +226,25 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         check_table(self, df, reset=reset)
         return df
 
+    def _split_columns(self, df: pd.DataFrame) -> tuple[list[Any], list[Any]]:
+        """``(categorical, numeric)`` columns of ``df``.
+
+        ``"auto"`` on a table with no column of a categorical kind (a NumPy array, an
+        all-number frame): integer columns are codes, real-valued columns numbers."""
+        cat, other = select_categorical(df, self.categorical_features)
+        if (isinstance(self.categorical_features, str) and self.categorical_features == "auto"
+                and not other):
+            other = [c for c in cat if pd.api.types.is_float_dtype(df[c].dtype)]
+            cat = [c for c in cat if c not in other]
+        bad = [c for c in other if not is_numeric(df[c])]
+        if bad:
+            raise CatEmbedError(
+                f"Consensus clusters categorical and numeric columns; "
+                f"{', '.join(map(str, bad[:10]))} are neither; cast them to str or list them "
+                "in categorical_features."
+            )
+        return cat, other
+
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> Consensus:
         """Fit every member from one count of ``X`` and cluster the consensus of their runs.
@@ -232,18 +260,19 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             raise CatEmbedError("Consensus needs the rows in memory (it labels every row); "
                                 "call .compute() on the Dask frame first.")
         df = self._table(X, reset=True)
-        cat, other = select_categorical(df, self.categorical_features)
-        if other:
-            raise CatEmbedError(
-                f"Consensus clusters categorical columns only; "
-                f"{', '.join(map(str, other[:10]))} are not; discretise them or pass "
-                "categorical_features='all'."
-            )
+        cat, numeric = self._split_columns(df)
         self.n_features_in_ = df.shape[1]
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        # numeric columns: n_bins quantile bins (label-free), then values like any other;
+        # input order kept, so an all-categorical table is counted exactly as before
+        self.numeric_features_ = [str(c) for c in numeric]
+        self.numeric_bins_ = fit_numeric(df, numeric, "discretize", int(self.n_bins)).bins
+        used = set(cat) | set(numeric)
+        cat = [c for c in df.columns if c in used]
+        df = apply_numeric(df, self.numeric_bins_)
         self.feature_names_ = [str(c) for c in cat]
         k = int(self.n_clusters)
         # one pass: factorise, count
@@ -384,6 +413,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if getattr(self, "feature_names_in_", None) is None:
             df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
                 self.feature_names_) else list(df.columns), axis=1)
+        df = apply_numeric(df, getattr(self, "numeric_bins_", {}))
         codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
         if self.handle_unknown == "error" and (codes < 0).any():
             raise CatEmbedError(f"{int((codes < 0).sum())} value(s) not seen during fit; use "

@@ -1,0 +1,89 @@
+"""Consensus on mixed tables (numeric columns in quantile bins), the categorical outputs
+frozen before that change (issue 26, round 4)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from catembed import CatEmbedError
+from catembed.cluster.consensus import Consensus
+from catembed.datasets import load_dataset
+
+_SYN = Path(__file__).resolve().parents[1] / "benchmarks" / "synthetic.py"
+_spec = importlib.util.spec_from_file_location("_catembed_synthetic_mixed", _SYN)
+synthetic = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(synthetic)
+
+#: Consensus(k, random_state=0) labels on the bundled sets, recorded on main before numeric
+#: columns were accepted (commit d2cb917): the categorical behaviour is frozen
+FROZEN = {
+    "soybean_small": (4, [3] * 10 + [2] * 10 + [0] * 10 + [1] * 17),
+    "lenses": (3, [0, 1, 0, 2, 1, 1, 2, 2, 0, 1, 0, 2, 1, 1, 2, 2, 0, 0, 0, 2, 1, 1, 2, 2]),
+}
+
+
+def _features(name):
+    ds = load_dataset(name)
+    return ds.frame[[c for c in ds.frame.columns if c != ds.target]]
+
+
+@pytest.mark.parametrize("name", sorted(FROZEN))
+def test_categorical_labels_unchanged(name):
+    k, labels = FROZEN[name]
+    model = Consensus(k, random_state=0).fit(_features(name))
+    assert model.labels_.tolist() == labels
+    assert model.numeric_features_ == [] and model.numeric_bins_ == {}
+
+
+def test_integer_codes_stay_categorical():
+    codes, _ = synthetic.planted_codes(300, 6, 6, n_groups=3, purity=0.7, seed=1)
+    a = Consensus(3, random_state=0).fit(codes)
+    b = Consensus(3, random_state=0, categorical_features="all").fit(codes)
+    assert a.numeric_features_ == []
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    df, groups = synthetic.planted_mixed(600, n_categorical=4, n_numeric=3, purity=0.5,
+                                         separation=1.5, seed=2)
+    return df, groups
+
+
+@pytest.fixture(scope="module")
+def mixed_fit(mixed):
+    df, _ = mixed
+    return Consensus(4, random_state=0, n_init=3).fit(df)
+
+
+def test_mixed_table_bins_numeric_columns(mixed, mixed_fit):
+    df, groups = mixed
+    m = mixed_fit
+    assert m.numeric_features_ == ["x0", "x1", "x2"]
+    assert m.feature_names_ == list(df.columns)  # input order kept
+    assert all(len(e) == 4 for e in m.numeric_bins_.values())  # 5 bins: 4 cut points
+    assert [len(c) for c in m.categories_[-3:]] == [5, 5, 5]
+    # the numbers help: better than the categorical columns alone
+    cat_only = Consensus(4, random_state=0, n_init=3).fit(df[["c0", "c1", "c2", "c3"]])
+    ari, ari_cat = (adjusted_rand_score(groups, x.labels_) for x in (m, cat_only))
+    assert ari > 0.6 and ari > ari_cat + 0.05
+    np.testing.assert_array_equal(m.predict(df), m.labels_)
+
+
+def test_all_numeric_frame_is_binned():
+    df, groups = synthetic.planted_mixed(400, n_categorical=0, n_numeric=4, separation=2.5,
+                                         seed=0)
+    m = Consensus(4, random_state=0, n_init=3).fit(df)
+    assert m.numeric_features_ == list(df.columns)
+    assert adjusted_rand_score(groups, m.labels_) > 0.5
+
+
+def test_other_columns_refused(mixed):
+    df = mixed[0].assign(when=np.datetime64("2020-01-01"))
+    with pytest.raises(CatEmbedError, match="neither"):
+        Consensus(3, categorical_features=["c0", "c1"]).fit(df)
