@@ -1,16 +1,17 @@
 """Consensus on mixed tables (numeric columns in quantile bins), the categorical outputs
-frozen before that change (issue 26, round 4)."""
+frozen before that change, and saving/loading (issue 26, round 4)."""
 
 from __future__ import annotations
 
 import importlib.util
+import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from catembed import CatEmbedError
+from catembed import CatEmbedError, load
 from catembed.cluster.consensus import Consensus
 from catembed.datasets import load_dataset
 
@@ -87,3 +88,45 @@ def test_other_columns_refused(mixed):
     df = mixed[0].assign(when=np.datetime64("2020-01-01"))
     with pytest.raises(CatEmbedError, match="neither"):
         Consensus(3, categorical_features=["c0", "c1"]).fit(df)
+
+
+def test_save_load_round_trip(tmp_path, mixed, mixed_fit):
+    df, _ = mixed
+    path = tmp_path / "consensus.npz"
+    mixed_fit.save(path)
+    back = load(path)
+    assert isinstance(back, Consensus) and back.get_params() == mixed_fit.get_params()
+    np.testing.assert_array_equal(back.labels_, mixed_fit.labels_)
+    np.testing.assert_array_equal(back.predict(df), mixed_fit.labels_)
+    np.testing.assert_array_equal(back.transform(df.iloc[:50]), mixed_fit.transform(df.iloc[:50]))
+    assert back.members_ == mixed_fit.members_
+    np.testing.assert_array_equal(back.member_weights_, mixed_fit.member_weights_)
+    assert Consensus.load(path).numeric_bins_.keys() == mixed_fit.numeric_bins_.keys()
+
+
+def test_pickle_round_trip(mixed, mixed_fit):
+    df, _ = mixed
+    back = pickle.loads(pickle.dumps(mixed_fit))
+    np.testing.assert_array_equal(back.predict(df), mixed_fit.labels_)
+
+
+def test_damaged_consensus_file_refused(tmp_path, mixed_fit):
+    from catembed import persist
+
+    meta, arrays = persist._payload(mixed_fit)
+    arrays["own__cluster_table"] = arrays["own__cluster_table"][:-1]  # one cluster short
+    import json
+
+    text = json.dumps(meta)
+    path = tmp_path / "bad.npz"
+    np.savez(path, __meta__=np.array(text),
+             __checksum__=np.array(persist._checksum(text, arrays)), **arrays)
+    with pytest.raises(CatEmbedError, match="cluster table"):
+        load(path)
+
+
+def test_save_unfitted_refused(tmp_path):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        Consensus(3).save(tmp_path / "m.npz")

@@ -51,6 +51,7 @@ _LAZY: dict[str, str] = {
     "MCA": ".embed",
     "LCME": ".embed",
     "CategoricalDistance": ".similarity",
+    "Consensus": ".cluster",
     "ValueStatistics": ".stats",
     "compute_statistics": ".stats",
     "load": ".persist",
@@ -62,6 +63,7 @@ _LAZY: dict[str, str] = {
 _MODEL_CLASSES = (
     "CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA", "CDEPlusPlus", "CDEAutoencoder",
     "OneHotAutoencoder", "UNTIE", "Couplings", "MCA", "LCME", "CategoricalDistance",
+    "Consensus",
 )
 _registered = False
 
@@ -100,6 +102,7 @@ __all__ = [
     "CategoricalDistance",
     "CDEAutoencoder",
     "CDEPlusPlus",
+    "Consensus",
     "Couplings",
     "METHODS",
     "METHOD_NAMES",

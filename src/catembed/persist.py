@@ -120,21 +120,24 @@ def _restore_numeric_state(est: Any, state: dict[str, Any]) -> None:
         est.numeric_scale_ = np.asarray(state["scale"], dtype=np.float64)
 
 
-def save(estimator: Any, path: str | os.PathLike) -> None:
-    """Write a fitted catembed estimator to ``path`` (``.npz``).
-
-    Parameters
-    ----------
-    estimator : ValueEmbedder
-        A fitted estimator.
-    path : str or path-like
-        The file to write; ``.npz`` is appended when missing. It is written to a temporary
-        file in the same folder and renamed into place on success, so a failed save never
-        leaves a half-written model. The file holds a SHA-256 checksum of its contents,
-        verified by :func:`load`.
-    """
+def _payload(estimator: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``(metadata, arrays)`` of a fitted estimator. A composite model (one with
+    ``_composite_state``, e.g. :class:`catembed.cluster.Consensus`) stores its own arrays
+    under ``own__`` and each fitted part's payload under ``part<i>__``."""
     from sklearn.utils.validation import check_is_fitted
 
+    if hasattr(estimator, "_composite_state"):
+        parts, own_arrays, own_meta = estimator._composite_state()
+        arrays = {f"own__{k}": np.asarray(v) for k, v in own_arrays.items()}
+        metas = []
+        for i, part in enumerate(parts):
+            m, a = _payload(part)
+            metas.append(m)
+            arrays.update({f"part{i}__{k}": v for k, v in a.items()})
+        return {"format": _FORMAT_NAME, "format_version": FORMAT_VERSION,
+                "catembed_version": __version__, "class": type(estimator).__name__,
+                "params": _jsonable_params(estimator.get_params(deep=False)),
+                "composite": own_meta, "parts": metas}, arrays
     check_is_fitted(estimator, "_tables")
     arrays: dict[str, np.ndarray] = {}
     for key, arr in estimator.stats_.to_arrays().items():
@@ -170,6 +173,23 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
                 estimator.categories_))
         ],
     }
+    return meta, arrays
+
+
+def save(estimator: Any, path: str | os.PathLike) -> None:
+    """Write a fitted catembed estimator to ``path`` (``.npz``).
+
+    Parameters
+    ----------
+    estimator : ValueEmbedder
+        A fitted estimator.
+    path : str or path-like
+        The file to write; ``.npz`` is appended when missing. It is written to a temporary
+        file in the same folder and renamed into place on success, so a failed save never
+        leaves a half-written model. The file holds a SHA-256 checksum of its contents,
+        verified by :func:`load`.
+    """
+    meta, arrays = _payload(estimator)
     for key, arr in arrays.items():
         if arr.dtype == object:
             raise CatEmbedError(f"internal: array {key} has object dtype and cannot be saved.")
@@ -260,8 +280,6 @@ def load(path: str | os.PathLike) -> Any:
 
 
 def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
-    from .stats import ValueStatistics
-
     if "__meta__" not in data:
         raise CatEmbedError(f"{path} is not a catembed model file (no __meta__ entry).")
     meta_arr = data.pop("__meta__")
@@ -290,14 +308,18 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         if str(checksum) != _checksum(meta_text, data):
             raise bad(path, "its checksum does not match its contents (the file was changed "
                              "or corrupted after it was saved)")
+    return _restore_model(path, meta, data)
+
+
+def _new_estimator(path: str, meta: dict[str, Any]) -> Any:
+    """An unfitted instance of the saved class with the saved parameters, checked."""
     from . import _register_builtins  # the package imports its classes lazily
 
     _register_builtins()
     cls = _REGISTRY.get(meta.get("class"))  # type: ignore[arg-type]
     if cls is None:
         raise CatEmbedError(f"{path} holds an unknown model class {meta.get('class')!r}.")
-    need(path, meta, {"params": dict, "n_features_in": int, "feature_names": list,
-                       "dropped_features": list, "categories": list})
+    need(path, meta, {"params": dict})
     params = meta["params"]
     try:
         est = cls(**params)
@@ -305,6 +327,29 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         raise bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}") from None
     if set(params) != set(est.get_params(deep=False)):
         raise bad(path, f"parameters {sorted(params)} do not fit {cls.__name__}")
+    return est
+
+
+def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
+    """A model (or a composite's part) from its metadata and arrays."""
+    from .stats import ValueStatistics
+
+    if not isinstance(meta, dict):
+        raise bad(path, "a part's metadata is not a JSON object")
+    est = _new_estimator(path, meta)
+    if "parts" in meta:
+        if not hasattr(est, "_restore_composite") or not isinstance(meta["parts"], list):
+            raise bad(path, f"{type(est).__name__} is not a composite model")
+        parts = []
+        for i, m in enumerate(meta["parts"]):
+            prefix = f"part{i}__"
+            parts.append(_restore_model(path, m, {k[len(prefix):]: v for k, v in data.items()
+                                                  if k.startswith(prefix)}))
+        own = {k[len("own__"):]: v for k, v in data.items() if k.startswith("own__")}
+        est._restore_composite(path, parts, own, meta.get("composite") or {})
+        return est
+    need(path, meta, {"params": dict, "n_features_in": int, "feature_names": list,
+                       "dropped_features": list, "categories": list})
     est._check_params()  # the same checks as fit: a CatEmbedError naming the parameter
     check_fit_params(est)
     try:

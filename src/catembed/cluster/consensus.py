@@ -445,6 +445,38 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         return np.asarray([f"consensus{i}" for i in range(self._projector.shape[1])],
                           dtype=object)
 
+    # ------------------------------------------------------------------ saving
+    def save(self, path: Any) -> None:
+        """Save the fitted model (a ``.npz`` file that cannot execute code; the members are
+        saved as catembed models of their own). See :func:`catembed.persist.save`."""
+        check_is_fitted(self, "labels_")
+        from ..persist import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: Any) -> Consensus:
+        """Load a model saved with :meth:`save`; ``predict`` and ``transform`` give what the
+        saved model gave."""
+        from ..persist import load
+
+        est = load(path)
+        if not isinstance(est, cls):
+            raise CatEmbedError(f"{path} holds a {type(est).__name__}, not a {cls.__name__}.")
+        return est
+
+    def _composite_state(self) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
+        from ._consensus_state import consensus_state
+
+        check_is_fitted(self, "labels_")
+        return consensus_state(self)
+
+    def _restore_composite(self, path: str, parts: list[Any], arrays: dict[str, np.ndarray],
+                           meta: dict[str, Any]) -> None:
+        from ._consensus_state import restore_consensus_state
+
+        restore_consensus_state(self, path, parts, arrays, meta)
+
     def __sklearn_tags__(self):  # noqa: D105
         return categorical_input_tags(super().__sklearn_tags__())
 

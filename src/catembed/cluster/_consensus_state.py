@@ -1,0 +1,130 @@
+"""The fitted state of :class:`catembed.cluster.Consensus` as arrays and JSON, for
+:func:`catembed.persist.save` / :func:`catembed.persist.load`.
+
+A Consensus model is a composite: its members are saved as catembed models of their own
+(the persist module's ``part<i>__`` entries); this module gives the rest, the consensus'
+own state: the columns and their categories, the numeric bins, the members' k-means
+centres, the cluster table of the consensus coordinates, the centres of the final k-means,
+the members' stability, weight and agreement, and the training labels. Everything is
+checked on load (shapes, finiteness, counts), so a damaged file raises a
+:class:`~catembed.CatEmbedError` naming what is wrong, never a later ``IndexError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._model_checks import bad, check_array, check_categories
+from ..persist import _decode_value, _encode_value
+
+__all__ = ["consensus_state", "restore_consensus_state"]
+
+
+def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
+    """``(members, arrays, metadata)`` of a fitted Consensus."""
+    arrays: dict[str, np.ndarray] = {
+        "stability": np.asarray(model.member_stability_, dtype=np.float64),
+        "weights": np.asarray(model.member_weights_, dtype=np.float64),
+        "agreement": np.asarray(model.member_agreement_, dtype=np.float64),
+        "cluster_centers": np.asarray(model.cluster_centers_, dtype=np.float64),
+        "cluster_table": np.asarray(model._cluster_table, dtype=np.float64),
+        "labels": np.asarray(model.labels_, dtype=np.int64),
+    }
+    for i, centres in enumerate(model._centres):
+        for r, c in enumerate(centres):
+            arrays[f"centres_{i}_{r}"] = np.asarray(c)
+    meta = {
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": ([str(f) for f in model.feature_names_in_]
+                             if hasattr(model, "feature_names_in_") else None),
+        "feature_names": list(model.feature_names_),
+        "categories": [[_encode_value(v) for v in c] for c in model.categories_],
+        "numeric_features": list(model.numeric_features_),
+        "numeric_bins": {c: [float(e) for e in edges]
+                         for c, edges in model.numeric_bins_.items()},
+        "members": list(model.members_),
+        "failed_members": list(model.failed_members_),
+        "run_k": [[int(k) for k in ks] for ks in model._run_k],
+    }
+    return list(model.estimators_), arrays, meta
+
+
+def restore_consensus_state(model: Any, path: str, members: list[Any],
+                            arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Set the fitted attributes of ``model`` from :func:`consensus_state`'s output,
+    checking that they fit together."""
+    model._check()
+    try:
+        names = [str(f) for f in meta["feature_names"]]
+        cats = [np.array([_decode_value(t) for t in c], dtype=object)
+                for c in meta["categories"]]
+        run_k = [[int(k) for k in ks] for ks in meta["run_k"]]
+        member_names = [str(m) for m in meta["members"]]
+        bins = {str(c): np.asarray(e, dtype=np.float64)
+                for c, e in meta["numeric_bins"].items()}
+        numeric = [str(c) for c in meta["numeric_features"]]
+        n_in = int(meta["n_features_in"])
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        raise bad(path, "the consensus metadata cannot be read") from None
+    if len(names) != len(cats) or n_in < len(names) or set(bins) != set(numeric) or not (
+            set(numeric) <= set(names)):
+        raise bad(path, "the consensus columns, categories and numeric bins do not match")
+    for f, c in zip(names, cats, strict=True):
+        check_categories(path, f, c)
+    n_members = len(member_names)
+    if not n_members or len(members) != n_members or len(run_k) != n_members:
+        raise bad(path, f"it lists {n_members} members, {len(members)} fitted members and "
+                         f"{len(run_k)} run lists")
+    for est in members:
+        if not set(est.feature_names_) <= set(names):
+            raise bad(path, "a member was fitted on columns the consensus does not have")
+    k = int(model.n_clusters)
+    n_runs = sum(len(ks) for ks in run_k)
+    L = sum(sum(ks) for ks in run_k)
+    if any(not ks or min(ks) < 1 for ks in run_k):
+        raise bad(path, "a member has no k-means run")
+    width = arrays.get("cluster_table", np.zeros((0, 0))).shape[-1]
+    table = check_array(path, "the cluster table", arrays.get("cluster_table"), (L, -1))
+    if not 1 <= width <= k:
+        raise bad(path, f"the cluster table has {width} columns; n_clusters={k}")
+    centers = check_array(path, "the cluster centres", arrays.get("cluster_centers"),
+                          (k, width))
+    vec = {key: check_array(path, f"array {key}", arrays.get(key), (n_members,), minimum=-1.0)
+           for key in ("stability", "weights", "agreement")}
+    labels = np.asarray(arrays.get("labels"))
+    if labels.dtype.kind not in "iu" or labels.ndim != 1 or (
+            labels.size and (labels.min() < 0 or labels.max() >= k)):
+        raise bad(path, f"the training labels are not integers in 0..{k - 1}")
+    centres = []
+    for i, ks in enumerate(run_k):
+        row = []
+        for r, kk in enumerate(ks):  # every run of a member: the member's embedding width
+            c = arrays.get(f"centres_{i}_{r}")
+            dim = row[0].shape[1] if row else -1
+            check_array(path, f"the centres of run {r} of member {i}", c, (kk, dim))
+            row.append(np.asarray(c))
+        centres.append(row)
+    if len([key for key in arrays if key.startswith("centres_")]) != n_runs:
+        raise bad(path, "it holds more run centres than runs")
+    model.n_features_in_ = n_in
+    fin = meta.get("feature_names_in")
+    if fin is not None:
+        model.feature_names_in_ = np.asarray([str(f) for f in fin], dtype=object)
+    model.feature_names_ = names
+    model.categories_ = cats
+    model.numeric_features_ = numeric
+    model.numeric_bins_ = bins
+    model.estimators_ = list(members)
+    model.members_ = member_names
+    model.failed_members_ = [str(m) for m in meta.get("failed_members", [])]
+    model._centres = centres
+    model._run_k = run_k
+    model._cluster_table = table
+    model._projector = table
+    model.cluster_centers_ = centers
+    model.member_stability_ = vec["stability"]
+    model.member_weights_ = vec["weights"]
+    model.member_agreement_ = vec["agreement"]
+    model.labels_ = labels.astype(np.int64)
