@@ -130,3 +130,23 @@ def test_save_unfitted_refused(tmp_path):
 
     with pytest.raises(NotFittedError):
         Consensus(3).save(tmp_path / "m.npz")
+
+
+def test_consensus_embedding_in_the_classification_tables():
+    import json
+
+    from catembed.evaluation.classify import run_classification
+    from catembed.evaluation.methods import get_method
+    from catembed.evaluation.protocol import MethodSpec
+
+    entry = get_method("consensus-embedding")
+    assert entry.kind == "embedding" and entry.params == {"n_clusters": 10}
+    ds = load_dataset("soybean_small")
+    X = ds.frame[[c for c in ds.frame.columns if c != ds.target]]
+    [res] = run_classification(X, ds.frame[ds.target], [MethodSpec("consensus-embedding")],
+                               n_repeats=2, test_size=0.5)
+    assert res.mean("acc") > 0.9  # four well-separated classes
+    tables = Path(__file__).resolve().parents[1] / "src/catembed/evaluation/tables"
+    for t, n in (("cdepp-5", 1), ("cdepp-8", 1), ("untie-5", 4)):
+        cols = json.loads((tables / f"{t}.json").read_text())["columns"]
+        assert sum(c["method"] == "consensus-embedding" and c["extra"] for c in cols) == n

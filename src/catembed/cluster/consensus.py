@@ -52,7 +52,7 @@ from .._validation import (
 )
 from ..stats import ValueStatistics, encode, factorize
 
-__all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_labels"]
+__all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
 
 #: the default portfolio: a coupling-based value clustering (CDE), two linear factor methods
 #: (MCA, LCME = MCA axes + latent classes), two frequency codings (IDF, one-hot), each
@@ -485,3 +485,11 @@ def consensus_labels(X: Any, n_clusters: int, *, random_state: Any = None,
                      **params: Any) -> np.ndarray:
     """Labels of one :class:`Consensus` fit (the evaluation protocol's ``labels`` hook)."""
     return Consensus(n_clusters, random_state=random_state, **params).fit(X).labels_
+
+
+def consensus_embedder(random_state: Any = None, **params: Any) -> Consensus:
+    """A :class:`Consensus` as an embedding for the classification protocol: its
+    ``transform`` (the unit-length consensus coordinates, ``n_clusters`` columns). The
+    registry fixes ``n_clusters=10``, the width of the other 10-axis columns (MCA, FAMD),
+    without looking at the classes."""
+    return Consensus(random_state=random_state, **params)

@@ -249,3 +249,9 @@ for _net in ("ae", "attention", "transformer", "ft-transformer"):
 register_method("consensus", labels="catembed.cluster.consensus:consensus_labels", random=True,
                 description="Consensus: stability-weighted evidence accumulation over CDE, "
                 "MCA, LCME, IDF and one-hot k-means runs")
+# its consensus coordinates as an embedding (the classification tables): 10 clusters, the
+# width of the 10-axis columns, chosen without the classes
+register_method("consensus-embedding", embedding="catembed.cluster.consensus:consensus_embedder",
+                random=True, params={"n_clusters": 10},
+                description="Consensus coordinates (10 clusters: 10 unit-length spectral axes "
+                "of the members' co-association)")
