@@ -122,3 +122,26 @@ def test_plain_csv_report_reads_codes_as_categories(tmp_path):
                  "-q", "-o", str(out)]) == 0
     text = re.sub(r"<[^>]+>", " ", out.read_text(encoding="utf-8"))
     assert re.search(r"attributes\s+3\s", text) and re.search(r"values\s+9\s", text)
+
+
+def test_report_consensus_section():
+    from catembed.datasets import load_dataset
+    from catembed.report import consensus_summary
+
+    data = load_dataset("soybean_small", preset="categorical")
+    rep = build_report(data.features, data.labels.to_numpy(), name="soybean_small",
+                       methods=[], quiet=True)
+    c = rep.consensus
+    assert c["k"] == 4 and [m["member"] for m in c["members"]] == [
+        "cde", "mca", "lcme", "idf", "onehot"]
+    assert abs(sum(m["weight"] for m in c["members"]) - 1.0) < 1e-9
+    assert all(0.0 <= m["stability"] <= 1.0 for m in c["members"])
+    assert sum(c["sizes"]) == 47 and c["ari_target"] == 1.0  # soybean_small's 4 classes
+    page = render_html(rep)
+    assert "Label-free consensus (k = 4)" in page and "<table class=\"consensus" in page
+    assert "ARI with the classes 1.000" in page
+    # a table Consensus refuses: a note, not a failure
+    one_row_kind = data.features.iloc[:, :1].assign(**{data.features.columns[0]: "a"})
+    assert "error" in consensus_summary(one_row_kind, 3, 0)
+    assert "consensus" not in build_report(data.features, name="s", methods=[], quiet=True,
+                                           consensus=False).timings

@@ -13,6 +13,10 @@ as base64 PNG; the page itself is :mod:`catembed.report_html`) with
   k-means cluster and, with a target, by class;
 * cluster profiles (:func:`cluster_profiles`): each cluster's over-represented values with
   their lift, as a table;
+* the label-free consensus (:class:`catembed.cluster.Consensus`) with the same ``k``: its
+  members, each member's stability (mean ARI between its k-means runs), weight and agreement
+  with the consensus, and the consensus' agreement with the k-means clusters above (and,
+  with a target, with the classes; the fit never sees them);
 * with a target, the methods side by side (F-score / NMI / ACC, mean +- std over ``--runs``
   runs of the papers' clustering protocol) beside the paper's figure for the same data set
   where one of the paper tables (``catembed bench --list``) has it.
@@ -40,8 +44,8 @@ from typing import Any
 from .profiles import cluster_profiles
 from .report_html import render_html
 
-__all__ = ["ReportData", "build_report", "cluster_profiles", "register", "render_html",
-           "write_report"]
+__all__ = ["ReportData", "build_report", "cluster_profiles", "consensus_summary", "register",
+           "render_html", "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
 
@@ -60,6 +64,8 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     # the interactive value map: x, y, column (index into columns), value, count, colours
     value_points: dict[str, Any] = field(default_factory=dict)
+    # the label-free consensus: k, members (name, stability, weight, agreement), ARIs
+    consensus: dict[str, Any] = field(default_factory=dict)
 
 
 def _png(fig: Any) -> str:
@@ -169,7 +175,8 @@ def _value_points(est: Any) -> dict[str, Any]:
 
 def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "cde",
                  methods: list[str] | None = None, runs: int = 3, n_clusters: int | None = None,
-                 object_map: str = "pca", seed: int = 0, quiet: bool = False) -> ReportData:
+                 object_map: str = "pca", seed: int = 0, quiet: bool = False,
+                 consensus: bool = True) -> ReportData:
     """Fit, cluster, project and compare; returns what :func:`write_report` renders.
 
     Parameters
@@ -193,6 +200,8 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     seed : int, default=0
     quiet : bool
         No progress bar.
+    consensus : bool, default=True
+        Fit :class:`catembed.cluster.Consensus` with the same ``k`` and show its members.
     """
     import matplotlib
 
@@ -215,6 +224,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     if y is None:
         methods = []
     steps = ["statistics", "embedding", "clustering", "value map", "object map", "profiles"]
+    steps += ["consensus"] if consensus else []
     steps += ["comparison"] if methods else []
     bar = tqdm(total=len(steps), desc="report", unit="step", file=sys.stderr,
                disable=True if quiet else None, leave=False)
@@ -278,6 +288,9 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     plot.profiles(X, clusters, top=3, ax=ax)
     data.figures["Cluster profiles"] = _png(fig)
     done("profiles")
+    if consensus:
+        data.consensus = consensus_summary(X, int(k), seed, clusters, y)
+        done("consensus")
     if methods:
         from .evaluation.protocol import run_clustering
 
@@ -308,6 +321,45 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
         done("comparison")
     bar.close()
     return data
+
+
+def consensus_summary(X: Any, k: int, seed: int, clusters: Any = None,
+                      y: Any = None) -> dict[str, Any]:
+    """What the report shows of a :class:`~catembed.cluster.Consensus` fit with ``k``
+    clusters: its members with their stability, weight and agreement, the members left out,
+    the cluster sizes and the ARI of the consensus with ``clusters`` (the k-means clusters
+    of the maps) and with ``y``; ``{"error": message}`` when the table is refused."""
+    import warnings
+
+    import numpy as np
+    from sklearn.metrics import adjusted_rand_score
+
+    from ._validation import CatEmbedError
+    from .cluster.consensus import Consensus
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = Consensus(k, random_state=seed).fit(X)
+    except CatEmbedError as exc:
+        return {"k": k, "error": str(exc)}
+    out: dict[str, Any] = {
+        "k": k,
+        "members": [{"member": m, "stability": float(s), "weight": float(w),
+                     "agreement": float(a)}
+                    for m, s, w, a in zip(model.members_, model.member_stability_,
+                                          model.member_weights_, model.member_agreement_,
+                                          strict=True)],
+        "failed": list(model.failed_members_),
+        "sizes": np.bincount(model.labels_, minlength=k).tolist(),
+        "numeric": list(model.numeric_features_),
+    }
+    if clusters is not None:
+        out["ari_kmeans"] = float(adjusted_rand_score(clusters, model.labels_))
+    if y is not None:
+        out["ari_target"] = float(adjusted_rand_score(np.asarray(y).astype(str),
+                                                      model.labels_))
+    return out
 
 
 def write_report(data: ReportData, path: str | os.PathLike) -> Path:
@@ -347,7 +399,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     data = build_report(X, y, name=name, method=args.method, methods=methods, runs=args.runs,
                         n_clusters=args.clusters, object_map=args.map, seed=args.seed,
-                        quiet=args.quiet)
+                        quiet=args.quiet, consensus=not args.no_consensus)
     data.timings = {"read": t_read, **data.timings}
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")
     write_report(data, out)
@@ -403,5 +455,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
                    "$CATEMBED_DATA, then $CATEMBED_SHARED/datasets, then the bundled sets)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--no-consensus", action="store_true",
+                   help="leave out the label-free consensus section (catembed.cluster."
+                   "Consensus with the same k)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_cmd_report)

@@ -172,6 +172,31 @@ def _comparison(data: Any) -> list[str]:
     return out
 
 
+def _consensus(c: dict[str, Any]) -> list[str]:
+    """The label-free consensus section: its members, their stability, weight, agreement."""
+    out = [f"<h2>Label-free consensus (k = {c['k']})</h2>"]
+    if "error" in c:
+        return out + [f"<p class=\"note\">Not fitted: {html.escape(c['error'])}</p>"]
+    rows = [[m["member"], round(m["stability"], 3), round(m["weight"], 3),
+             round(m["agreement"], 3)] for m in c["members"]]
+    out.append(table_html(["member", "stability", "weight", "agreement"], rows, "consensus"))
+    facts = [f"cluster sizes {', '.join(map(str, c['sizes']))}"]
+    if "ari_kmeans" in c:
+        facts.append(f"ARI with the k-means clusters above {c['ari_kmeans']:.3f}")
+    if "ari_target" in c:
+        facts.append(f"ARI with the classes {c['ari_target']:.3f} (not used in the fit)")
+    if c.get("failed"):
+        facts.append(f"left out (refused on this table): {', '.join(c['failed'])}")
+    if c.get("numeric"):
+        facts.append(f"numeric columns in 5 quantile bins: {', '.join(c['numeric'])}")
+    out.append("<p class=\"note\">catembed.cluster.Consensus: every member's k-means runs "
+               "on its own resamples, combined by stability-weighted evidence accumulation. "
+               "Stability: mean ARI between a member's runs (no labels); weight: its "
+               "stability, normalised to sum 1; agreement: mean ARI of its runs with the "
+               f"consensus. {html.escape('; '.join(facts))}.</p>")
+    return out
+
+
 def render_html(data: Any) -> str:
     """The page as one HTML string (no external resource)."""
     from ._version import __version__
@@ -197,6 +222,8 @@ def render_html(data: Any) -> str:
                          "cluster). Click a column head to sort.</p>")
             parts.append(table_html(["cluster", "rows", "attribute", "value", "in cluster",
                                      "overall", "lift"], rows, "profiles"))
+        if title == "Cluster profiles" and getattr(data, "consensus", None):
+            parts.extend(_consensus(data.consensus))
         if title == "Methods side by side":
             parts.extend(_comparison(data))
     parts.append("<h2>Run</h2>")
