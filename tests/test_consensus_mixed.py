@@ -150,3 +150,26 @@ def test_consensus_embedding_in_the_classification_tables():
     for t, n in (("cdepp-5", 1), ("cdepp-8", 1), ("untie-5", 4)):
         cols = json.loads((tables / f"{t}.json").read_text())["columns"]
         assert sum(c["method"] == "consensus-embedding" and c["extra"] for c in cols) == n
+
+
+def test_dask_frame_fits_in_one_pass_with_in_memory_labels(mixed):
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    df, _ = mixed
+    seen = []
+
+    def counted(part):
+        if len(part):
+            seen.append(len(part))
+        return part
+
+    ddf = dd.from_pandas(df, npartitions=3).map_partitions(counted, meta=df.iloc[:0])
+    with dask.config.set(scheduler="synchronous"):
+        model = Consensus(4, random_state=0, n_init=3).fit(ddf)
+    assert sorted(seen) == sorted([200, 200, 200])  # every partition read once
+    ref = Consensus(4, random_state=0, n_init=3).fit(df)
+    np.testing.assert_array_equal(model.labels_, ref.labels_)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(model.predict(dd.from_pandas(df, npartitions=2)),
+                                      ref.labels_)

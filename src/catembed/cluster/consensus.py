@@ -68,6 +68,15 @@ _MEMBER_CLASSES = {
 }
 
 
+def _gather(X: Any) -> Any:
+    """A Dask frame or array as pandas / NumPy: its partitions computed once, in order.
+    Consensus labels every row (its memory is ``O(n)`` whatever the input), so the rows are
+    gathered rather than streamed; the fit is then the in-memory one, label for label."""
+    if type(X).__module__.startswith("dask") and hasattr(X, "compute"):
+        return X.compute()
+    return X
+
+
 def _member_class(name: str) -> type:
     if name not in _MEMBER_CLASSES:
         raise CatEmbedError(
@@ -256,9 +265,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             return self._fit(X, names)
 
     def _fit(self, X: Any, names: list[str]) -> Consensus:
-        if type(X).__module__.startswith("dask"):
-            raise CatEmbedError("Consensus needs the rows in memory (it labels every row); "
-                                "call .compute() on the Dask frame first.")
+        X = _gather(X)
         df = self._table(X, reset=True)
         cat, numeric = self._split_columns(df)
         self.n_features_in_ = df.shape[1]
@@ -409,7 +416,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def _runs_of(self, X: Any) -> list[list[np.ndarray]]:
         check_is_fitted(self, "labels_")
-        df = self._table(X, reset=False)
+        df = self._table(_gather(X), reset=False)
         if getattr(self, "feature_names_in_", None) is None:
             df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
                 self.feature_names_) else list(df.columns), axis=1)
