@@ -1,4 +1,4 @@
-"""Average ranks of every column of one or more bench runs, as one Markdown table.
+"""Average ranks of every column of one or more bench runs, as Markdown tables.
 
 Reads the JSON that ``catembed bench --table ID --json`` prints. Runs of the same table
 (e.g. a run of some columns and a later run of others, same seeds and runs) are merged
@@ -7,10 +7,20 @@ columns are ranked (1 = best, ties share the mean rank, Demsar 2006) and the ran
 each column's mean score over the same sets is shown beside its rank. A later file's cell
 replaces an earlier one's for the same data set and column (list partial runs first).
 
-With runs of more than one table, a last row ranks the columns that every table has on all
-those tables' sets pooled (the issue 12 goal: the best average rank over all sets).
+With runs of more than one table, the tables are pooled (the issue 26 acceptance): every
+(table, data set) is one set, the columns that scored there ranked among themselves, and each
+method
+(the registry name of a column, with its clusterer when that is not k-means, so that
+"CDE" of one table and "CDE" of another are one method) gets
 
-Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...]``
+* its average rank over the sets it appears in (and their number),
+* how many of those sets put it in the bottom third (rank > 2/3 of the set's columns),
+* how many of them it scores within 0.05 of the set's best column.
+
+``--focus LABEL`` adds one line per set for that column: its score, the best column and its
+score, the gap, its rank among the set's columns.
+
+Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...] [--focus Consensus]``
 """
 
 from __future__ import annotations
@@ -18,9 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
+
+#: a score at most this far below a set's best counts as "within reach of the best"
+NEAR_BEST = 0.05
 
 
 def _mean(cell: dict, metric: str) -> float:
@@ -31,15 +45,21 @@ def _mean(cell: dict, metric: str) -> float:
     return float("nan") if v is None else float(v)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+")
-    args = ap.parse_args()
+def _key(cell: dict, label: str) -> str:
+    """The method a column runs: its registry name (``+clusterer`` unless k-means or the
+    method's own), else its label."""
+    ours = cell.get("ours") or {}
+    method = ours.get("method") or label
+    clus = ours.get("clusterer")
+    return method if clus in (None, "kmeans", method) else f"{method}+{clus}"
+
+
+def read_runs(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per table: metric, runs, column labels, label -> method key, and the scores
+    ``{data set: {label: mean score}}`` (merged over the documents, later ones winning)."""
     tables: dict[str, dict] = defaultdict(lambda: {"scores": defaultdict(dict), "labels": [],
-                                                   "metric": None, "runs": set()})
-    for path in args.runs:
-        with open(path, encoding="utf-8") as fh:
-            d = json.load(fh)
+                                                   "keys": {}, "metric": None, "runs": set()})
+    for d in docs:
         t = tables[d["table"]]
         t["metric"] = d["metric"]
         t["runs"].add(d["runs"])
@@ -50,33 +70,117 @@ def main() -> None:
                 v = _mean(cell, d["metric"])
                 if np.isfinite(v):
                     t["scores"][row["dataset"]][lab] = v
+                    t["keys"][lab] = _key(cell, lab)
                     if lab not in t["labels"]:
                         t["labels"].append(lab)
+    return dict(tables)
+
+
+def table_ranks(t: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+    """``(labels, mean rank, mean score, sets)`` over the sets where every column scored."""
+    labels = t["labels"]
+    full = [s for s in t["scores"].values() if all(lab in s for lab in labels)]
+    if not full:
+        return labels, np.array([]), np.array([]), 0
+    ranks = [rankdata([-s[lab] for lab in labels]) for s in full]
+    score = np.mean([[s[lab] for lab in labels] for s in full], axis=0)
+    return labels, np.mean(ranks, axis=0), score, len(full)
+
+
+def set_rows(tables: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per (table, data set) with at least two scored columns: the labels, method
+    keys, scores and ranks of the columns that scored there (a column that failed on a set
+    is left out of that set, not the set out of the pool)."""
+    out = []
+    for tid, t in tables.items():
+        for ds, s in t["scores"].items():
+            labels = [lab for lab in t["labels"] if lab in s]
+            if len(labels) < 2:
+                continue
+            scores = np.array([s[lab] for lab in labels])
+            out.append({"table": tid, "dataset": ds, "labels": labels,
+                        "keys": [t["keys"][lab] for lab in labels], "scores": scores,
+                        "ranks": rankdata(-scores)})
+    return out
+
+
+def pooled(sets: list[dict[str, Any]], near: float = NEAR_BEST) -> list[dict[str, Any]]:
+    """Per method over the pooled sets: mean rank, sets, bottom-third and near-best counts,
+    best mean rank first."""
+    acc: dict[str, dict[str, Any]] = {}
+    for s in sets:
+        n = len(s["labels"])
+        best = float(s["scores"].max())
+        for lab, key, score, rank in zip(s["labels"], s["keys"], s["scores"], s["ranks"],
+                                         strict=True):
+            a = acc.setdefault(key, {"method": key, "label": lab, "ranks": [], "bottom": 0,
+                                     "near": 0})
+            a["ranks"].append(float(rank))
+            a["bottom"] += int(rank > 2.0 * n / 3.0)
+            a["near"] += int(score >= best - near - 1e-12)
+    out = [{**a, "sets": len(a["ranks"]), "mean_rank": float(np.mean(a["ranks"]))}
+           for a in acc.values()]
+    return sorted(out, key=lambda a: (a["mean_rank"], a["method"]))
+
+
+def focus_rows(sets: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+    """Per set holding the column ``label``: its score, the best other column, gap, rank."""
+    out = []
+    for s in sets:
+        if label not in s["labels"]:
+            continue
+        i = s["labels"].index(label)
+        others = [j for j in range(len(s["labels"])) if j != i]
+        j = max(others, key=lambda j: s["scores"][j])
+        out.append({"table": s["table"], "dataset": s["dataset"],
+                    "score": float(s["scores"][i]), "best": s["labels"][j],
+                    "best_score": float(s["scores"][j]),
+                    "gap": float(s["scores"][i] - s["scores"][j]),
+                    "rank": float(s["ranks"][i]), "columns": len(s["labels"])})
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--focus", help="a column label: one line per set (score vs the best)")
+    args = ap.parse_args(argv)
+    docs = []
+    for path in args.runs:
+        with open(path, encoding="utf-8") as fh:
+            docs.append(json.load(fh))
+    tables = read_runs(docs)
     print("| table | metric | runs | sets ranked "
           "| average rank, 1 = best (mean score on those sets) |")
     print("|---|---|---:|---:|---|")
     for tid, t in tables.items():
-        labels = t["labels"]
-        full = [s for s in t["scores"].values() if all(lab in s for lab in labels)]
-        ranks = [rankdata([-s[lab] for lab in labels]) for s in full]
-        if not ranks:
+        labels, mean, score, n = table_ranks(t)
+        if not n:
             continue
-        mean = np.mean(ranks, axis=0)
-        score = np.mean([[s[lab] for lab in labels] for s in full], axis=0)
         order = np.argsort(mean, kind="stable")
         cells = ", ".join(f"{labels[i]} {mean[i]:.2f} ({score[i]:.3f})" for i in order)
         print(f"| {tid} | {t['metric']} | {'/'.join(map(str, sorted(t['runs'])))} | "
-              f"{len(ranks)} | {cells} |")
-    if len(tables) > 1:
-        common = [lab for lab in next(iter(tables.values()))["labels"]
-                  if all(lab in t["labels"] for t in tables.values())]
-        full = [s for t in tables.values() for s in t["scores"].values()
-                if all(lab in s for lab in common)]
-        if common and full:
-            mean = np.mean([rankdata([-s[lab] for lab in common]) for s in full], axis=0)
-            order = np.argsort(mean, kind="stable")
-            cells = ", ".join(f"{common[i]} {mean[i]:.2f}" for i in order)
-            print(f"| all, pooled | - | - | {len(full)} | {cells} |")
+              f"{n} | {cells} |")
+    sets = set_rows(tables)
+    if len(tables) > 1 and sets:
+        print()
+        print(f"Pooled over {len(sets)} (table, data set) pairs of {', '.join(tables)}: each "
+              "set's columns ranked among themselves (1 = best).")
+        print()
+        print(f"| method | label | sets | average rank | bottom third | within "
+              f"{NEAR_BEST:.2f} of the best |")
+        print("|---|---|---:|---:|---:|---:|")
+        for a in pooled(sets):
+            print(f"| {a['method']} | {a['label']} | {a['sets']} | {a['mean_rank']:.2f} | "
+                  f"{a['bottom']} | {a['near']} |")
+    if args.focus:
+        print()
+        print(f"| table | data set | {args.focus} | best other column | its score | gap | "
+              "rank / columns |")
+        print("|---|---|---:|---|---:|---:|---:|")
+        for r in focus_rows(sets, args.focus):
+            print(f"| {r['table']} | {r['dataset']} | {r['score']:.3f} | {r['best']} | "
+                  f"{r['best_score']:.3f} | {r['gap']:+.3f} | {r['rank']:g} / {r['columns']} |")
 
 
 if __name__ == "__main__":
