@@ -173,3 +173,26 @@ def test_dask_frame_fits_in_one_pass_with_in_memory_labels(mixed):
     with dask.config.set(scheduler="synchronous"):
         np.testing.assert_array_equal(model.predict(dd.from_pandas(df, npartitions=2)),
                                       ref.labels_)
+
+
+def test_cli_cluster_numeric_discretize(tmp_path, capsys):
+    from catembed import cli
+
+    df, groups = synthetic.planted_mixed(300, n_categorical=2, n_numeric=3, purity=0.5,
+                                         separation=2.0, seed=4)
+    src = tmp_path / "mixed.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "labels.csv"
+    assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "discretize", "-o",
+                     str(out), "-q"]) == 0
+    import pandas as pd
+
+    binned = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
+    # default: a plain file's columns are categories, each distinct number a value
+    assert cli.main(["cluster", str(src), "-k", "4", "-o", str(out), "-q"]) == 0
+    as_text = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
+    assert binned > 0.35 and binned > as_text + 0.1, (binned, as_text)
+    # numbers only: binned too (never read as integer codes)
+    assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "discretize", "--drop",
+                     "c0,c1", "-o", str(out), "-q"]) == 0
+    assert len(pd.read_csv(out)) == 300

@@ -26,6 +26,8 @@ examples:
   catembed cluster soybean_small -k 4 -o labels.csv
       a bundled data set: its target is copied beside the labels, not clustered
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
+  catembed cluster DIR/heart_cleveland -k 5 --numeric discretize
+      a mixed table: its numeric columns in 5 quantile bins
 
 the summary lists each member's stability (mean ARI between its k-means runs), its weight in
 the consensus and its agreement (mean ARI of its runs with the consensus labels); with a
@@ -38,19 +40,26 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     from .cluster.consensus import Consensus
 
     t0 = time.perf_counter()
-    args.numeric, args.save_model = "drop", None
+    import pandas as pd
+
+    args.save_model = None
     spec = resolve_input(args.input)
     check_outputs(args, spec)
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
-    features = [c for c in roles.features if c not in roles.numeric]
+    numeric = roles.numeric if args.numeric == "discretize" else []
+    features = [c for c in roles.features if c not in roles.numeric or c in numeric]
     after = [roles.target] if roles.target else []
     used = roles.ids + features + after
     check_ragged(args, spec)
-    frame = io.read_table(spec.path, columns=used, text_columns=used)
+    frame = io.read_table(spec.path, columns=used,
+                          text_columns=[c for c in used if c not in numeric])
+    for c in numeric:  # numbers (Consensus cuts them into 5 quantile bins), never codes
+        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("float64")
     members = split_list(args.members) or None
     model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
-                      random_state=args.seed)
+                      random_state=args.seed, categorical_features=[
+                          c for c in features if c not in numeric])
     labels = model.fit(frame[features]).labels_
     out = frame[roles.ids].copy()
     out["cluster"] = labels
@@ -102,6 +111,10 @@ def register(sub: Any) -> None:
                    help="class column: kept out of the fit, copied to the output (default: a "
                    "data-set folder's target)")
     p.add_argument("--drop", metavar="COLS", help="comma-separated columns to leave out")
+    p.add_argument("--numeric", choices=["drop", "discretize"], default="drop",
+                   help="numeric columns (a data-set folder's, or those whose values all "
+                   "parse as numbers in a plain file): left out (default), or cut into 5 "
+                   "quantile bins clustered as values")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",
