@@ -13,7 +13,9 @@ method
 (the registry name of a column, with its clusterer when that is not k-means, so that
 "CDE" of one table and "CDE" of another are one method) gets
 
-* its average rank over the sets it appears in (and their number),
+* its average rank over the sets it appears in (and their number), and its average scaled
+  rank ``(rank - 1) / (columns - 1)`` (0 = best, 1 = worst: sets with many columns weigh
+  no more than sets with few),
 * how many of those sets put it in the bottom third (rank > 2/3 of the set's columns),
 * how many of them it scores within 0.05 of the set's best column.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
 from typing import Any
 
@@ -113,13 +116,14 @@ def pooled(sets: list[dict[str, Any]], near: float = NEAR_BEST) -> list[dict[str
         best = float(s["scores"].max())
         for lab, key, score, rank in zip(s["labels"], s["keys"], s["scores"], s["ranks"],
                                          strict=True):
-            a = acc.setdefault(key, {"method": key, "label": lab, "ranks": [], "bottom": 0,
-                                     "near": 0})
+            a = acc.setdefault(key, {"method": key, "label": lab, "ranks": [], "scaled": [],
+                                     "bottom": 0, "near": 0})
             a["ranks"].append(float(rank))
+            a["scaled"].append((float(rank) - 1.0) / (n - 1.0))
             a["bottom"] += int(rank > 2.0 * n / 3.0)
             a["near"] += int(score >= best - near - 1e-12)
-    out = [{**a, "sets": len(a["ranks"]), "mean_rank": float(np.mean(a["ranks"]))}
-           for a in acc.values()]
+    out = [{**a, "sets": len(a["ranks"]), "mean_rank": float(np.mean(a["ranks"])),
+            "mean_scaled": float(np.mean(a["scaled"]))} for a in acc.values()]
     return sorted(out, key=lambda a: (a["mean_rank"], a["method"]))
 
 
@@ -146,9 +150,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--focus", help="a column label: one line per set (score vs the best)")
     args = ap.parse_args(argv)
     docs = []
-    for path in args.runs:
-        with open(path, encoding="utf-8") as fh:
-            docs.append(json.load(fh))
+    for path in args.runs:  # a run still going (empty file) or killed is skipped, said so
+        try:
+            with open(path, encoding="utf-8") as fh:
+                docs.append(json.load(fh))
+        except (OSError, ValueError) as exc:
+            print(f"rank_tables: skipping {path}: {exc}", file=sys.stderr)
     tables = read_runs(docs)
     print("| table | metric | runs | sets ranked "
           "| average rank, 1 = best (mean score on those sets) |")
@@ -167,12 +174,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"Pooled over {len(sets)} (table, data set) pairs of {', '.join(tables)}: each "
               "set's columns ranked among themselves (1 = best).")
         print()
-        print(f"| method | label | sets | average rank | bottom third | within "
+        print(f"| method | label | sets | average rank | scaled rank | bottom third | within "
               f"{NEAR_BEST:.2f} of the best |")
-        print("|---|---|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|")
         for a in pooled(sets):
             print(f"| {a['method']} | {a['label']} | {a['sets']} | {a['mean_rank']:.2f} | "
-                  f"{a['bottom']} | {a['near']} |")
+                  f"{a['mean_scaled']:.2f} | {a['bottom']} | {a['near']} |")
     if args.focus:
         print()
         print(f"| table | data set | {args.focus} | best other column | its score | gap | "

@@ -50,6 +50,7 @@ def test_pooled_ranks_and_counts():
     assert got["consensus"]["ranks"] == [2.0, 2.0] and got["consensus"]["mean_rank"] == 2.0
     assert got["cde"]["ranks"] == [1.0, 2.0] and got["cde+spectral"]["sets"] == 1
     assert got["idf"]["ranks"] == [3.0, 1.0]
+    assert got["consensus"]["mean_scaled"] == pytest.approx((1 / 2 + 1 / 3) / 2)
     # bottom third: rank > 2n/3 -> idf on t1/s1 (3 > 2), cde on t1/s2 (2 > 4/3),
     # naive-kmeans on t2/s1 (4 > 8/3); mca's 3 > 8/3 too
     assert {m: a["bottom"] for m, a in got.items()} == {
@@ -72,7 +73,7 @@ def test_focus_rows_and_main(tmp_path, capsys):
         Path(paths[-1]).write_text(json.dumps(d))
     rank_tables.main([*paths, "--focus", "Consensus"])
     out = capsys.readouterr().out
-    assert "| consensus | Consensus | 2 | 2.00 | 0 | 2 |" in out
+    assert "| consensus | Consensus | 2 | 2.00 | 0.42 | 0 | 2 |" in out
     assert "| t2 | s1 | 0.650 | CDE-G | 0.700 | -0.050 | 2 / 4 |" in out
     assert "| t1 | nmi | 5 | 1 | CDE 1.00 (0.500), Consensus 2.00 (0.480), IDF 3.00 (0.200) |" \
         in out
