@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from .._model_checks import bad, check_array, check_categories
 from ..persist import _decode_value, _encode_value
@@ -24,6 +25,7 @@ __all__ = ["consensus_state", "restore_consensus_state"]
 
 def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
     """``(members, arrays, metadata)`` of a fitted Consensus."""
+    check_is_fitted(model, "labels_")
     arrays: dict[str, np.ndarray] = {
         "stability": np.asarray(model.member_stability_, dtype=np.float64),
         "weights": np.asarray(model.member_weights_, dtype=np.float64),

@@ -51,6 +51,7 @@ from .._validation import (
     select_categorical,
 )
 from ..stats import ValueStatistics, encode, factorize
+from . import _consensus_state as _state
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
 
@@ -473,16 +474,11 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         return est
 
     def _composite_state(self) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
-        from ._consensus_state import consensus_state
-
-        check_is_fitted(self, "labels_")
-        return consensus_state(self)
+        return _state.consensus_state(self)  # catembed.persist's hook for composite models
 
     def _restore_composite(self, path: str, parts: list[Any], arrays: dict[str, np.ndarray],
                            meta: dict[str, Any]) -> None:
-        from ._consensus_state import restore_consensus_state
-
-        restore_consensus_state(self, path, parts, arrays, meta)
+        _state.restore_consensus_state(self, path, parts, arrays, meta)
 
     def __sklearn_tags__(self):  # noqa: D105
         return categorical_input_tags(super().__sklearn_tags__())
