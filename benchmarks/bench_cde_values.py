@@ -1,17 +1,18 @@
 """CDE's fit as the number of values grows (issue 22 item 3), with UNTIE, CDE++ and LCME.
 
 Planted tables (``synthetic.py``) of 20,000 rows whose total value count ``l`` is 50 (5
-columns x 10 values), 200 (8 x 25), 400 (8 x 50), 800 (8 x 100), 1600 (16 x 100) and 3000
+columns x 10 values), 100 (5 x 20), 200 (8 x 25), 400 (8 x 50), 800 (8 x 100), 1600 (16 x 100) and 3000
 (30 x 100). Each fit runs in its own child process, which reports the fit time and its peak
 resident memory (``ru_maxrss``, the whole process: Python, the libraries and the table
 included). For CDE the old path (``CDE._legacy_fit``: scikit-learn k-means per granularity,
 SVD of the dense indicator) and the new one run one after the other for each ``l``, so the
 two see the same machine load; compare the ratio rather than the seconds on a busy machine.
-A fit that runs past ``--timeout`` seconds is reported as such and left out of the growth
-exponent (the least-squares slope of log time against log ``l``).
+A fit that runs past ``--timeout`` seconds is reported as such, the method's larger sizes are
+not run, and it is left out of the growth exponents: the least-squares slopes of log time,
+and of log fit memory (peak RSS less the RSS before the fit), against log ``l``.
 
 Usage: ``python benchmarks/bench_cde_values.py [--sizes 50 200 400 800 1600 3000]
-[--old-max 800] [--others UNTIE CDEPlusPlus LCME] [--others-max 3000] [--timeout 300]``
+[--old-max 800] [--others UNTIE CDEPlusPlus LCME] [--others-max 3000] [--timeout 120]``
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import time
 
 import numpy as np
 
-SHAPES = {50: (5, 10), 200: (8, 25), 400: (8, 50), 800: (8, 100), 1600: (16, 100),
-          3000: (30, 100)}
+SHAPES = {50: (5, 10), 100: (5, 20), 200: (8, 25), 400: (8, 50), 800: (8, 100),
+          1600: (16, 100), 3000: (30, 100)}
 
 
 def child(method: str, l: int, legacy: bool) -> None:
@@ -62,8 +63,13 @@ def run(method: str, l: int, legacy: bool, timeout: float) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def slope(rows: list[tuple[int, dict | None]]) -> float:
-    pts = [(l, r["seconds"]) for l, r in rows if r is not None]
+def slope(rows: list[tuple[int, dict | None]], key: str = "seconds") -> float:
+    def value(r: dict) -> float:
+        if key == "seconds":
+            return r["seconds"]
+        return max(r["rss_mb"] - r["rss_before_fit_mb"], 1.0)  # the fit's own memory
+
+    pts = [(l, value(r)) for l, r in rows if r is not None]
     if len(pts) < 2:
         return float("nan")
     x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
@@ -82,7 +88,7 @@ def main() -> None:
     ap.add_argument("--old-max", type=int, default=800)
     ap.add_argument("--others", nargs="*", default=["UNTIE", "CDEPlusPlus", "LCME"])
     ap.add_argument("--others-max", type=int, default=3000)
-    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]), args.legacy)
@@ -100,7 +106,8 @@ def main() -> None:
         old_s = fmt(old) if l <= args.old_max else "not run"
         print(f"  {l:5d} | {old_s:>20} | {fmt(new):>20} | {ratio}  "
               f"(load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"  growth exponent: old {slope(old_rows):.2f}, new {slope(new_rows):.2f}")
+    print(f"  growth exponent, time: old {slope(old_rows):.2f}, new {slope(new_rows):.2f}; "
+          f"fit memory: old {slope(old_rows, 'rss'):.2f}, new {slope(new_rows, 'rss'):.2f}")
     for method in args.others:
         rows = []
         print(f"{method} fit, 20,000 rows:")
@@ -110,7 +117,10 @@ def main() -> None:
             r = run(method, l, False, args.timeout)
             rows.append((l, r))
             print(f"  {l:5d} | {fmt(r):>20}  (load {os.getloadavg()[0]:.1f})", flush=True)
-        print(f"  growth exponent: {slope(rows):.2f}")
+            if r is None:
+                print(f"  stopped: l = {l} ran past {args.timeout:.0f} s")
+                break
+        print(f"  growth exponent, time: {slope(rows):.2f}; fit memory: {slope(rows, 'rss'):.2f}")
 
 
 if __name__ == "__main__":
