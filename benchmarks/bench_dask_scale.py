@@ -82,9 +82,10 @@ def _reset_peak() -> int:
 
 
 def _warm_up() -> None:
-    import catembed  # noqa: F401
     import pandas  # noqa: F401
     import pyarrow.parquet  # noqa: F401
+
+    import catembed  # noqa: F401
 
 
 def _peak_mb() -> float:
@@ -130,6 +131,38 @@ def phase(client, name: str, work) -> dict:
     return row
 
 
+def in_memory(data: Path, root: Path, args) -> list[dict]:
+    """The same fit and transform in one process from pandas (no Dask): the baseline."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import catembed
+
+    out = []
+    first = args.methods[0]
+    _reset_peak()
+    t0 = time.perf_counter()
+    frame = pd.read_parquet(data)
+    est = getattr(catembed, first)(n_components=args.n_components,
+                                   **({"random_state": 0} if first == "CDE" else {})).fit(frame)
+    out.append({"phase": f"in-memory fit {first}", "wall_s": time.perf_counter() - t0,
+                "client_peak_mb": _peak_mb()})
+    t0 = time.perf_counter()
+    z = est.transform(frame)
+    names = [str(n) for n in est.get_feature_names_out()]
+    pq.write_table(pa.table({n: z[:, i] for i, n in enumerate(names)}),
+                   root / f"inmem_{first}_{args.rows}.parquet")
+    out.append({"phase": f"in-memory transform {first}", "wall_s": time.perf_counter() - t0,
+                "client_peak_mb": _peak_mb()})
+    (root / f"inmem_{first}_{args.rows}.parquet").unlink()
+    for row in out:
+        print(f"  {row['phase']:24s} wall {row['wall_s']:7.1f} s | peak RSS "
+              f"{row['client_peak_mb']:.0f} MB (read included)  (load {os.getloadavg()[0]:.1f})",
+              flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=10_000_000)
@@ -140,6 +173,8 @@ def main() -> None:
     ap.add_argument("--memory-limit", default="3GiB")
     ap.add_argument("--data", default="/work/runs/s2-dask/dask_scale")
     ap.add_argument("--json", default=None, help="write the figures to this file")
+    ap.add_argument("--in-memory", action="store_true",
+                    help="also fit and transform in this process, from pandas (the baseline)")
     ap.add_argument("--cleanup", action="store_true", help="delete data and outputs at the end")
     args = ap.parse_args()
 
@@ -192,6 +227,8 @@ def main() -> None:
         print(f"  output: {n_out:,} rows x {args.n_components} float32, {written:.0f} MB",
               flush=True)
         rows.append(row)
+    if args.in_memory:
+        rows.extend(in_memory(data, root, args))
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": args.rows, "files": n_files,
                                                "phases": rows}, indent=1))
