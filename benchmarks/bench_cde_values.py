@@ -78,6 +78,14 @@ def slope(rows: list[tuple[int, dict | None]], key: str = "seconds") -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
+def local(rows: list[tuple[int, dict | None]]) -> str:
+    """The slope of log time between the last two sizes (where a growth law takes over)."""
+    if len(rows) < 2 or rows[-1][1] is None or rows[-2][1] is None:
+        return "    "
+    (l0, a), (l1, b) = rows[-2], rows[-1]
+    return f"{np.log(b['seconds'] / a['seconds']) / np.log(l1 / l0):4.2f}"
+
+
 def fmt(r: dict | None) -> str:
     return "timeout" if r is None else f"{r['seconds']:8.2f} s {r['rss_mb']:6.0f} MB"
 
@@ -106,7 +114,8 @@ def main() -> None:
         new_rows.append((l, new))
         ratio = (f"{old['seconds'] / new['seconds']:6.1f}x" if old and new else "")
         old_s = fmt(old) if l <= args.old_max else "not run"
-        print(f"  {l:5d} | {old_s:>20} | {fmt(new):>20} | {ratio}  "
+        print(f"  {l:5d} | {old_s:>20} | {fmt(new):>20} | {ratio:>7} | new local exponent "
+              f"{local(new_rows)}  "
               f"(load {os.getloadavg()[0]:.1f})", flush=True)
     print(f"  growth exponent, time: old {slope(old_rows):.2f}, new {slope(new_rows):.2f}; "
           f"fit memory: old {slope(old_rows, 'rss'):.2f}, new {slope(new_rows, 'rss'):.2f}")
@@ -118,7 +127,8 @@ def main() -> None:
                 continue
             r = run(method, l, False, args.timeout)
             rows.append((l, r))
-            print(f"  {l:5d} | {fmt(r):>20}  (load {os.getloadavg()[0]:.1f})", flush=True)
+            print(f"  {l:5d} | {fmt(r):>20} | local exponent {local(rows)}  "
+                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
             if r is None:
                 print(f"  stopped: l = {l} ran past {args.timeout:.0f} s")
                 break
