@@ -1,17 +1,19 @@
 """CDE's fit as the number of values grows (issue 22 item 3), with UNTIE, CDE++ and LCME.
 
 Planted tables (``synthetic.py``) of 20,000 rows whose total value count ``l`` is 50 (5
-columns x 10 values), 200 (8 x 25), 400 (8 x 50), 800 (8 x 100), 1600 (16 x 100) and 3000
-(30 x 100). Each fit runs in its own child process, which reports the fit time and its peak
-resident memory (``ru_maxrss``, the whole process: Python, the libraries and the table
-included). For CDE the old path (``CDE._legacy_fit``: scikit-learn k-means per granularity,
-SVD of the dense indicator) and the new one run one after the other for each ``l``, so the
-two see the same machine load; compare the ratio rather than the seconds on a busy machine.
-A fit that runs past ``--timeout`` seconds is reported as such and left out of the growth
-exponent (the least-squares slope of log time against log ``l``).
+columns x 10 values), 100 (5 x 20), 200 (8 x 25), 400 (8 x 50), 800 (8 x 100), 1600
+(16 x 100), 3000 (30 x 100) and 6000 (60 x 100; not in the default sizes). Each fit runs in
+its own child process, which reports the fit time (wall and CPU) and its peak resident
+memory (``ru_maxrss``, the whole process: Python, the libraries and the table included).
+For CDE the old path (``CDE._legacy_fit``: scikit-learn k-means per granularity, SVD of the
+dense indicator) and the new one run one after the other for each ``l``, so the two see the
+same machine load; compare the ratio rather than the seconds on a busy machine.
+A fit that runs past ``--timeout`` seconds is reported as such, the method's larger sizes are
+not run, and it is left out of the growth exponents: the least-squares slopes of log time,
+and of log fit memory (peak RSS less the RSS before the fit), against log ``l``.
 
 Usage: ``python benchmarks/bench_cde_values.py [--sizes 50 200 400 800 1600 3000]
-[--old-max 800] [--others UNTIE CDEPlusPlus LCME] [--others-max 3000] [--timeout 300]``
+[--old-max 800] [--others UNTIE CDEPlusPlus LCME] [--others-max 3000] [--timeout 120]``
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ import time
 
 import numpy as np
 
-SHAPES = {50: (5, 10), 200: (8, 25), 400: (8, 50), 800: (8, 100), 1600: (16, 100),
-          3000: (30, 100)}
+SHAPES = {50: (5, 10), 100: (5, 20), 200: (8, 25), 400: (8, 50), 800: (8, 100),
+          1600: (16, 100), 3000: (30, 100), 6000: (60, 100)}
 
 
 def child(method: str, l: int, legacy: bool) -> None:
@@ -45,11 +47,12 @@ def child(method: str, l: int, legacy: bool) -> None:
     if legacy:
         est._legacy_fit = True
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     est.fit(X)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "rss_mb": peak, "rss_before_fit_mb": before,
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "rss_mb": peak,
+                      "rss_before_fit_mb": before,
                       "n_values": int(est.stats_.n_values)}))
 
 
@@ -62,12 +65,25 @@ def run(method: str, l: int, legacy: bool, timeout: float) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def slope(rows: list[tuple[int, dict | None]]) -> float:
-    pts = [(l, r["seconds"]) for l, r in rows if r is not None]
+def slope(rows: list[tuple[int, dict | None]], key: str = "seconds") -> float:
+    def value(r: dict) -> float:
+        if key == "seconds":
+            return r["seconds"]
+        return max(r["rss_mb"] - r["rss_before_fit_mb"], 1.0)  # the fit's own memory
+
+    pts = [(l, value(r)) for l, r in rows if r is not None]
     if len(pts) < 2:
         return float("nan")
     x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
     return float(np.polyfit(x, y, 1)[0])
+
+
+def local(rows: list[tuple[int, dict | None]]) -> str:
+    """The slope of log time between the last two sizes (where a growth law takes over)."""
+    if len(rows) < 2 or rows[-1][1] is None or rows[-2][1] is None:
+        return "    "
+    (l0, a), (l1, b) = rows[-2], rows[-1]
+    return f"{np.log(b['seconds'] / a['seconds']) / np.log(l1 / l0):4.2f}"
 
 
 def fmt(r: dict | None) -> str:
@@ -78,11 +94,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=2)
     ap.add_argument("--legacy", action="store_true")
-    ap.add_argument("--sizes", type=int, nargs="+", default=list(SHAPES))
+    ap.add_argument("--sizes", type=int, nargs="+", default=[s for s in SHAPES if s <= 3000])
     ap.add_argument("--old-max", type=int, default=800)
     ap.add_argument("--others", nargs="*", default=["UNTIE", "CDEPlusPlus", "LCME"])
     ap.add_argument("--others-max", type=int, default=3000)
-    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]), args.legacy)
@@ -98,9 +114,11 @@ def main() -> None:
         new_rows.append((l, new))
         ratio = (f"{old['seconds'] / new['seconds']:6.1f}x" if old and new else "")
         old_s = fmt(old) if l <= args.old_max else "not run"
-        print(f"  {l:5d} | {old_s:>20} | {fmt(new):>20} | {ratio}  "
+        print(f"  {l:5d} | {old_s:>20} | {fmt(new):>20} | {ratio:>7} | new local exponent "
+              f"{local(new_rows)}  "
               f"(load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"  growth exponent: old {slope(old_rows):.2f}, new {slope(new_rows):.2f}")
+    print(f"  growth exponent, time: old {slope(old_rows):.2f}, new {slope(new_rows):.2f}; "
+          f"fit memory: old {slope(old_rows, 'rss'):.2f}, new {slope(new_rows, 'rss'):.2f}")
     for method in args.others:
         rows = []
         print(f"{method} fit, 20,000 rows:")
@@ -109,8 +127,12 @@ def main() -> None:
                 continue
             r = run(method, l, False, args.timeout)
             rows.append((l, r))
-            print(f"  {l:5d} | {fmt(r):>20}  (load {os.getloadavg()[0]:.1f})", flush=True)
-        print(f"  growth exponent: {slope(rows):.2f}")
+            print(f"  {l:5d} | {fmt(r):>20} | local exponent {local(rows)}  "
+                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
+            if r is None:
+                print(f"  stopped: l = {l} ran past {args.timeout:.0f} s")
+                break
+        print(f"  growth exponent, time: {slope(rows):.2f}; fit memory: {slope(rows, 'rss'):.2f}")
 
 
 if __name__ == "__main__":

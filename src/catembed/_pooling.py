@@ -186,6 +186,15 @@ def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, fl
     return cells
 
 
+def _duration(seconds: float) -> str:
+    """``"3.2 hours"``, ``"14 minutes"`` or ``"40 s"``."""
+    if seconds >= 7200:
+        return f"{seconds / 3600:.1f} hours"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.0f} s"
+
+
 def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None:
     """The cost check of :func:`check_fit_cost` from the distinct-value counts of the
     factorised columns, before the co-occurrence counts are allocated."""
@@ -243,8 +252,8 @@ def check_fit_cost(
         )
     if seconds > max_seconds:
         raise CatEmbedError(
-            f"{what} would take about {seconds / 3600:.0f} hours (limit "
-            f"{max_seconds / 3600:.1f} hours, CATEMBED_MAX_SECONDS); {hint}."
+            f"{what} would take about {_duration(seconds)} (limit "
+            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}."
         )
     if seconds > 120:
         warnings.warn(

@@ -432,7 +432,19 @@ class CDE(_ValueClusterState, ValueEmbedder):
     # matrix), kept reachable for benchmarks/bench_cde_values.py and the equality tests.
     _legacy_fit = False
 
-    _cost_rate = 1.6e6  # the k-means sweep: measured ~5 s at l = 200 (benchmarks/bench_pooling)
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        """About ten ``l x l`` float64 matrices at once (``M_c``, ``M_o``, their Gram
+        matrices, distances): measured 9-10 ``l^2`` cells of fit memory at l = 3000 and
+        6000 (``benchmarks/bench_cde_values.py``)."""
+        return 10.0 * float(np.sum(sizes)) ** 2
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        """The Gram k-means sweep and the Gram PCA grow as ``l^2`` in the measured range:
+        ``l^2 / 2e6`` seconds, from CPU seconds of ``benchmarks/bench_cde_values.py`` at
+        20,000 rows (l = 3000: 4.4-4.8 s, 6000: 19 s; 2 cores). The ``l^3`` term of the
+        eigensolver is kept at a rate that the measurements did not reach (``1e11``)."""
+        l = float(np.sum(sizes))
+        return l * l / 2e6 + l ** 3 / 1e11
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)

@@ -113,7 +113,10 @@ def pairwise_latent_classes(
     if total <= 0:
         raise CatEmbedError("LCME needs at least two columns with values to couple.")
     N /= total
-    mask = N > 0
+    # the pairs that occur, as flat indices: the log-likelihood sums over them in this order;
+    # Q = N / P is computed densely (N is 0 off the pairs, so Q is too)
+    pairs = np.flatnonzero(N > 0)
+    n_pairs = N.ravel()[pairs]
     p = stats.counts.astype(np.float64) / stats.n_rows
     # canonical value order (column name, then value position): column-order invariant draws
     order = np.lexsort((np.arange(J) - offsets[att],
@@ -132,9 +135,9 @@ def pairwise_latent_classes(
         for step in range(1, int(max_iter) + 1):
             it = step
             P = (theta * pi) @ theta.T
-            Q = np.zeros_like(N)
-            Q[mask] = N[mask] / np.maximum(P[mask], 1e-300)
-            ll = float(N[mask] @ np.log(np.maximum(P[mask], 1e-300)))
+            np.maximum(P, 1e-300, out=P)
+            ll = float(n_pairs @ np.log(P.ravel()[pairs]))
+            Q = np.divide(N, P, out=P)  # P is not needed any more
             A = theta * (Q @ theta) * pi
             pi = A.sum(axis=0)
             pi = pi / pi.sum()
