@@ -155,8 +155,8 @@ class LookupPlan:
             codes = codes.astype(np.int64)
         kernel = _kernel() if n * self.width >= _KERNEL_MIN_CELLS else None
         if kernel is not None:
-            layout = 0 if out.flags.c_contiguous else 2 if out.flags.f_contiguous else 1
-            out1 = out.reshape(-1) if layout == 0 else out[0]
+            layout = 0 if out.flags.c_contiguous else 1
+            out1 = out.reshape(-1) if layout == 0 else out[0]  # the flat row-major view
             block = max(64, min(1024, _TILE_BYTES // (self.width * self.dtype.itemsize)))
             bad = kernel(codes, *self._kernel_args, out, out1, self.combine == "sum", layout,
                          block)

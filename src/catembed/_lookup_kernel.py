@@ -42,7 +42,7 @@ def kernel() -> Any:
         except ImportError:
             return None
         _VCOPY, _VSUM = _vector_ops()
-        _KERNEL = numba.njit(nogil=True)(_gather)
+        _KERNEL = numba.njit(nogil=True, cache=True)(_gather)
     return _KERNEL
 
 
@@ -51,8 +51,9 @@ def _vector_ops() -> tuple[Any, Any]:
     caller keeps in bounds).
 
     ``vcopy(dst, i, src, j)``: ``dst[i:i + L] = src[j:j + L]``.
-    ``vsum(dst, i, src, keys, j)``: ``dst[i:i + L] = src[keys[0] + j : ... + L] + src[keys[1]
-    + j : ...] + ...``, added left to right in a register, stored once.
+    ``vsum(dst, i, src, keys, r, j)``: ``dst[i:i + L] = src[keys[0, r] + j : ... + L] +
+    src[keys[1, r] + j : ...] + ...`` (``keys`` C-contiguous), added left to right in a
+    register, stored once.
     """
     from llvmlite import ir
     from numba import types
@@ -79,27 +80,29 @@ def _vector_ops() -> tuple[Any, Any]:
         return types.void(dst, i, src, j), codegen
 
     @intrinsic
-    def vsum(typingctx, dst, i, src, keys, j):  # noqa: ARG001 - numba's signature
+    def vsum(typingctx, dst, i, src, keys, r, j):  # noqa: ARG001 - numba's signature
         def codegen(context, builder, sig, args):
-            d, di, s, k, sj = args
+            d, di, s, k, row, sj = args
             vec = vector(context, sig.args[0])
             dp = context.make_array(sig.args[0])(context, builder, d).data
             sp = context.make_array(sig.args[2])(context, builder, s).data
             karr = context.make_array(sig.args[3])(context, builder, k)
-            kp = karr.data
             count = builder.extract_value(karr.shape, 0)
+            stride = builder.extract_value(karr.shape, 1)
+            kp = builder.gep(karr.data, [row])
             acc = cgutils.alloca_once(builder, vec)
             first = builder.add(builder.load(kp), sj)
             builder.store(builder.load(at(builder, sp, first, vec), align=1), acc)
             one = ir.Constant(count.type, 1)
             with cgutils.for_range_slice(builder, one, count, one) as (g, _):
-                key = builder.add(builder.load(builder.gep(kp, [g])), sj)
-                row = builder.load(at(builder, sp, key, vec), align=1)
-                builder.store(builder.fadd(builder.load(acc), row), acc)
+                kg = builder.gep(kp, [builder.mul(g, stride)])
+                key = builder.add(builder.load(kg), sj)
+                row_v = builder.load(at(builder, sp, key, vec), align=1)
+                builder.store(builder.fadd(builder.load(acc), row_v), acc)
             builder.store(builder.load(acc), at(builder, dp, di, vec), align=1)
             return context.get_dummy_value()
 
-        return types.void(dst, i, src, keys, j), codegen
+        return types.void(dst, i, src, keys, r, j), codegen
 
     return vcopy, vsum
 
@@ -109,11 +112,13 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
     """Fill ``out`` (n x width) from ``codes`` (n x m); return -1, or a block with a bad code.
 
     Group ``g`` reads attributes ``members[gstart[g]:gstart[g + 1]]`` (sizes ``radix``,
-    the unknown row last), its table starts at ``flat[offsets[g]]`` with ``widths[g]``
-    columns and writes output columns ``col0[g]:col0[g] + widths[g]`` (or adds into all of
-    them when ``is_sum``). ``layout``: 0, the output is C-contiguous and ``out1`` is its flat
-    view, written row by row; otherwise (column-major, or other strides) each block of rows
-    is made in a small row-major tile, then copied column by column into ``out``.
+    the unknown row last), its row-major table starts at ``flat[offsets[g]]`` with
+    ``widths[g]`` columns, and it writes output columns ``col0[g]:col0[g] + widths[g]`` (or
+    adds into all of them when ``is_sum``). ``layout``: 0, the output is C-contiguous and
+    ``out1`` is its flat view, written row by row, 64 bytes at a time; 1 (column-major, or
+    other strides), each block of rows is made in a small row-major tile, then copied
+    column by column into ``out`` (gathering straight into the columns, one scalar per
+    table and cell, measured slower).
     """
     vcopy = _VCOPY
     vsum = _VSUM
@@ -121,8 +126,7 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
     n_groups = offsets.shape[0]
     width = out.shape[1]
     lanes = _ROW_BYTES // flat.itemsize
-    keys = np.empty((block, n_groups), dtype=np.int64)
-    keys_t = keys.T
+    keys = np.empty((n_groups, block), dtype=np.int64)
     tile = np.empty((block if layout else 1, width), dtype=out.dtype)
     tile1 = tile.reshape(-1)
     for s in range(0, n, block):
@@ -130,7 +134,7 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
         b = e - s
         worst = np.uint64(0)  # any code outside -1 .. size - 2 makes code + 1 >= size
         for g in range(n_groups):  # keys: one vectorised pass per attribute
-            kb = keys_t[g]
+            kb = keys[g]
             for p in range(gstart[g], gstart[g + 1]):
                 col = codes[s:e, members[p]]
                 size = np.int64(radix[p])
@@ -147,7 +151,7 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                         kb[i] = kb[i] * size + c + (size & (c >> 63))
                 worst = max(worst, top - np.uint64(size) + np.uint64(1)
                             if top >= np.uint64(size) else np.uint64(0))
-            w = np.int64(widths[g])
+            w = np.int64(widths[g])  # the key's first element in flat
             off = np.int64(offsets[g])
             for i in range(b):
                 kb[i] = off + kb[i] * w
@@ -163,14 +167,13 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
             n_vec = width // lanes
             full = n_vec * lanes
             for i in range(b):
-                kr = keys[i]
                 d = o + i * width
                 for q in range(n_vec):
-                    vsum(dst, d + q * lanes, flat, kr, q * lanes)
+                    vsum(dst, d + q * lanes, flat, keys, i, q * lanes)
                 for c in range(full, width):
-                    v = flat[kr[0] + c]
+                    v = flat[keys[0, i] + c]
                     for g in range(1, n_groups):
-                        v += flat[kr[g] + c]
+                        v += flat[keys[g, i] + c]
                     dst[d + c] = v
         else:
             for g in range(n_groups):  # table by table: one table's rows stay in cache
@@ -178,8 +181,9 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                 n_vec = w // lanes
                 full = n_vec * lanes
                 d = o + col0[g]
+                kb = keys[g]
                 for i in range(b):
-                    k = keys[i, g]
+                    k = kb[i]
                     for q in range(n_vec):
                         vcopy(dst, d + q * lanes, flat, k + q * lanes)
                     for c in range(full, w):
