@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import (
     CDE,
+    MCA,
     CatEmbedError,
     Couplings,
     IDFEmbedder,
@@ -319,3 +320,62 @@ def test_lookup_rejects_codes_out_of_range(engine, bad, monkeypatch):
     codes[1500, 0] = bad
     with pytest.raises(CatEmbedError, match=rf"row \[{bad}, 0\]"):
         LookupPlan(tables, "sum", np.float32)(codes)
+
+
+def _count_calls(monkeypatch, module, name, n_rows, calls):
+    """Count the calls of ``module.name`` on a whole column of ``n_rows`` rows."""
+    f = getattr(module, name)
+
+    def counted(col, *args, **kw):
+        if len(col) == n_rows:
+            calls[name] += 1
+        return f(col, *args, **kw)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CDE(random_state=0, n_components=4),
+    lambda: CDE(random_state=0, numeric="discretize"),
+    lambda: CDE(random_state=0, min_frequency=40),  # pools "rare"
+    lambda: OneHotEmbedder(max_categories=3),
+    lambda: MCA(n_components=2, handle_unknown="ignore"),
+])
+@pytest.mark.filterwarnings("ignore::catembed.CatEmbedWarning")
+def test_fit_transform_factorises_once(make, monkeypatch):
+    """``fit_transform`` factorises each column once (in fit) and maps those codes to the
+    fitted categories (pooled, missing) for the transform: the same bits as
+    ``fit(X).transform(X)``, which factorises in fit and encodes again in transform."""
+    from catembed import _encoding, _value_statistics
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = pd.DataFrame({f"a{j}": rng.choice(["x", "y", "z", "w", "", None, "rare"], n,
+                                          p=[.3, .25, .2, .15, .04, .04, .02])
+                      for j in range(4)})
+    X["n"] = pd.Categorical(rng.integers(0, 3, n))  # numbers as values, a category column
+    X["f"] = rng.normal(size=n).round(1)  # numeric: binned, or dropped (with a warning)
+    expected = make().fit(X).transform(X)
+    calls = {"factorize": 0, "encode_column": 0}
+    _count_calls(monkeypatch, _value_statistics, "factorize", n, calls)
+    _count_calls(monkeypatch, _encoding, "encode_column", n, calls)
+    est = make()
+    got = est.fit_transform(X)
+    counted = len(est.feature_names_)  # the categorical (or binned) columns
+    assert calls == {"factorize": counted, "encode_column": 0}
+    np.testing.assert_array_equal(got, expected)
+    assert "_fit_codes" not in est.__dict__  # nothing kept after the call
+    calls.update(factorize=0, encode_column=0)
+    np.testing.assert_array_equal(est.transform(X), expected)  # a later transform encodes
+    assert calls == {"factorize": 0, "encode_column": counted}
+
+
+def test_fit_transform_reuses_codes_only_for_the_same_table():
+    """A ``fit`` inside ``fit_transform`` keeps codes for its own table only; a subclass
+    transform of another table encodes it."""
+    X = pd.DataFrame({"a": list("xyzxyz"), "b": list("uuvvuv")})
+    est = CDE(random_state=0)
+    est._fit_codes = None  # as inside fit_transform
+    est.fit(X)
+    Y = X.iloc[::-1].reset_index(drop=True)
+    np.testing.assert_array_equal(est.transform(Y), CDE(random_state=0).fit(X).transform(Y))
