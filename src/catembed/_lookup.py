@@ -35,7 +35,7 @@ from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 __all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
 
 _BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
-_TILE_BYTES = 1 << 16  # output bytes per block of rows of the compiled gather (L2-resident)
+_TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
 _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
 
 
