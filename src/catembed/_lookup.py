@@ -272,9 +272,9 @@ def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray
                   handle_unknown: str) -> None:
     """Apply ``handle_unknown`` to the values not seen in fit (code -1): raise, warn or
     let them embed as the zero vector."""
-    unknown = codes < 0
-    if not unknown.any():
+    if not codes.size or codes.min() >= 0:  # the common case, without a mask
         return
+    unknown = codes < 0
     bad = np.flatnonzero(unknown.any(axis=0))
     names = feature_names
     detail = "; ".join(
