@@ -9,6 +9,7 @@ fitted lookup over the partitions and returns a lazy Dask DataFrame.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -116,7 +117,13 @@ class DaskAwareTransformer(_ArrayTransformer, auto_wrap_output_keys=None):
             self.fit(X, y, **fit_params)
             return self.transform(X)  # scikit-learn's set_output container
 
-    def _keeping_fit_codes(self) -> Any:
-        """A context in which ``fit`` keeps its codes for the ``transform`` of the same
-        table (none here)."""
-        return contextlib.nullcontext()
+    @contextlib.contextmanager
+    def _keeping_fit_codes(self) -> Iterator[None]:
+        """A context in which ``fit`` may keep the codes it factorised the table into
+        (``_fit_codes``, see :func:`catembed._lookup.keep_fit_codes`) for the
+        ``transform`` of the same table; dropped on leaving."""
+        self._fit_codes = None
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_fit_codes", None)

@@ -32,7 +32,8 @@ from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
-__all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
+__all__ = ["LookupPlan", "check_unknown", "encode_values", "keep_fit_codes", "lookup_tables",
+           "table_codes"]
 
 _BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
 _TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
@@ -291,6 +292,50 @@ def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray
     if handle_unknown == "warn":
         warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
                       stacklevel=user_stacklevel())
+
+
+def keep_fit_codes(est: Any, X: Any, counted: Sequence[str]) -> Any:
+    """Within ``fit_transform`` (``est._fit_codes`` is None): the ``on_codes`` callback of
+    the fit's counting, which keeps its factorisation of ``X`` for :func:`table_codes`."""
+    if "_fit_codes" not in est.__dict__ or est._fit_codes is not None:
+        return None
+
+    def keep(codes: np.ndarray, cats: list[np.ndarray]) -> None:
+        est._fit_codes = (X, [str(c) for c in counted], codes, cats)
+
+    return keep
+
+
+def table_codes(est: Any, df: pd.DataFrame, X: Any = None) -> np.ndarray:
+    """Codes of a validated frame in ``est``'s fitted categories, ``handle_unknown``
+    applied. Within ``fit_transform`` (``X`` the table the fit kept codes of, see
+    :func:`keep_fit_codes`) the fit's factorisation is reused: each attribute's distinct
+    values are encoded as a transform would encode them (``est._encode_values``: the same
+    matching, pooling and missing-value rules), then gathered by the fit's codes, instead
+    of factorising the strings a second time."""
+    kept = est.__dict__.get("_fit_codes") if X is not None else None
+    names = [str(c) for c in est.feature_names_]
+    if kept and kept[0] is X and all(c in kept[1] for c in names):
+        del est._fit_codes
+        where = {c: j for j, c in enumerate(kept[1])}
+        fit_cats = [kept[3][where[c]] for c in names]
+        n = max([len(c) for c in fit_cats] + [0]) + 1
+        values = pd.DataFrame({  # each attribute's fitted values, then a missing value
+            name: pd.Series(list(c) + [np.nan] * (n - len(c)), dtype=object)
+            for name, c in zip(names, fit_cats, strict=True)
+        })
+        value_codes = est._encode_values(values)
+        codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")
+        for j, c in enumerate(names):
+            # code -1 (a missing value the fit did not count) reads the missing value's row
+            table = np.append(value_codes[: len(fit_cats[j]), j], value_codes[-1, j])
+            np.take(table, kept[2][:, where[c]], out=codes[:, j], mode="wrap")
+    else:
+        codes = encode_values(df, est.feature_names_, est.categories_,
+                              getattr(est, "infrequent_categories_", None), est.handle_missing,
+                              checked=True)
+    check_unknown(df, codes, est.feature_names_, est.handle_unknown)
+    return codes
 
 
 def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:

@@ -13,8 +13,7 @@ rows. Dask inputs run the same steps as reductions (:mod:`catembed._dask`).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunks import fit_chunks
 from ._dask import DaskAwareTransformer, fit_dask, is_dask_collection
-from ._lookup import LookupPlan, check_unknown, encode_values, lookup_tables
+from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
 from ._names import embedding_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
     NumericState,
@@ -141,55 +140,13 @@ class ValueEmbedder(DaskAwareTransformer):
         table = self._start_fit(X)
         self._set_numeric(fit_numeric(table.frame, table.numeric, self._numeric_policy(),
                                       self._n_bins()))
-        keep = self.__dict__.get("_fit_codes", False) is None  # inside fit_transform
         stats = count_table(
             apply_numeric(table.frame, self.numeric_bins_), columns=table.categorical,
             handle_missing=self.handle_missing, before_count=self._check_cost_before_counting,
-            on_codes=(lambda codes, cats: setattr(
-                self, "_fit_codes", (X, list(table.categorical), codes, cats))) if keep else None,
+            on_codes=keep_fit_codes(self, X, table.categorical),  # within fit_transform
         )
         self._fit_statistics(stats)
         return self
-
-    @contextlib.contextmanager
-    def _keeping_fit_codes(self) -> Iterator[None]:
-        """Within ``fit_transform``: ``fit`` keeps the codes it factorised the table into,
-        and the ``transform`` of the same table maps them to the fitted categories instead
-        of factorising its strings a second time; dropped on leaving."""
-        self._fit_codes = None
-        try:
-            yield
-        finally:
-            self.__dict__.pop("_fit_codes", None)
-
-    def _codes_from_fit(self, X: Any, df: pd.DataFrame) -> np.ndarray | None:
-        """The codes of ``X`` in the fitted categories from those its ``fit`` factorised (in
-        ``fit_transform``; None otherwise): each attribute's distinct values are encoded as
-        a transform would encode them (:meth:`_encode_values`: the same matching, pooling
-        and missing-value rules), then gathered by the fit's codes."""
-        kept = self.__dict__.pop("_fit_codes", None)
-        if not kept or kept[0] is not X:
-            return None
-        _, counted, all_codes, all_cats = kept
-        where = {str(c): j for j, c in enumerate(counted)}
-        names = [str(c) for c in self.feature_names_]
-        if any(c not in where for c in names):  # pragma: no cover - every subclass counts them
-            return None
-        fit_codes = all_codes[:, [where[c] for c in names]]
-        fit_cats = [all_cats[where[c]] for c in names]
-        n = max([len(c) for c in fit_cats] + [0]) + 1
-        values = pd.DataFrame({  # each attribute's fitted values, then a missing value
-            name: pd.Series(list(c) + [np.nan] * (n - len(c)), dtype=object)
-            for name, c in zip(names, fit_cats, strict=True)
-        })
-        value_codes = self._encode_values(values)
-        codes = np.empty(fit_codes.shape, dtype=np.int32, order="F")
-        for j, c in enumerate(fit_cats):
-            # code -1 (a missing value the fit did not count) reads the missing value's row
-            table = np.append(value_codes[: len(c), j], value_codes[-1, j])
-            np.take(table, fit_codes[:, j], out=codes[:, j], mode="wrap")
-        check_unknown(df, codes, self.feature_names_, self.handle_unknown)
-        return codes
 
     def fit_chunks(self, make_chunks: Any) -> ValueEmbedder:
         """Fit on a table read chunk by chunk (a file larger than memory).
@@ -391,9 +348,7 @@ class ValueEmbedder(DaskAwareTransformer):
         (``n x n_features_out``, the output dtype, any memory order) written in place."""
         check_is_fitted(self, "_tables")
         df = apply_numeric(self._validate_input(X, reset=False), self.numeric_bins_)
-        codes = self._codes_from_fit(X, df)
-        if codes is None:
-            codes = self._encode(df)
+        codes = table_codes(self, df, X)  # the fit's own, within fit_transform
         extra = self._numeric_block(df)
         dtype = self._output_dtype()
         plan = self._get_plan()
@@ -451,11 +406,7 @@ class ValueEmbedder(DaskAwareTransformer):
 
     def _encode(self, df: pd.DataFrame) -> np.ndarray:
         """Codes of a validated frame, with the ``handle_unknown`` policy applied."""
-        codes = encode_values(df, self.feature_names_, self.categories_,
-                              getattr(self, "infrequent_categories_", None),
-                              self.handle_missing, checked=True)
-        check_unknown(df, codes, self.feature_names_, self.handle_unknown)
-        return codes
+        return table_codes(self, df)
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """Gather and combine the value vectors of encoded rows (unknown code -1 -> 0)."""
