@@ -4,9 +4,10 @@ With numba installed (``pip install "catembed[fast]"``) the lookup runs as one c
 that reads each row's codes, forms its keys into the fused tables and writes (or adds) their
 rows straight into the output: no temporary, one write of every output cell. The rows are
 moved 64 bytes at a time (16 float32 or 8 float64) by two tiny LLVM vector operations
-(:func:`_vector_ops`: a load, an optional add, a store), which the compiler lowers to one
-AVX-512 register, two AVX2 or four SSE registers; numba's own loops over a 32-wide row
-spend more on loop set-up (alias checks, remainders) than on the additions. The additions
+(:func:`_vector_ops`: ``vcopy``, a load and a store; ``vsum``, the fused tables' rows added
+in one register, then one store), which the compiler lowers to one AVX-512 register, two
+AVX2 or four SSE registers: numba leaves LLVM's SLP vectoriser off, and its own loops over a
+32-wide row spend more on loop set-up (alias checks, remainders) than on the additions. The additions
 are the NumPy path's, in the same order and dtype (one ``+`` per fused table after the
 first, lane by lane), so both paths give bit-identical outputs.
 
