@@ -7,9 +7,9 @@ moved 64 bytes at a time (16 float32 or 8 float64) by two tiny LLVM vector opera
 (:func:`_vector_ops`: ``vcopy``, a load and a store; ``vsum``, the fused tables' rows added
 in one register, then one store), which the compiler lowers to one AVX-512 register, two
 AVX2 or four SSE registers: numba leaves LLVM's SLP vectoriser off, and its own loops over a
-32-wide row spend more on loop set-up (alias checks, remainders) than on the additions. The additions
-are the NumPy path's, in the same order and dtype (one ``+`` per fused table after the
-first, lane by lane), so both paths give bit-identical outputs.
+32-wide row spend more on loop set-up (alias checks, remainders) than on the additions.
+The additions are the NumPy path's, in the same order and dtype (one ``+`` per fused table
+after the first, lane by lane), so both paths give bit-identical outputs.
 
 Without numba (or with ``CATEMBED_NUMBA=0`` in the environment) :func:`kernel` returns None
 and the NumPy path of :mod:`catembed._lookup` runs.
