@@ -397,7 +397,7 @@ def test_fit_transform_factorises_once(make, monkeypatch):
     counted = len(est.feature_names_)  # the categorical (or binned) columns
     assert calls == {"factorize": counted, "encode_column": 0}
     np.testing.assert_array_equal(got, expected)
-    assert "_fit_codes" not in est.__dict__  # nothing kept after the call
+    assert "_kept_fit_codes" not in est.__dict__  # nothing kept after the call
     calls.update(factorize=0, encode_column=0)
     np.testing.assert_array_equal(est.transform(X), expected)  # a later transform encodes
     assert calls == {"factorize": 0, "encode_column": counted}
@@ -408,7 +408,7 @@ def test_fit_transform_reuses_codes_only_for_the_same_table():
     transform of another table encodes it."""
     X = pd.DataFrame({"a": list("xyzxyz"), "b": list("uuvvuv")})
     est = CDE(random_state=0)
-    est._fit_codes = None  # as inside fit_transform
+    est._kept_fit_codes = None  # as inside fit_transform
     est.fit(X)
     Y = X.iloc[::-1].reset_index(drop=True)
     np.testing.assert_array_equal(est.transform(Y), CDE(random_state=0).fit(X).transform(Y))

@@ -120,10 +120,10 @@ class DaskAwareTransformer(_ArrayTransformer, auto_wrap_output_keys=None):
     @contextlib.contextmanager
     def _keeping_fit_codes(self) -> Iterator[None]:
         """A context in which ``fit`` may keep the codes it factorised the table into
-        (``_fit_codes``, see :func:`catembed._lookup.keep_fit_codes`) for the
+        (``_kept_fit_codes``, see :func:`catembed._lookup.keep_fit_codes`) for the
         ``transform`` of the same table; dropped on leaving."""
-        self._fit_codes = None
+        self._kept_fit_codes = None
         try:
             yield
         finally:
-            self.__dict__.pop("_fit_codes", None)
+            self.__dict__.pop("_kept_fit_codes", None)

@@ -295,13 +295,13 @@ def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray
 
 
 def keep_fit_codes(est: Any, X: Any, counted: Sequence[str]) -> Any:
-    """Within ``fit_transform`` (``est._fit_codes`` is None): the ``on_codes`` callback of
+    """Within ``fit_transform`` (``est._kept_fit_codes`` is None): the ``on_codes`` callback of
     the fit's counting, which keeps its factorisation of ``X`` for :func:`table_codes`."""
-    if "_fit_codes" not in est.__dict__ or est._fit_codes is not None:
+    if "_kept_fit_codes" not in est.__dict__ or est._kept_fit_codes is not None:
         return None
 
     def keep(codes: np.ndarray, cats: list[np.ndarray]) -> None:
-        est._fit_codes = (X, [str(c) for c in counted], codes, cats)
+        est._kept_fit_codes = (X, [str(c) for c in counted], codes, cats)
 
     return keep
 
@@ -313,10 +313,10 @@ def table_codes(est: Any, df: pd.DataFrame, X: Any = None) -> np.ndarray:
     values are encoded as a transform would encode them (``est._encode_values``: the same
     matching, pooling and missing-value rules), then gathered by the fit's codes, instead
     of factorising the strings a second time."""
-    kept = est.__dict__.get("_fit_codes") if X is not None else None
+    kept = est.__dict__.get("_kept_fit_codes") if X is not None else None
     names = [str(c) for c in est.feature_names_]
     if kept and kept[0] is X and all(c in kept[1] for c in names):
-        del est._fit_codes
+        del est._kept_fit_codes
         where = {c: j for j, c in enumerate(kept[1])}
         fit_cats = [kept[3][where[c]] for c in names]
         n = max([len(c) for c in fit_cats] + [0]) + 1
