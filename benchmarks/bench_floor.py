@@ -2,6 +2,7 @@
 
 usage:
     python benchmarks/bench_floor.py [--rows 1000000] [--file-rows 10000000] [--skip-file]
+        [--only lookup|counting|fit_transform|file] [--clock cpu|wall] [--workdir DIR]
 
 * lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each) into 32 or 128 float32
   columns (compact mode: the projected tables summed), 1M rows, against filling the same
@@ -16,7 +17,14 @@ usage:
   it must do (one per column, one per pair of columns, on contiguous columns).
 
 Timings are best of ``--repeat`` runs, the two sides interleaved; the load average is
-printed beside them (the development machine has 2 shared cores).
+printed beside them. The development machine has 2 cores shared by several jobs (load 10
+and more), where wall time measures the scheduler: the lookup and counting are timed in CPU
+time of the calling thread (``--clock cpu``, the default; both sides single-threaded), the
+file transform in wall time and in CPU time of the process (pyarrow's threads included).
+
+* fit_transform: ``CDE(n_components=32).fit_transform`` of 1M x 8 strings against
+  ``fit`` then ``transform`` (which factorises the strings twice), with the number of
+  whole-column factorisations and encodings each makes.
 """
 
 from __future__ import annotations
@@ -33,13 +41,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _best(fns: dict, repeat: int) -> dict:
+CLOCK = time.thread_time  # --clock wall: time.perf_counter
+
+
+def _best(fns: dict, repeat: int, clock=None) -> dict:
+    clock = clock or CLOCK
     times = {k: [] for k in fns}
     for _ in range(repeat):
         for k, f in fns.items():
-            t = time.perf_counter()
+            t = clock()
             f()
-            times[k].append(time.perf_counter() - t)
+            times[k].append(clock() - t)
     return {k: min(v) for k, v in times.items()}
 
 
@@ -60,8 +72,10 @@ def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool) -> 
            "fresh_fill": lambda: np.full(out.shape, 0.5, np.float32),
            "numpy_fresh": numpy_fresh}
     if has_numba:
+        out_f = np.empty(out.shape, out.dtype, order="F")
         fns["numba"] = lambda: plan(codes, out=out)
         fns["numba_fresh"] = lambda: plan(codes)
+        fns["numba_f"] = lambda: plan(codes, out=out_f)
     return fns
 
 
@@ -73,8 +87,9 @@ def bench_lookup(n: int, repeat: int) -> None:
     has_numba = _lookup_kernel.kernel() is not None
     print(f"\n## lookup, {n:,} rows (load {os.getloadavg()[0]:.1f})")
     print("| attributes | float32 columns | fused tables | fill (warm) | NumPy / fill | "
-          "numba / fill | fresh fill | NumPy fresh / fill | numba fresh / fill |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "numba / fill | numba column-major / fill | fresh fill | NumPy fresh / fill | "
+          "numba fresh / fill |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for m in (8, 20):
         for w in (32, 128):
             tables = [rng.standard_normal((11, w)) for _ in range(m)]
@@ -85,10 +100,11 @@ def bench_lookup(n: int, repeat: int) -> None:
             fns = _lookup_cases(plan, codes, out, has_numba)
             t = _best(fns, repeat)
             f, ff = t["fill"], t["fresh_fill"]
-            nb = f"{t['numba'] / f:.1f}x" if has_numba else "-"
+            nb = f"{t['numba'] / f:.2f}x" if has_numba else "-"
+            nbc = f"{t['numba_f'] / f:.2f}x" if has_numba else "-"
             nbf = f"{t['numba_fresh'] / ff:.2f}x" if has_numba else "-"
-            print(f"| {m} | {w} | {len(plan.joint)} | {f * 1e3:.1f} ms | {t['numpy'] / f:.1f}x "
-                  f"| {nb} | {ff * 1e3:.1f} ms | {t['numpy_fresh'] / ff:.2f}x | {nbf} |",
+            print(f"| {m} | {w} | {len(plan.joint)} | {f * 1e3:.1f} ms | {t['numpy'] / f:.2f}x "
+                  f"| {nb} | {nbc} | {ff * 1e3:.1f} ms | {t['numpy_fresh'] / ff:.2f}x | {nbf} |",
                   flush=True)
 
 
@@ -109,12 +125,17 @@ def _make_parquet(path: Path, n: int, m: int = 8) -> None:
 
 
 def _io_floor(src: Path, dst: Path, chunk: int, width: int) -> None:
-    """pyarrow reading the columns in batches and writing a float32 output of the same size."""
+    """pyarrow reading the columns in batches and writing a float32 output of the same size.
+
+    The block holds random normal values, incompressible like an embedding: a constant
+    block would make Snappy write a twentieth of the bytes (61 MB instead of 1.28 GB at
+    10M x 32), a floor no embedding can reach."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(src, read_dictionary=pf_cols(src), pre_buffer=False)
-    block = np.full((chunk, width), 0.25, dtype=np.float32, order="F")
+    rng = np.random.default_rng(0)
+    block = np.asfortranarray(rng.standard_normal((chunk, width), dtype=np.float32))
     names = [f"emb{i}" for i in range(width)]
     writer = None
     for batch in pf.iter_batches(batch_size=chunk):
@@ -132,7 +153,7 @@ def pf_cols(path: Path) -> list[str]:
     return list(pq.read_schema(path).names)
 
 
-def bench_file(n: int, repeat: int) -> None:
+def bench_file(n: int, repeat: int, workdir: str | None) -> None:
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -140,7 +161,7 @@ def bench_file(n: int, repeat: int) -> None:
     from catembed import CDE
     from catembed.streaming import _block_rows
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench_floor_"))
+    tmp = Path(tempfile.mkdtemp(prefix="bench_floor_", dir=workdir))
     src = tmp / "in.parquet"
     _make_parquet(src, n)
     sample = pq.ParquetFile(src).read_row_group(0).to_pandas().iloc[:200_000]
@@ -150,14 +171,27 @@ def bench_file(n: int, repeat: int) -> None:
     chunk = _block_rows(est, catembed.streaming.MAX_BLOCK_BYTES)
     print(f"\n## transform_file, {n:,} x 8 Parquet -> {n:,} x 32 float32 Parquet "
           f"(chunks of {chunk:,} rows; load {os.getloadavg()[0]:.1f})")
-    t = _best({
+    fns = {
         "floor": lambda: _io_floor(src, tmp / "floor.parquet", chunk, 32),
         "ours": lambda: catembed.transform_file(est, src, tmp / "out.parquet", progress=False),
-    }, repeat)
+    }
+    wall = {k: [] for k in fns}
+    cpu = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, f in fns.items():
+            t, c = time.perf_counter(), time.process_time()
+            f()
+            wall[k].append(time.perf_counter() - t)
+            cpu[k].append(time.process_time() - c)
+    w = {k: min(v) for k, v in wall.items()}
+    c = {k: min(v) for k, v in cpu.items()}
     a = pd.read_parquet(tmp / "out.parquet").iloc[:1000].to_numpy()
     assert np.array_equal(a, est.transform(sample.iloc[:1000])), "output differs"
-    print("| I/O floor | transform_file | ratio |\n|---|---|---|")
-    print(f"| {t['floor']:.2f} s | {t['ours']:.2f} s | {t['ours'] / t['floor']:.2f}x |")
+    print(f"(load {os.getloadavg()[0]:.1f} after)")
+    print("| clock | I/O floor | transform_file | ratio |\n|---|---|---|---|")
+    print(f"| wall | {w['floor']:.2f} s | {w['ours']:.2f} s | {w['ours'] / w['floor']:.2f}x |")
+    print(f"| CPU (process) | {c['floor']:.2f} s | {c['ours']:.2f} s | "
+          f"{c['ours'] / c['floor']:.2f}x |")
     print(f"(files in {tmp}; peak RSS: /usr/bin/time -v catembed transform {model} {src} "
           f"-o {tmp / 'cli.parquet'})")
 
@@ -186,20 +220,69 @@ def bench_counting(n: int, repeat: int) -> None:
     print(f"| {t['floor']:.3f} s | {t['ours']:.3f} s | {t['ours'] / t['floor']:.2f}x |")
 
 
+def bench_fit_transform(n: int, repeat: int) -> None:
+    import pandas as pd
+
+    from catembed import CDE, _encoding, _value_statistics
+    from synthetic import planted_codes
+
+    codes, _ = planted_codes(n, 8)
+    X = pd.DataFrame({f"a{j}": pd.Series(np.char.add(f"a{j}_v", codes[:, j].astype(str)),
+                                         dtype=object) for j in range(8)})
+    calls = {"factorize": 0, "encode_column": 0}
+
+    def counted(module, name):
+        f = getattr(module, name)
+
+        def g(col, *a, **k):
+            calls[name] += len(col) == n
+            return f(col, *a, **k)
+
+        setattr(module, name, g)
+
+    counted(_value_statistics, "factorize")
+    counted(_encoding, "encode_column")
+    made = {}
+
+    def twice() -> None:
+        calls.update(factorize=0, encode_column=0)
+        CDE(random_state=0, n_components=32).fit(X).transform(X)
+        made["twice"] = dict(calls)
+
+    def once() -> None:
+        calls.update(factorize=0, encode_column=0)
+        CDE(random_state=0, n_components=32).fit_transform(X)
+        made["once"] = dict(calls)
+
+    t = _best({"twice": twice, "once": once}, repeat, time.process_time)
+    print(f"\n## fit_transform, {n:,} x 8 strings (CPU time; load {os.getloadavg()[0]:.1f})")
+    print("| call | time | column factorisations | column encodings |\n|---|---|---|---|")
+    for k, label in (("twice", "fit(X).transform(X)"), ("once", "fit_transform(X)")):
+        print(f"| {label} | {t[k]:.2f} s | {made[k]['factorize']} | "
+              f"{made[k]['encode_column']} |")
+    print(f"ratio fit_transform / (fit + transform): {t['once'] / t['twice']:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--file-rows", type=int, default=10_000_000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-file", action="store_true")
-    ap.add_argument("--only", choices=["lookup", "file", "counting"])
+    ap.add_argument("--only", choices=["lookup", "file", "counting", "fit_transform"])
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    ap.add_argument("--workdir", help="where the Parquet files go (default: the temp dir)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     if args.only in (None, "lookup"):
         bench_lookup(args.rows, args.repeat)
     if args.only in (None, "counting"):
         bench_counting(args.rows, args.repeat)
+    if args.only in (None, "fit_transform"):
+        bench_fit_transform(args.rows, max(2, args.repeat // 2))
     if args.only in (None, "file") and not args.skip_file:
-        bench_file(args.file_rows, max(2, args.repeat // 2))
+        bench_file(args.file_rows, max(2, args.repeat // 2), args.workdir)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import (
     CDE,
+    MCA,
     CatEmbedError,
     Couplings,
     IDFEmbedder,
@@ -303,6 +304,39 @@ def test_lookup_into_any_layout_bit_identical(combine, layout, engine, monkeypat
     assert _lookup_kernel.kernel() is None or engine == "numba"
 
 
+@pytest.mark.parametrize("combine", ["sum", "concat"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_lookup_wide_rows_bit_identical(combine, dtype, layout, engine, monkeypatch):
+    """Rows wider than one 64-byte vector (16 float32, 8 float64), with a remainder: the
+    compiled gather's vector copies and in-register sums give the plain gather's bits."""
+    from catembed import _lookup
+
+    if engine == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.setattr(_lookup, "_KERNEL_MIN_CELLS", 0)
+    else:
+        monkeypatch.setenv("CATEMBED_NUMBA", "0")
+    rng = np.random.default_rng(4)
+    sizes = [3, 5, 2, 4, 6]
+    widths = [20] * 5 if combine == "sum" else [1, 17, 2, 33, 9]
+    tables = [rng.normal(size=(s + 1, w)) for s, w in zip(sizes, widths, strict=True)]
+    codes = np.column_stack([rng.integers(-1, s, 2500) for s in sizes]).astype(np.int32)
+    plan = LookupPlan(tables, combine, dtype, max_joint_bytes=4000)
+    assert 1 < len(plan.groups) < 5
+    keys = plan.keys(codes)
+    if combine == "sum":
+        ref = plan.joint[0][keys[0]]
+        for j, k in zip(plan.joint[1:], keys[1:], strict=True):
+            ref += j[k]
+    else:
+        ref = np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
+    out = np.full(ref.shape, 7.0, dtype, order=layout)
+    assert plan(codes, out=out) is out
+    np.testing.assert_array_equal(out, ref)
+
+
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 @pytest.mark.parametrize("bad", [-2, 3])
 def test_lookup_rejects_codes_out_of_range(engine, bad, monkeypatch):
@@ -319,3 +353,62 @@ def test_lookup_rejects_codes_out_of_range(engine, bad, monkeypatch):
     codes[1500, 0] = bad
     with pytest.raises(CatEmbedError, match=rf"row \[{bad}, 0\]"):
         LookupPlan(tables, "sum", np.float32)(codes)
+
+
+def _count_calls(monkeypatch, module, name, n_rows, calls):
+    """Count the calls of ``module.name`` on a whole column of ``n_rows`` rows."""
+    f = getattr(module, name)
+
+    def counted(col, *args, **kw):
+        if len(col) == n_rows:
+            calls[name] += 1
+        return f(col, *args, **kw)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CDE(random_state=0, n_components=4),
+    lambda: CDE(random_state=0, numeric="discretize"),
+    lambda: CDE(random_state=0, min_frequency=40),  # pools "rare"
+    lambda: OneHotEmbedder(max_categories=3),
+    lambda: MCA(n_components=2, handle_unknown="ignore"),
+])
+@pytest.mark.filterwarnings("ignore::catembed.CatEmbedWarning")
+def test_fit_transform_factorises_once(make, monkeypatch):
+    """``fit_transform`` factorises each column once (in fit) and maps those codes to the
+    fitted categories (pooled, missing) for the transform: the same bits as
+    ``fit(X).transform(X)``, which factorises in fit and encodes again in transform."""
+    from catembed import _encoding, _value_statistics
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = pd.DataFrame({f"a{j}": rng.choice(["x", "y", "z", "w", "", None, "rare"], n,
+                                          p=[.3, .25, .2, .15, .04, .04, .02])
+                      for j in range(4)})
+    X["n"] = pd.Categorical(rng.integers(0, 3, n))  # numbers as values, a category column
+    X["f"] = rng.normal(size=n).round(1)  # numeric: binned, or dropped (with a warning)
+    expected = make().fit(X).transform(X)
+    calls = {"factorize": 0, "encode_column": 0}
+    _count_calls(monkeypatch, _value_statistics, "factorize", n, calls)
+    _count_calls(monkeypatch, _encoding, "encode_column", n, calls)
+    est = make()
+    got = est.fit_transform(X)
+    counted = len(est.feature_names_)  # the categorical (or binned) columns
+    assert calls == {"factorize": counted, "encode_column": 0}
+    np.testing.assert_array_equal(got, expected)
+    assert "_kept_fit_codes" not in est.__dict__  # nothing kept after the call
+    calls.update(factorize=0, encode_column=0)
+    np.testing.assert_array_equal(est.transform(X), expected)  # a later transform encodes
+    assert calls == {"factorize": 0, "encode_column": counted}
+
+
+def test_fit_transform_reuses_codes_only_for_the_same_table():
+    """A ``fit`` inside ``fit_transform`` keeps codes for its own table only; a subclass
+    transform of another table encodes it."""
+    X = pd.DataFrame({"a": list("xyzxyz"), "b": list("uuvvuv")})
+    est = CDE(random_state=0)
+    est._kept_fit_codes = None  # as inside fit_transform
+    est.fit(X)
+    Y = X.iloc[::-1].reset_index(drop=True)
+    np.testing.assert_array_equal(est.transform(Y), CDE(random_state=0).fit(X).transform(Y))

@@ -8,6 +8,8 @@ fitted lookup over the partitions and returns a lazy Dask DataFrame.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -107,7 +109,21 @@ class DaskAwareTransformer(_ArrayTransformer, auto_wrap_output_keys=None):
         return super().transform(X)  # scikit-learn's set_output container
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """``fit(X).transform(X)``; a Dask DataFrame gives a lazy Dask DataFrame."""
+        """``fit(X).transform(X)``; a Dask DataFrame gives a lazy Dask DataFrame. The
+        transform reuses the value codes the fit computed (:meth:`_keeping_fit_codes`)."""
         if is_dask_collection(X):
             return self.fit(X, y, **fit_params).transform(X)
-        return super().fit_transform(X, y, **fit_params)
+        with self._keeping_fit_codes():
+            self.fit(X, y, **fit_params)
+            return self.transform(X)  # scikit-learn's set_output container
+
+    @contextlib.contextmanager
+    def _keeping_fit_codes(self) -> Iterator[None]:
+        """A context in which ``fit`` may keep the codes it factorised the table into
+        (``_kept_fit_codes``, see :func:`catembed._lookup.keep_fit_codes`) for the
+        ``transform`` of the same table; dropped on leaving."""
+        self._kept_fit_codes = None
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_kept_fit_codes", None)

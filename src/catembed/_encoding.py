@@ -153,9 +153,11 @@ def promote_numbers(values: np.ndarray, kinds: set[int]) -> np.ndarray:
 
 
 def encode_column(
-    col: pd.Series, categories: np.ndarray, handle_missing: str = "category"
+    col: pd.Series, categories: np.ndarray, handle_missing: str = "category",
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Codes of ``col`` in the fitted ``categories``: -1 for a value not among them.
+    ``out``: an ``int32`` vector to write them into (a column of the code matrix).
 
     A missing entry gets the code of the missing category when the fit saw missing values
     (``handle_missing="category"``); otherwise it is an unknown value (code -1), or an error
@@ -196,7 +198,10 @@ def encode_column(
             f"column {col.name!r} has {n_miss} missing values (NaN, None or "
             "empty) and handle_missing='error'."
         )
-    return table[raw]
+    if out is None:
+        return table[raw]
+    # raw code -1 wraps to the last entry; mode="wrap" does not buffer ``out`` as "raise" does
+    return np.take(table, raw, out=out, mode="wrap")
 
 
 def _match_loosely(values: np.ndarray, known: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -245,7 +250,7 @@ def encode_frame(
         raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
     codes = np.empty((len(df), len(feature_names)), dtype=np.int32, order="F")  # by column
     for j, (name, cats) in enumerate(zip(feature_names, categories, strict=True)):
-        codes[:, j] = encode_column(df[name], cats, handle_missing)
+        encode_column(df[name], cats, handle_missing, out=codes[:, j])
     return codes
 
 

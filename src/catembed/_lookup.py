@@ -32,10 +32,11 @@ from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
-__all__ = ["LookupPlan", "check_unknown", "encode_values", "lookup_tables"]
+__all__ = ["LookupPlan", "check_unknown", "encode_values", "keep_fit_codes", "lookup_tables",
+           "table_codes"]
 
 _BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
-_TILE_BYTES = 1 << 16  # output bytes per block of rows of the compiled gather
+_TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
 _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
 
 
@@ -155,8 +156,8 @@ class LookupPlan:
             codes = codes.astype(np.int64)
         kernel = _kernel() if n * self.width >= _KERNEL_MIN_CELLS else None
         if kernel is not None:
-            layout = 0 if out.flags.c_contiguous else 2 if out.flags.f_contiguous else 1
-            out1 = out.reshape(-1) if layout == 0 else out[0]
+            layout = 0 if out.flags.c_contiguous else 1
+            out1 = out.reshape(-1) if layout == 0 else out[0]  # the flat row-major view
             block = max(64, min(1024, _TILE_BYTES // (self.width * self.dtype.itemsize)))
             bad = kernel(codes, *self._kernel_args, out, out1, self.combine == "sum", layout,
                          block)
@@ -272,9 +273,9 @@ def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray
                   handle_unknown: str) -> None:
     """Apply ``handle_unknown`` to the values not seen in fit (code -1): raise, warn or
     let them embed as the zero vector."""
-    unknown = codes < 0
-    if not unknown.any():
+    if not codes.size or codes.min() >= 0:  # the common case, without a mask
         return
+    unknown = codes < 0
     bad = np.flatnonzero(unknown.any(axis=0))
     names = feature_names
     detail = "; ".join(
@@ -291,6 +292,50 @@ def check_unknown(df: pd.DataFrame, codes: np.ndarray, feature_names: np.ndarray
     if handle_unknown == "warn":
         warnings.warn(msg + "; embedded as the zero vector.", CatEmbedWarning,
                       stacklevel=user_stacklevel())
+
+
+def keep_fit_codes(est: Any, X: Any, counted: Sequence[str]) -> Any:
+    """Within ``fit_transform`` (``est._kept_fit_codes`` is None): the ``on_codes`` callback of
+    the fit's counting, which keeps its factorisation of ``X`` for :func:`table_codes`."""
+    if "_kept_fit_codes" not in est.__dict__ or est._kept_fit_codes is not None:
+        return None
+
+    def keep(codes: np.ndarray, cats: list[np.ndarray]) -> None:
+        est._kept_fit_codes = (X, [str(c) for c in counted], codes, cats)
+
+    return keep
+
+
+def table_codes(est: Any, df: pd.DataFrame, X: Any = None) -> np.ndarray:
+    """Codes of a validated frame in ``est``'s fitted categories, ``handle_unknown``
+    applied. Within ``fit_transform`` (``X`` the table the fit kept codes of, see
+    :func:`keep_fit_codes`) the fit's factorisation is reused: each attribute's distinct
+    values are encoded as a transform would encode them (``est._encode_values``: the same
+    matching, pooling and missing-value rules), then gathered by the fit's codes, instead
+    of factorising the strings a second time."""
+    kept = est.__dict__.get("_kept_fit_codes") if X is not None else None
+    names = [str(c) for c in est.feature_names_]
+    if kept and kept[0] is X and all(c in kept[1] for c in names):
+        del est._kept_fit_codes
+        where = {c: j for j, c in enumerate(kept[1])}
+        fit_cats = [kept[3][where[c]] for c in names]
+        n = max([len(c) for c in fit_cats] + [0]) + 1
+        values = pd.DataFrame({  # each attribute's fitted values, then a missing value
+            name: pd.Series(list(c) + [np.nan] * (n - len(c)), dtype=object)
+            for name, c in zip(names, fit_cats, strict=True)
+        })
+        value_codes = est._encode_values(values)
+        codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")
+        for j, c in enumerate(names):
+            # code -1 (a missing value the fit did not count) reads the missing value's row
+            table = np.append(value_codes[: len(fit_cats[j]), j], value_codes[-1, j])
+            np.take(table, kept[2][:, where[c]], out=codes[:, j], mode="wrap")
+    else:
+        codes = encode_values(df, est.feature_names_, est.categories_,
+                              getattr(est, "infrequent_categories_", None), est.handle_missing,
+                              checked=True)
+    check_unknown(df, codes, est.feature_names_, est.handle_unknown)
+    return codes
 
 
 def _first_unknown(df: pd.DataFrame, column: str, codes: np.ndarray) -> Any:

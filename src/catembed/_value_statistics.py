@@ -383,9 +383,12 @@ def count_table(
     handle_missing: str = "category",
     dense_limit: int = DENSE_LIMIT,
     before_count: Callable[[np.ndarray, int], None] | None = None,
+    on_codes: Callable[[np.ndarray, list[np.ndarray]], None] | None = None,
 ) -> ValueStatistics:
     """:meth:`ValueStatistics.from_frame` of a table already checked by
-    :func:`~catembed._validation.as_frame`: factorise the columns, then count."""
+    :func:`~catembed._validation.as_frame`: factorise the columns, then count.
+    ``on_codes(codes, categories)`` receives the factorisation (``fit_transform`` reuses
+    it rather than factorise the table a second time)."""
     names = list(df.columns) if columns is None else [str(c) for c in columns]
     codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")  # column by column
     cats = []
@@ -396,4 +399,6 @@ def count_table(
         cats.append(c)
     if before_count is not None:
         before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
+    if on_codes is not None:
+        on_codes(codes, cats)
     return ValueStatistics.from_codes(codes, cats, names, dense_limit=dense_limit)

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunks import fit_chunks
 from ._dask import DaskAwareTransformer, fit_dask, is_dask_collection
-from ._lookup import LookupPlan, check_unknown, encode_values, lookup_tables
+from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
 from ._names import embedding_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
     NumericState,
@@ -140,9 +140,11 @@ class ValueEmbedder(DaskAwareTransformer):
         table = self._start_fit(X)
         self._set_numeric(fit_numeric(table.frame, table.numeric, self._numeric_policy(),
                                       self._n_bins()))
-        stats = count_table(apply_numeric(table.frame, self.numeric_bins_),
-                            columns=table.categorical, handle_missing=self.handle_missing,
-                            before_count=self._check_cost_before_counting)
+        stats = count_table(
+            apply_numeric(table.frame, self.numeric_bins_), columns=table.categorical,
+            handle_missing=self.handle_missing, before_count=self._check_cost_before_counting,
+            on_codes=keep_fit_codes(self, X, table.categorical),  # within fit_transform
+        )
         self._fit_statistics(stats)
         return self
 
@@ -346,7 +348,7 @@ class ValueEmbedder(DaskAwareTransformer):
         (``n x n_features_out``, the output dtype, any memory order) written in place."""
         check_is_fitted(self, "_tables")
         df = apply_numeric(self._validate_input(X, reset=False), self.numeric_bins_)
-        codes = self._encode(df)
+        codes = table_codes(self, df, X)  # the fit's own, within fit_transform
         extra = self._numeric_block(df)
         dtype = self._output_dtype()
         plan = self._get_plan()
@@ -404,11 +406,7 @@ class ValueEmbedder(DaskAwareTransformer):
 
     def _encode(self, df: pd.DataFrame) -> np.ndarray:
         """Codes of a validated frame, with the ``handle_unknown`` policy applied."""
-        codes = encode_values(df, self.feature_names_, self.categories_,
-                              getattr(self, "infrequent_categories_", None),
-                              self.handle_missing, checked=True)
-        check_unknown(df, codes, self.feature_names_, self.handle_unknown)
-        return codes
+        return table_codes(self, df)
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """Gather and combine the value vectors of encoded rows (unknown code -1 -> 0)."""

@@ -18,6 +18,7 @@ import copy
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 __all__ = ["transform_file", "write_chunks"]
@@ -66,32 +67,46 @@ def write_chunks(
 
     names = [str(n) for n in est.get_feature_names_out()]
     step = _block_rows(est, max_block_bytes)
-    # one column-major output block for every chunk: the lookup writes each column
-    # contiguously and Arrow takes the columns without a copy; the writer has encoded them
-    # before the next chunk overwrites the block.
-    block = np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
+    # two column-major output blocks, used in turn: the lookup writes each column
+    # contiguously, Arrow takes the columns without a copy, and one thread writes a block
+    # (Arrow encodes and compresses without the GIL) while the next is embedded; a block is
+    # reused once its write has returned.
+    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
+              for _ in range(2)]
+    pending: list[Any] = [None, None]
     rows = 0
+    turn = 0
     write_index = None
-    for chunk in chunks:
-        if write_index is None:
-            write_index = not (isinstance(chunk.index, pd.RangeIndex)
-                               and chunk.index.name is None)
-            writer.index = write_index
-        for s in range(0, len(chunk), step):
-            part = chunk.iloc[s : s + step]
-            z = est._transform_array(part[list(features)], out=block[: len(part)])
-            if write_index:
-                out = pd.DataFrame(z.copy(), columns=names, index=part.index, copy=False)
-                out = pd.concat([part[list(before)], out, part[list(after)]], axis=1)
-            else:  # straight to Arrow: each column of the block, without a copy
-                arrays = ([pa.Array.from_pandas(part[c]) for c in before]
-                          + [pa.array(z[:, j]) for j in range(z.shape[1])]
-                          + [pa.Array.from_pandas(part[c]) for c in after])
-                out = pa.table(arrays, names=[*before, *names, *after])
-            writer.write(out)
-            rows += len(part)
-            if progress is not None:
-                progress(len(part))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="catembed-write") as pool:
+        try:
+            for chunk in chunks:
+                if write_index is None:
+                    write_index = not (isinstance(chunk.index, pd.RangeIndex)
+                                       and chunk.index.name is None)
+                    writer.index = write_index
+                for s in range(0, len(chunk), step):
+                    part = chunk.iloc[s : s + step]
+                    if pending[turn] is not None:
+                        pending[turn].result()  # the block is free again
+                    block = blocks[turn][: len(part)]
+                    z = est._transform_array(part[list(features)], out=block)
+                    if write_index:
+                        out = pd.DataFrame(z.copy(), columns=names, index=part.index, copy=False)
+                        out = pd.concat([part[list(before)], out, part[list(after)]], axis=1)
+                    else:  # straight to Arrow: each column of the block, without a copy
+                        arrays = ([pa.Array.from_pandas(part[c]) for c in before]
+                                  + [pa.array(z[:, j]) for j in range(z.shape[1])]
+                                  + [pa.Array.from_pandas(part[c]) for c in after])
+                        out = pa.table(arrays, names=[*before, *names, *after])
+                    pending[turn] = pool.submit(writer.write, out)
+                    turn = 1 - turn
+                    rows += len(part)
+                    if progress is not None:
+                        progress(len(part))
+        finally:
+            for f in pending:  # in order; the first error is raised
+                if f is not None:
+                    f.result()
     return rows
 
 
