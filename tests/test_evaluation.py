@@ -160,6 +160,29 @@ def test_labels_affinity_and_unavailable_methods(soybean):
             _REGISTRY.pop(name, None)
 
 
+def test_labels_methods_get_the_seeding_only_when_they_take_it(soybean):
+    X, y = soybean
+    seen = {}
+
+    def with_init(frame, n_clusters, random_state=None, init="none"):
+        seen["with"] = init
+        return np.arange(len(frame)) % n_clusters
+
+    def without(frame, n_clusters, random_state=None, **kw):
+        seen["without"] = kw
+        return np.arange(len(frame)) % n_clusters
+
+    register_method("_test_init", labels=with_init, takes_init=True)
+    register_method("_test_noinit", labels=without)
+    try:
+        run_clustering(X, y, ["_test_init", "_test_noinit"], runs=1, init="sklearn")
+        assert seen == {"with": "sklearn", "without": {}}
+    finally:
+        for name in ("_test_init", "_test_noinit"):
+            _REGISTRY.pop(name, None)
+    assert get_method("untie").takes_init and not get_method("kmodes-rough").takes_init
+
+
 def test_register_method_needs_exactly_one_target():
     with pytest.raises(CatEmbedError, match="exactly one"):
         register_method("_bad")

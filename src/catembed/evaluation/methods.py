@@ -56,6 +56,10 @@ class EvalMethod:
     params : dict
         Keyword arguments always passed to the target.
     description : str
+    takes_init : bool
+        A ``labels`` method that runs k-means itself and takes the protocol's k-means
+        seeding as ``init=`` (UNTIE's Table IV protocol); other ``labels`` methods (k-modes,
+        whose ``init`` means something else) do not get it.
     """
 
     name: str
@@ -65,6 +69,7 @@ class EvalMethod:
     clusterer: str | None = None
     params: dict = field(default_factory=dict)
     description: str = ""
+    takes_init: bool = False
 
     def resolve(self) -> Callable[..., Any]:
         """The callable, importing it if given as a string."""
@@ -105,6 +110,7 @@ def register_method(
     params: dict | None = None,
     description: str = "",
     replace: bool = True,
+    takes_init: bool = False,
 ) -> EvalMethod:
     """Register (or replace) an evaluation method under ``name``; give exactly one of
     ``embedding``, ``affinity``, ``labels``. Returns the entry."""
@@ -118,7 +124,7 @@ def register_method(
         raise CatEmbedError(f"method {name!r} is already registered.")
     (kind, target), = given.items()
     entry = EvalMethod(name, kind, target, bool(random), clusterer, dict(params or {}),
-                       description)
+                       description, bool(takes_init))
     _REGISTRY[name] = entry
     return entry
 
@@ -189,7 +195,7 @@ for _name, _clus in (("dbscan", "dbscan"), ("hc", "hc"), ("hybrid", "hybrid")):
 # UNTIE (issue 5): Table IV's protocol passes c = number of classes through a labels method;
 # the vectors (Eq. 21; c by the eigengap rule) serve classification and retrieval
 register_method("untie", labels="catembed.evaluation.untie_protocol:untie_cluster_labels",
-                random=True,
+                random=True, takes_init=True,
                 description="UNTIE (Zhu et al.), c = number of classes, k-means on its vectors")
 register_method("untie-vectors", embedding="catembed.embed.untie:UNTIE",
                 description="UNTIE vector representation (Eq. 21); c by the eigengap rule "

@@ -176,7 +176,10 @@ def _one_run(entry: EvalMethod, spec: MethodSpec, clusterer: str, X: pd.DataFram
         labels = spectral_labels(W, k, seed, init=init)
     else:
         t = time.perf_counter()
-        labels = entry.resolve()(X, k, random_state=seed, **{**entry.params, **spec.params})
+        # a labels method that runs k-means itself gets the protocol's seeding (--init)
+        seeding = {"init": init} if entry.takes_init else {}
+        labels = entry.resolve()(X, k, random_state=seed,
+                                 **{**seeding, **entry.params, **spec.params})
         fit_s = time.perf_counter() - t
         t0 = time.perf_counter()
     cluster_s = time.perf_counter() - t0
