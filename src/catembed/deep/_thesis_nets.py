@@ -171,3 +171,21 @@ class ThesisAutoencoder(nn.Module):
         d2 = torch.cdist(z, self.centers).pow(2)
         q = (1.0 + d2 / self.alpha).pow(-(self.alpha + 1.0) / 2.0)
         return q / q.sum(dim=1, keepdim=True)
+
+
+def dcn_centroid_step(centers: torch.Tensor, counts: torch.Tensor, rows: torch.Tensor,
+                      near: torch.Tensor) -> torch.Tensor:
+    """DCN's centroid update (Yang et al. 2017, Algorithm 1) for a batch, in place.
+
+    Row by row, DCN raises the count ``c_k`` of the row's centroid ``k`` and moves it by
+    ``(x - mu_k) / c_k``. For the ``m`` rows of a batch that go to ``k`` these steps compose
+    to the running mean ``(c_k mu_k + sum x) / (c_k + m)`` (equal up to rounding), computed
+    here at once instead of a Python loop over the rows. ``centers`` ``(k, d)`` is updated
+    in place; returns the new counts ``(k,)``. A centroid with count 0 and no row stays.
+    """
+    m = torch.bincount(near, minlength=len(counts)).to(counts.dtype)
+    sums = torch.zeros_like(centers).index_add_(0, near, rows.to(centers.dtype))
+    new = counts + m
+    mean = (counts[:, None] * centers + sums) / new.clamp(min=1)[:, None]
+    centers.copy_(torch.where(new[:, None] > 0, mean, centers))
+    return new

@@ -343,16 +343,39 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                                                            dtype=table.weight.dtype))
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``)."""
+        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``), in the
+        narrowest integer type that holds them (one byte a cell when no column has more
+        than 255 values): the table is held once, compactly, and widened one batch at a
+        time."""
         codes, nums = pair
-        return codes - self.encoding_.offsets[None, :], nums
+        local = codes - self.encoding_.offsets[None, :]
+        top = int(local.max()) if local.size else 0
+        dtype = np.uint8 if top < 2**8 else np.int16 if top < 2**15 else np.int32
+        return local.astype(dtype), nums
+
+    @staticmethod
+    def _take(codes: Any, nums: Any, idx: Any) -> tuple[Any, Any]:
+        """The rows ``idx`` of the compact table, value ids widened to ``int64``."""
+        return codes[idx].long(), nums[idx]
+
+    @staticmethod
+    def _adam(torch: Any, params: Any, lr: float) -> Any:
+        """Adam (lr as given, PyTorch's defaults otherwise), the fused kernel where this
+        PyTorch has it: the same update in one kernel per step instead of a loop over the
+        parameters (batch 32 makes the optimiser's per-parameter overhead a large part of
+        a step on a CPU)."""
+        params = list(params)
+        try:
+            return torch.optim.Adam(params, lr=lr, fused=True)
+        except (RuntimeError, TypeError, ValueError):  # pragma: no cover - old torch
+            return torch.optim.Adam(params, lr=lr)
 
     def _epoch(self, n: int) -> int:
         return -(-n // min(int(self.batch_size), n))
 
     def _pretrain(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any
                   ) -> list[float]:
-        opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+        opt = self._adam(torch, model.parameters(), float(self.learning_rate))
         history = []
         model.train()
         for _ in range(int(self.epochs)):
@@ -360,7 +383,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             steps = self._epoch(len(codes))
             for _ in range(steps):
                 idx = torch.as_tensor(batches.next(), device=codes.device)
-                _, rec, target = model(codes[idx], nums[idx])
+                _, rec, target = model(*self._take(codes, nums, idx))
                 loss = torch.nn.functional.mse_loss(rec, target)
                 opt.zero_grad()
                 loss.backward()
@@ -372,7 +395,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def _latent(self, torch: Any, model: Any, codes: Any, nums: Any) -> Any:
         model.eval()
         with torch.no_grad():
-            return torch.cat([model.embed(codes[s:s + 4096], nums[s:s + 4096])
+            return torch.cat([model.embed(codes[s:s + 4096].long(), nums[s:s + 4096])
                               for s in range(0, len(codes), 4096)])
 
     def _kmeans(self, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -> np.ndarray:
@@ -386,6 +409,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  labels: np.ndarray) -> np.ndarray:
         """The DEC / IDEC / DCN stage; returns the final labels."""
         from ._nets import target_distribution
+        from ._thesis_nets import dcn_centroid_step
 
         F = torch.nn.functional  # noqa: N806
         kind = self.clustering
@@ -397,7 +421,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             params = list(model.parameters())
         else:  # DCN: the centroids are updated by its own rule, not by Adam
             params = [p for name, p in model.named_parameters() if name != "centers"]
-        opt = torch.optim.Adam(params, lr=float(self.learning_rate))
+        opt = self._adam(torch, params, float(self.learning_rate))
         assign = torch.as_tensor(labels, dtype=torch.int64, device=dev)
         counts = torch.bincount(assign, minlength=int(self.n_clusters)).to(torch.float32)
         for _ in range(int(self.cluster_epochs)):
@@ -409,7 +433,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             total, steps = 0.0, self._epoch(len(codes))
             for _ in range(steps):
                 idx = torch.as_tensor(batches.next(), device=dev)
-                z, rec, target = model(codes[idx], nums[idx])
+                batch = self._take(codes, nums, idx)
+                z, rec, target = model(*batch)
                 if kind in ("dec", "idec"):
                     q = model.soft_assign(z)
                     loss = F.kl_div(q.log(), p_all[idx], reduction="batchmean")
@@ -427,13 +452,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 if kind == "dcn":
                     with torch.no_grad():
                         # (2) assignments of the batch to the nearest centroid, (3) DCN
-                        # Algorithm 1's centroid step 1 / count, one row at a time
-                        zb = model.embed(codes[idx], nums[idx])
+                        # Algorithm 1's centroid steps 1 / count (dcn_centroid_step)
+                        zb = model.embed(*batch)
                         near = torch.cdist(zb, model.centers).argmin(dim=1)
                         assign[idx] = near
-                        for row, k in zip(zb, near.tolist(), strict=True):
-                            counts[k] += 1
-                            model.centers[k] -= (model.centers[k] - row) / counts[k]
+                        counts = dcn_centroid_step(model.centers, counts, zb, near)
             self.cluster_loss_.append(total / steps)
         z = self._latent(torch, model, codes, nums)
         with torch.no_grad():
