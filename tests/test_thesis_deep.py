@@ -148,3 +148,14 @@ def test_codes_held_compactly(planted):
         est.encoding_, X))
     assert codes.dtype == np.uint8 and nums.dtype == np.float32
     assert est.predict(X).shape == (len(X),)
+
+
+def test_kmeans_on_a_sample_of_a_larger_table(planted, monkeypatch):
+    import catembed.deep.thesis as thesis
+
+    X, _ = planted
+    monkeypatch.setattr(thesis, "KMEANS_SAMPLE", 50)
+    est = ThesisClusterer(3, epochs=2, random_state=0).fit(X)
+    assert len(est.labels_) == len(X) > 50
+    if not est.fallback_:  # every row at its nearest centre
+        assert np.array_equal(est.labels_, est.predict(X))

@@ -52,6 +52,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
@@ -60,6 +61,7 @@ from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
@@ -236,6 +238,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         from .._validation import CatEmbedError
 
         torch = require_torch()
+        from ._thesis_nets import latent_means
+
         self._check_params()
         df, cat, num = split_columns(X, self.categorical_features)
         if len(df) < self.n_clusters:
@@ -287,14 +291,9 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         if self.fallback_:
             labels = self.reference_.labels
             with torch.no_grad():  # centres: the latent means of the reference clusters
-                z = self._latent(torch, self.model_, torch.as_tensor(codes_np),
-                                 torch.as_tensor(nums_np)).numpy().astype(np.float64)
-                k = int(self.n_clusters)
-                counts = np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
-                means = np.zeros((k, z.shape[1]))
-                np.add.at(means, labels, z)
-                self.model_.centers.copy_(torch.as_tensor(means / counts,
-                                                          dtype=self.model_.centers.dtype))
+                self.model_.centers.copy_(latent_means(
+                    self.model_, torch.as_tensor(codes_np), torch.as_tensor(nums_np), labels,
+                    int(self.n_clusters)))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.fit_seconds_ = time.perf_counter() - t0
@@ -304,12 +303,14 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  dev: Any, seed: int) -> dict[str, Any]:
         """One restart from ``seed``: pretraining, k-means, the clustering stage; its
         objective is the mean loss of its last epoch."""
+        from ._thesis_nets import start_values
+
         with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
                 torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             model = self._build(enc)
             if self._init_rows is not None:
-                self._start_values(torch, model, enc, self._init_rows)
+                start_values(model, enc, self._init_rows)
             model = model.to(dev)
             codes = torch.as_tensor(codes_np, device=dev)
             nums = torch.as_tensor(nums_np, device=dev)
@@ -325,22 +326,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
                 "pretrain_loss": pretrain, "cluster_loss": cluster,
                 "objective": float(history[-1]) if history else float("nan")}
-
-    @staticmethod
-    def _start_values(torch: Any, model: Any, enc: Any, rows: np.ndarray) -> None:
-        """Value embeddings from CDE / UNTIE value vectors: column ``j``'s table takes its
-        values' rows (PCA components in order of variance, unit scale) cut to its width;
-        the unseen-value row stays zero."""
-        from ._thesis_nets import _Values
-
-        for module in model.modules():
-            if isinstance(module, _Values):
-                with torch.no_grad():
-                    for j, table in enumerate(module.tables):
-                        off, size = int(enc.offsets[j]), int(enc.sizes[j])
-                        w = table.weight.shape[1]
-                        table.weight.copy_(torch.as_tensor(rows[off:off + size + 1, :w],
-                                                           dtype=table.weight.dtype))
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``), in the
@@ -399,17 +384,30 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                               for s in range(0, len(codes), 4096)])
 
     def _kmeans(self, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -> np.ndarray:
-        z = self._latent(torch, model, codes, nums).cpu().numpy().astype(np.float64)
+        """k-means (``n_init=10``) on the latent vectors of every row, or of a uniform
+        sample of :data:`~catembed.deep._objectives.KMEANS_SAMPLE` rows on larger tables
+        (then every row goes to its nearest centre): the latent vectors are never held for
+        more than that many rows."""
+        from ._thesis_nets import nearest_centre
+
+        n = len(codes)
+        rows = None
+        if n > KMEANS_SAMPLE:
+            rows = torch.as_tensor(np.sort(sample_without_replacement(
+                n, KMEANS_SAMPLE, random_state=seed)), device=codes.device)
+        sub = (codes, nums) if rows is None else (codes[rows], nums[rows])
+        z = self._latent(torch, model, *sub).cpu().numpy().astype(np.float64)
         km = KMeans(int(self.n_clusters), n_init=10, random_state=seed).fit(z)
+        del z, sub
         with torch.no_grad():
             model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-        return km.labels_
+        return km.labels_ if rows is None else nearest_centre(model, codes, nums)
 
     def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
                  labels: np.ndarray) -> np.ndarray:
         """The DEC / IDEC / DCN stage; returns the final labels."""
         from ._nets import target_distribution
-        from ._thesis_nets import dcn_centroid_step
+        from ._thesis_nets import dcn_centroid_step, nearest_centre
 
         F = torch.nn.functional  # noqa: N806
         kind = self.clustering
@@ -458,9 +456,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                         assign[idx] = near
                         counts = dcn_centroid_step(model.centers, counts, zb, near)
             self.cluster_loss_.append(total / steps)
-        z = self._latent(torch, model, codes, nums)
-        with torch.no_grad():
-            return torch.cdist(z, model.centers).argmin(dim=1).cpu().numpy()
+        return nearest_centre(model, codes, nums)
 
     # ------------------------------------------------------------------ inference
     def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
