@@ -144,8 +144,11 @@ def test_codes_held_compactly(planted):
     X, _ = planted
     est = ThesisClusterer(3, epochs=1, random_state=0)
     est.fit(X)
-    codes, nums = est._local(__import__("catembed.deep._data", fromlist=["x"]).apply_encoding(
-        est.encoding_, X))
+    from catembed.deep._data import apply_encoding, encode_compact
+
+    codes, nums = est._local(encode_compact(est.encoding_, X))
+    wide = apply_encoding(est.encoding_, X)[0] - est.encoding_.offsets[None, :]
+    assert np.array_equal(codes, wide)
     assert codes.dtype == np.uint8 and nums.dtype == np.float32
     assert est.predict(X).shape == (len(X),)
 

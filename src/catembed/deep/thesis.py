@@ -59,7 +59,7 @@ from .._params import check_int, check_option, check_positive
 from .._validation import categorical_input_tags
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
-from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
+from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
@@ -249,7 +249,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)
         self.encoding_ = enc
-        codes_np, nums_np = self._local(apply_encoding(enc, df))
+        codes_np, nums_np = self._local(encode_compact(enc, df))
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
         # one seed per restart drawn up front: n_init=1 is the first restart of n_init=3
@@ -328,15 +328,16 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 "objective": float(history[-1]) if history else float("nan")}
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``), in the
-        narrowest integer type that holds them (one byte a cell when no column has more
-        than 255 values): the table is held once, compactly, and widened one batch at a
-        time."""
+        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``) from the
+        compact global ids of :func:`~catembed.deep._data.encode_compact`, in place and in
+        the same narrow type (a local id is never above its global one): the table is held
+        once, compactly (one byte a cell when the table has at most 256 values), and widened
+        one batch at a time."""
         codes, nums = pair
-        local = codes - self.encoding_.offsets[None, :]
-        top = int(local.max()) if local.size else 0
-        dtype = np.uint8 if top < 2**8 else np.int16 if top < 2**15 else np.int32
-        return local.astype(dtype), nums
+        offsets = self.encoding_.offsets.astype(codes.dtype)
+        for s in range(0, len(codes), 65_536):
+            codes[s:s + 65_536] -= offsets[None, :]
+        return codes, nums
 
     @staticmethod
     def _take(codes: Any, nums: Any, idx: Any) -> tuple[Any, Any]:
@@ -462,7 +463,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
         check_is_fitted(self, "model_")
         torch = require_torch()
-        codes, nums = self._local(apply_encoding(self.encoding_,
+        codes, nums = self._local(encode_compact(self.encoding_,
                                                  check_inference_input(self, X)))
         return torch, torch.as_tensor(codes), torch.as_tensor(nums)
 
