@@ -187,3 +187,18 @@ def test_thesis_value_init_starts_from_cde_vectors(network) -> None:
         assert not table.weight.detach().numpy()[size].any()  # unseen value: zero
     with pytest.raises(CatEmbedError, match="value_init"):
         ThesisClusterer(3, value_init="pca", **TKW).fit(X)
+
+
+def test_reference_partition_of_a_larger_table_streams(monkeypatch):
+    import catembed.deep._guard as guard
+
+    rng = np.random.RandomState(0)
+    codes = rng.randint(0, 3, size=(400, 2)).astype(np.uint8)
+    nums = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal(6, 1, (200, 2))]).astype(np.float32)
+    full = guard.reference_partition(codes, nums, 2, seed=0)
+    monkeypatch.setattr(guard, "REFERENCE_SAMPLE", 100)
+    sampled = guard.reference_partition(codes, nums, 2, seed=0)
+    assert np.allclose(sampled.mean, full.mean) and np.allclose(sampled.scale, full.scale)
+    assert len(sampled.labels) == 400
+    assert np.array_equal(sampled.labels, sampled.predict(codes, nums))
+    assert guard.adjusted_rand_score(full.labels, sampled.labels) == 1.0

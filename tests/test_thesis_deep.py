@@ -118,3 +118,47 @@ def test_registered_methods():
     for net in NETWORKS:
         for clus in CLUSTERINGS:
             assert get_method(f"thesis-{net}-{clus}") is not None
+
+
+def test_dcn_centroid_step_equals_the_row_by_row_rule():
+    import torch
+
+    from catembed.deep._thesis_nets import dcn_centroid_step
+
+    g = torch.Generator().manual_seed(0)
+    centers = torch.randn(3, 4, generator=g)
+    counts = torch.tensor([5.0, 0.0, 2.0])
+    rows = torch.randn(7, 4, generator=g)
+    near = torch.tensor([0, 2, 0, 0, 2, 2, 0])  # centroid 1: count 0 and no row
+    loop_c, loop_n = centers.clone(), counts.clone()
+    for x, k in zip(rows, near.tolist(), strict=True):  # DCN Algorithm 1, one row at a time
+        loop_n[k] += 1
+        loop_c[k] -= (loop_c[k] - x) / loop_n[k]
+    new = dcn_centroid_step(centers, counts, rows, near)
+    assert torch.equal(new, torch.tensor([9.0, 0.0, 5.0]))
+    assert torch.allclose(centers, loop_c, atol=1e-6)
+    assert torch.equal(centers[1], loop_c[1])
+
+
+def test_codes_held_compactly(planted):
+    X, _ = planted
+    est = ThesisClusterer(3, epochs=1, random_state=0)
+    est.fit(X)
+    from catembed.deep._data import apply_encoding, encode_compact
+
+    codes, nums = est._local(encode_compact(est.encoding_, X))
+    wide = apply_encoding(est.encoding_, X)[0] - est.encoding_.offsets[None, :]
+    assert np.array_equal(codes, wide)
+    assert codes.dtype == np.uint8 and nums.dtype == np.float32
+    assert est.predict(X).shape == (len(X),)
+
+
+def test_kmeans_on_a_sample_of_a_larger_table(planted, monkeypatch):
+    import catembed.deep.thesis as thesis
+
+    X, _ = planted
+    monkeypatch.setattr(thesis, "KMEANS_SAMPLE", 50)
+    est = ThesisClusterer(3, epochs=2, random_state=0).fit(X)
+    assert len(est.labels_) == len(X) > 50
+    if not est.fallback_:  # every row at its nearest centre
+        assert np.array_equal(est.labels_, est.predict(X))

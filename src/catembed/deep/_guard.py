@@ -114,14 +114,28 @@ def reference_partition(codes: np.ndarray, nums: np.ndarray, n_clusters: int,
                         seed: int) -> Reference:
     """k-means of :func:`standardised_input` (a uniform sample of at most
     :data:`REFERENCE_SAMPLE` rows fits it; every row goes to its nearest centre)."""
-    z, mean, scale = standardised_input(codes, nums)
-    n = len(z)
-    fit_rows = z
-    if n > REFERENCE_SAMPLE:
-        fit_rows = z[np.random.RandomState(seed).choice(n, REFERENCE_SAMPLE, replace=False)]
-    km = KMeans(int(n_clusters), n_init=10, random_state=seed).fit(fit_rows)
-    labels = km.labels_ if n <= REFERENCE_SAMPLE else km.predict(z)
-    return Reference(np.asarray(labels, dtype=np.int64), mean, scale, km.cluster_centers_)
+    n = len(codes)
+    if n <= REFERENCE_SAMPLE:
+        z, mean, scale = standardised_input(codes, nums)
+        km = KMeans(int(n_clusters), n_init=10, random_state=seed).fit(z)
+        return Reference(np.asarray(km.labels_, dtype=np.int64), mean, scale,
+                         km.cluster_centers_)
+    # a larger table: the standardisation column by column, the sample standardised alone
+    # and every row assigned chunk by chunk (no n x m float64 copy of the table)
+    columns = [codes[:, j] for j in range(codes.shape[1])] + \
+        [nums[:, j] for j in range(nums.shape[1])]
+    moments = [(float(c.mean()), float(c.std()))
+               for c in (np.asarray(col, dtype=np.float64) for col in columns)]
+    mean = np.array([m for m, _ in moments])
+    scale = np.array([sd for _, sd in moments])
+    scale = np.where(scale > 0, scale, 1.0)
+    rows = np.random.RandomState(seed).choice(n, REFERENCE_SAMPLE, replace=False)
+    km = KMeans(int(n_clusters), n_init=10, random_state=seed).fit(
+        standardised_input(codes[rows], nums[rows], mean, scale)[0])
+    ref = Reference(np.empty(0, dtype=np.int64), mean, scale, km.cluster_centers_)
+    ref.labels = np.concatenate([ref.predict(codes[s:s + 8192], nums[s:s + 8192])
+                                 for s in range(0, n, 8192)]).astype(np.int64)
+    return ref
 
 
 def effective_clusters(labels: np.ndarray) -> float:

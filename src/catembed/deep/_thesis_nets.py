@@ -171,3 +171,64 @@ class ThesisAutoencoder(nn.Module):
         d2 = torch.cdist(z, self.centers).pow(2)
         q = (1.0 + d2 / self.alpha).pow(-(self.alpha + 1.0) / 2.0)
         return q / q.sum(dim=1, keepdim=True)
+
+
+def dcn_centroid_step(centers: torch.Tensor, counts: torch.Tensor, rows: torch.Tensor,
+                      near: torch.Tensor) -> torch.Tensor:
+    """DCN's centroid update (Yang et al. 2017, Algorithm 1) for a batch, in place.
+
+    Row by row, DCN raises the count ``c_k`` of the row's centroid ``k`` and moves it by
+    ``(x - mu_k) / c_k``. For the ``m`` rows of a batch that go to ``k`` these steps compose
+    to the running mean ``(c_k mu_k + sum x) / (c_k + m)`` (equal up to rounding), computed
+    here at once instead of a Python loop over the rows. ``centers`` ``(k, d)`` is updated
+    in place; returns the new counts ``(k,)``. A centroid with count 0 and no row stays.
+    """
+    m = torch.bincount(near, minlength=len(counts)).to(counts.dtype)
+    sums = torch.zeros_like(centers).index_add_(0, near, rows.to(centers.dtype))
+    new = counts + m
+    mean = (counts[:, None] * centers + sums) / new.clamp(min=1)[:, None]
+    centers.copy_(torch.where(new[:, None] > 0, mean, centers))
+    return new
+
+
+def start_values(model: nn.Module, enc: object, rows: object) -> None:
+    """Value embeddings from CDE / UNTIE value vectors: column ``j``'s table takes its
+    values' rows of ``rows`` (PCA components in order of variance, unit scale) cut to its
+    width; the unseen-value row stays zero."""
+    for module in model.modules():
+        if isinstance(module, _Values):
+            with torch.no_grad():
+                for j, table in enumerate(module.tables):
+                    off, size = int(enc.offsets[j]), int(enc.sizes[j])
+                    w = table.weight.shape[1]
+                    table.weight.copy_(torch.as_tensor(rows[off:off + size + 1, :w],
+                                                       dtype=table.weight.dtype))
+
+
+def _chunks(codes: torch.Tensor, nums: torch.Tensor, size: int = 4096):
+    for s in range(0, len(codes), size):
+        yield codes[s:s + size].long(), nums[s:s + size]
+
+
+def nearest_centre(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Tensor):
+    """The nearest centre of every row's latent vector, streamed over chunks of rows (the
+    latent vectors of all rows are never held at once); an ``int64`` NumPy array."""
+    model.eval()
+    with torch.no_grad():
+        return torch.cat([torch.cdist(model.embed(c, x), model.centers).argmin(dim=1)
+                          for c, x in _chunks(codes, nums)]).cpu().numpy()
+
+
+def latent_means(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Tensor,
+                 labels: object, k: int) -> torch.Tensor:
+    """The mean latent vector of every cluster of ``labels`` (an empty cluster: zero),
+    streamed over chunks of rows."""
+    model.eval()
+    lab = torch.as_tensor(labels, dtype=torch.int64)
+    sums = torch.zeros(k, int(model.n_components), dtype=torch.float64)
+    with torch.no_grad():
+        for s, (c, x) in enumerate(_chunks(codes, nums)):
+            part = lab[s * 4096:(s + 1) * 4096].to(codes.device)
+            sums.index_add_(0, part.cpu(), model.embed(c, x).double().cpu())
+    counts = torch.bincount(lab, minlength=k).clamp(min=1).double()[:, None]
+    return (sums / counts).to(model.centers.dtype)

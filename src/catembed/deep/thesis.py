@@ -52,14 +52,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
 from .._validation import categorical_input_tags
 from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
-from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
+from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
@@ -236,6 +238,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         from .._validation import CatEmbedError
 
         torch = require_torch()
+        from ._thesis_nets import latent_means
+
         self._check_params()
         df, cat, num = split_columns(X, self.categorical_features)
         if len(df) < self.n_clusters:
@@ -245,7 +249,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)
         self.encoding_ = enc
-        codes_np, nums_np = self._local(apply_encoding(enc, df))
+        codes_np, nums_np = self._local(encode_compact(enc, df))
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
         # one seed per restart drawn up front: n_init=1 is the first restart of n_init=3
@@ -287,14 +291,9 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         if self.fallback_:
             labels = self.reference_.labels
             with torch.no_grad():  # centres: the latent means of the reference clusters
-                z = self._latent(torch, self.model_, torch.as_tensor(codes_np),
-                                 torch.as_tensor(nums_np)).numpy().astype(np.float64)
-                k = int(self.n_clusters)
-                counts = np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
-                means = np.zeros((k, z.shape[1]))
-                np.add.at(means, labels, z)
-                self.model_.centers.copy_(torch.as_tensor(means / counts,
-                                                          dtype=self.model_.centers.dtype))
+                self.model_.centers.copy_(latent_means(
+                    self.model_, torch.as_tensor(codes_np), torch.as_tensor(nums_np), labels,
+                    int(self.n_clusters)))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.fit_seconds_ = time.perf_counter() - t0
@@ -304,12 +303,14 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  dev: Any, seed: int) -> dict[str, Any]:
         """One restart from ``seed``: pretraining, k-means, the clustering stage; its
         objective is the mean loss of its last epoch."""
+        from ._thesis_nets import start_values
+
         with _deterministic(torch, self.n_threads, dev.type == "cuda"), \
                 torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             model = self._build(enc)
             if self._init_rows is not None:
-                self._start_values(torch, model, enc, self._init_rows)
+                start_values(model, enc, self._init_rows)
             model = model.to(dev)
             codes = torch.as_tensor(codes_np, device=dev)
             nums = torch.as_tensor(nums_np, device=dev)
@@ -326,33 +327,41 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 "pretrain_loss": pretrain, "cluster_loss": cluster,
                 "objective": float(history[-1]) if history else float("nan")}
 
-    @staticmethod
-    def _start_values(torch: Any, model: Any, enc: Any, rows: np.ndarray) -> None:
-        """Value embeddings from CDE / UNTIE value vectors: column ``j``'s table takes its
-        values' rows (PCA components in order of variance, unit scale) cut to its width;
-        the unseen-value row stays zero."""
-        from ._thesis_nets import _Values
-
-        for module in model.modules():
-            if isinstance(module, _Values):
-                with torch.no_grad():
-                    for j, table in enumerate(module.tables):
-                        off, size = int(enc.offsets[j]), int(enc.sizes[j])
-                        w = table.weight.shape[1]
-                        table.weight.copy_(torch.as_tensor(rows[off:off + size + 1, :w],
-                                                           dtype=table.weight.dtype))
-
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``)."""
+        """Column-local value ids (the unseen value of column ``j`` is ``sizes[j]``) from the
+        compact global ids of :func:`~catembed.deep._data.encode_compact`, in place and in
+        the same narrow type (a local id is never above its global one): the table is held
+        once, compactly (one byte a cell when the table has at most 256 values), and widened
+        one batch at a time."""
         codes, nums = pair
-        return codes - self.encoding_.offsets[None, :], nums
+        offsets = self.encoding_.offsets.astype(codes.dtype)
+        for s in range(0, len(codes), 65_536):
+            codes[s:s + 65_536] -= offsets[None, :]
+        return codes, nums
+
+    @staticmethod
+    def _take(codes: Any, nums: Any, idx: Any) -> tuple[Any, Any]:
+        """The rows ``idx`` of the compact table, value ids widened to ``int64``."""
+        return codes[idx].long(), nums[idx]
+
+    @staticmethod
+    def _adam(torch: Any, params: Any, lr: float) -> Any:
+        """Adam (lr as given, PyTorch's defaults otherwise), the fused kernel where this
+        PyTorch has it: the same update in one kernel per step instead of a loop over the
+        parameters (batch 32 makes the optimiser's per-parameter overhead a large part of
+        a step on a CPU)."""
+        params = list(params)
+        try:
+            return torch.optim.Adam(params, lr=lr, fused=True)
+        except (RuntimeError, TypeError, ValueError):  # pragma: no cover - old torch
+            return torch.optim.Adam(params, lr=lr)
 
     def _epoch(self, n: int) -> int:
         return -(-n // min(int(self.batch_size), n))
 
     def _pretrain(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any
                   ) -> list[float]:
-        opt = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+        opt = self._adam(torch, model.parameters(), float(self.learning_rate))
         history = []
         model.train()
         for _ in range(int(self.epochs)):
@@ -360,7 +369,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             steps = self._epoch(len(codes))
             for _ in range(steps):
                 idx = torch.as_tensor(batches.next(), device=codes.device)
-                _, rec, target = model(codes[idx], nums[idx])
+                _, rec, target = model(*self._take(codes, nums, idx))
                 loss = torch.nn.functional.mse_loss(rec, target)
                 opt.zero_grad()
                 loss.backward()
@@ -372,20 +381,34 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def _latent(self, torch: Any, model: Any, codes: Any, nums: Any) -> Any:
         model.eval()
         with torch.no_grad():
-            return torch.cat([model.embed(codes[s:s + 4096], nums[s:s + 4096])
+            return torch.cat([model.embed(codes[s:s + 4096].long(), nums[s:s + 4096])
                               for s in range(0, len(codes), 4096)])
 
     def _kmeans(self, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -> np.ndarray:
-        z = self._latent(torch, model, codes, nums).cpu().numpy().astype(np.float64)
+        """k-means (``n_init=10``) on the latent vectors of every row, or of a uniform
+        sample of :data:`~catembed.deep._objectives.KMEANS_SAMPLE` rows on larger tables
+        (then every row goes to its nearest centre): the latent vectors are never held for
+        more than that many rows."""
+        from ._thesis_nets import nearest_centre
+
+        n = len(codes)
+        rows = None
+        if n > KMEANS_SAMPLE:
+            rows = torch.as_tensor(np.sort(sample_without_replacement(
+                n, KMEANS_SAMPLE, random_state=seed)), device=codes.device)
+        sub = (codes, nums) if rows is None else (codes[rows], nums[rows])
+        z = self._latent(torch, model, *sub).cpu().numpy().astype(np.float64)
         km = KMeans(int(self.n_clusters), n_init=10, random_state=seed).fit(z)
+        del z, sub
         with torch.no_grad():
             model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-        return km.labels_
+        return km.labels_ if rows is None else nearest_centre(model, codes, nums)
 
     def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
                  labels: np.ndarray) -> np.ndarray:
         """The DEC / IDEC / DCN stage; returns the final labels."""
         from ._nets import target_distribution
+        from ._thesis_nets import dcn_centroid_step, nearest_centre
 
         F = torch.nn.functional  # noqa: N806
         kind = self.clustering
@@ -397,7 +420,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             params = list(model.parameters())
         else:  # DCN: the centroids are updated by its own rule, not by Adam
             params = [p for name, p in model.named_parameters() if name != "centers"]
-        opt = torch.optim.Adam(params, lr=float(self.learning_rate))
+        opt = self._adam(torch, params, float(self.learning_rate))
         assign = torch.as_tensor(labels, dtype=torch.int64, device=dev)
         counts = torch.bincount(assign, minlength=int(self.n_clusters)).to(torch.float32)
         for _ in range(int(self.cluster_epochs)):
@@ -409,7 +432,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             total, steps = 0.0, self._epoch(len(codes))
             for _ in range(steps):
                 idx = torch.as_tensor(batches.next(), device=dev)
-                z, rec, target = model(codes[idx], nums[idx])
+                batch = self._take(codes, nums, idx)
+                z, rec, target = model(*batch)
                 if kind in ("dec", "idec"):
                     q = model.soft_assign(z)
                     loss = F.kl_div(q.log(), p_all[idx], reduction="batchmean")
@@ -427,23 +451,19 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 if kind == "dcn":
                     with torch.no_grad():
                         # (2) assignments of the batch to the nearest centroid, (3) DCN
-                        # Algorithm 1's centroid step 1 / count, one row at a time
-                        zb = model.embed(codes[idx], nums[idx])
+                        # Algorithm 1's centroid steps 1 / count (dcn_centroid_step)
+                        zb = model.embed(*batch)
                         near = torch.cdist(zb, model.centers).argmin(dim=1)
                         assign[idx] = near
-                        for row, k in zip(zb, near.tolist(), strict=True):
-                            counts[k] += 1
-                            model.centers[k] -= (model.centers[k] - row) / counts[k]
+                        counts = dcn_centroid_step(model.centers, counts, zb, near)
             self.cluster_loss_.append(total / steps)
-        z = self._latent(torch, model, codes, nums)
-        with torch.no_grad():
-            return torch.cdist(z, model.centers).argmin(dim=1).cpu().numpy()
+        return nearest_centre(model, codes, nums)
 
     # ------------------------------------------------------------------ inference
     def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
         check_is_fitted(self, "model_")
         torch = require_torch()
-        codes, nums = self._local(apply_encoding(self.encoding_,
+        codes, nums = self._local(encode_compact(self.encoding_,
                                                  check_inference_input(self, X)))
         return torch, torch.as_tensor(codes), torch.as_tensor(nums)
 
