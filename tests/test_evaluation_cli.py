@@ -76,11 +76,16 @@ def test_bench_on_a_folder_with_one_set(tmp_path, capsys):
 def test_bench_json_and_errors(tmp_path, capsys):
     code = main(["bench", "--table", "cde-2", "--runs", "1", "--datasets", "soybean_small",
                  "--columns", "CDE-G", "--json"])
-    out, _ = capsys.readouterr()
+    out, err = capsys.readouterr()
     assert code == 0
-    data = json.loads(out)
+    data = json.loads(out)  # stdout holds the JSON alone; progress goes to stderr
+    assert err.startswith("[1/1] ") and "CDE-G" in err
     cell = data["rows"][0]["cells"]["CDE-G"]
     assert cell["ours"]["clusterer"] == "spectral" and cell["paper"] == 1.0
+    assert main(["bench", "--table", "cde-2", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "CDE-G", "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rows"] and err == ""
     assert main(["bench", "--table", "nope"]) == 2
     assert "no table 'nope'" in capsys.readouterr().err
     assert main(["bench", "--table", "cde-1", "--data-dir", str(tmp_path / "x")]) == 2

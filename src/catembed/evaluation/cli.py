@@ -190,7 +190,9 @@ def register(subparsers: Any) -> None:
                    "file; --study: the output folder (default study-NAME)")
     b.add_argument("--format", choices=["png", "svg"], default="png",
                    help="--study: figure format (default png)")
-    b.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    b.add_argument("--json", action="store_true",
+                   help="print the results as JSON on stdout (progress lines still go to "
+                   "stderr; --quiet silences them)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     b.set_defaults(func=cmd_bench)
 

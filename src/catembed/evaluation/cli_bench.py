@@ -69,7 +69,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                        init=args.init, datasets=split_list(args.datasets) or None,
                        columns=split_list(args.columns) or None, n_jobs=args.jobs,
                        refit=args.refit, f_score=getattr(args, "f_score", None),
-                       log=None if args.quiet or args.json else _stderr)
+                       log=None if args.quiet else _stderr)
     text = format_markdown(result)
     missing = [r.label for r in result.rows if r.status == "missing"]
     if missing:
@@ -101,7 +101,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     out = Path(args.output or f"study-{args.study}")
     result = run_study(args.study, out, data_dir=_bench_data_dir(args.data_dir),
                        seed=args.seed, runs=args.runs, fmt=args.format,
-                       quiet=args.quiet or args.json, datasets=split_list(args.datasets) or None)
+                       quiet=args.quiet, datasets=split_list(args.datasets) or None)
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, default=_json_default)
         sys.stdout.write("\n")
