@@ -267,6 +267,18 @@ def _plan_case(combine, rng):
     codes = np.column_stack([rng.integers(-1, s, 3000) for s in sizes]).astype(np.int32)
     return tables, codes
 
+def _plain_gather(plan, codes, combine):
+    """The lookup done the plain way: each fused table gathered, then summed in order
+    (``combine="sum"``) or placed side by side."""
+    keys = plan.keys(codes)
+    if combine == "sum":
+        ref = plan.joint[0][keys[0]]
+        for j, k in zip(plan.joint[1:], keys[1:], strict=True):
+            ref += j[k]
+        return ref
+    return np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
+
+
 
 @pytest.mark.parametrize("combine", ["sum", "concat"])
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
@@ -286,13 +298,7 @@ def test_lookup_into_any_layout_bit_identical(combine, layout, engine, monkeypat
     tables, codes = _plan_case(combine, rng)
     plan = LookupPlan(tables, combine, np.float32, max_joint_bytes=600)
     assert 1 < len(plan.groups) < 5
-    keys = plan.keys(codes)
-    if combine == "sum":
-        ref = plan.joint[0][keys[0]]
-        for j, k in zip(plan.joint[1:], keys[1:], strict=True):
-            ref += j[k]
-    else:
-        ref = np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
+    ref = _plain_gather(plan, codes, combine)
     if layout == "C":
         out = np.full(ref.shape, 7.0, np.float32)
     elif layout == "F":
@@ -325,13 +331,7 @@ def test_lookup_wide_rows_bit_identical(combine, dtype, layout, engine, monkeypa
     codes = np.column_stack([rng.integers(-1, s, 2500) for s in sizes]).astype(np.int32)
     plan = LookupPlan(tables, combine, dtype, max_joint_bytes=4000)
     assert 1 < len(plan.groups) < 5
-    keys = plan.keys(codes)
-    if combine == "sum":
-        ref = plan.joint[0][keys[0]]
-        for j, k in zip(plan.joint[1:], keys[1:], strict=True):
-            ref += j[k]
-    else:
-        ref = np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
+    ref = _plain_gather(plan, codes, combine)
     out = np.full(ref.shape, 7.0, dtype, order=layout)
     assert plan(codes, out=out) is out
     np.testing.assert_array_equal(out, ref)
