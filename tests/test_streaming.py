@@ -267,6 +267,7 @@ def _plan_case(combine, rng):
     codes = np.column_stack([rng.integers(-1, s, 3000) for s in sizes]).astype(np.int32)
     return tables, codes
 
+
 def _plain_gather(plan, codes, combine):
     """The lookup done the plain way: each fused table gathered, then summed in order
     (``combine="sum"``) or placed side by side."""
@@ -277,7 +278,6 @@ def _plain_gather(plan, codes, combine):
             ref += j[k]
         return ref
     return np.hstack([j[k] for j, k in zip(plan.joint, keys, strict=True)])
-
 
 
 @pytest.mark.parametrize("combine", ["sum", "concat"])
