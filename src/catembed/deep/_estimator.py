@@ -19,8 +19,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
+from .._torch import _deterministic, _device, require_torch
 from .._validation import CatEmbedError, categorical_input_tags
-from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Rows, forward_chunks
 from ._data import (
     MixedEncoding,

@@ -70,8 +70,8 @@ import numpy as np
 import pandas as pd
 
 from .._params import check_int, check_option
+from .._torch import _deterministic, require_torch
 from .._validation import CatEmbedError
-from ..embed._autoencoder import _deterministic, require_torch
 from ._batches import _Rows, forward_chunks
 from ._data import MixedEncoding
 from ._estimator import _DeepClusterer

@@ -56,8 +56,8 @@ from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
+from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
-from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
 from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition

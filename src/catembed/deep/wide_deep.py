@@ -36,8 +36,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_positive
+from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
-from ..embed._autoencoder import _deterministic, _device, require_torch
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._estimator import check_hidden

@@ -12,7 +12,7 @@ is the mean activation of code unit ``i`` (method spec, section 2). Training is 
 The estimators' default, MATLAB's stacked layer-wise training in NumPy, is
 :mod:`catembed.embed._sparse_autoencoder`; the optimiser ``trainscg`` is
 :mod:`catembed.embed._scg`. Also here: the torch helpers (device, determinism) the deep
-clusterers share, and the warnings for collapsed codes.
+clusterers share are :mod:`catembed._torch`; here are the warnings for collapsed codes.
 
 PyTorch is an optional dependency (``pip install "catembed[deep]"``); it is imported only
 inside the functions here.
@@ -21,9 +21,7 @@ inside the functions here.
 from __future__ import annotations
 
 import math
-import os
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,31 +29,19 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._params import check_int, check_option
+from .._torch import _deterministic, _device, require_torch
 from .._validation import CatEmbedError, CatEmbedWarning
 from ._scg import scaled_conjugate_gradient
 
 __all__ = [
     "AutoencoderResult",
     "code_size",
-    "require_torch",
     "train_autoencoder",
     "warn_if_constant",
     "warn_if_no_better_than_constant",
 ]
 
 OPTIMIZERS = ("scg", "lbfgs", "adam")
-
-
-def require_torch() -> Any:
-    """Import and return :mod:`torch`, or raise a :class:`CatEmbedError` naming the extra."""
-    try:
-        import torch
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise CatEmbedError(
-            "the autoencoder needs PyTorch, which is not installed; install the optional "
-            'extra with: pip install "catembed[deep]"'
-        ) from exc
-    return torch
 
 
 def code_size(n_inputs: int, hidden_factor: float) -> int:
@@ -88,46 +74,6 @@ class AutoencoderResult:
     n_epochs: int = 0
     reconstruction_error: tuple[float, float] = (math.nan, math.nan)
     weights: dict[str, np.ndarray] = field(default_factory=dict)
-
-
-def _device(torch: Any, device: Any) -> Any:
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError, ValueError) as exc:
-        raise CatEmbedError(
-            f"device must be 'cpu' or 'cuda' (optionally 'cuda:N'); got {device!r}."
-        ) from exc
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise CatEmbedError(
-                f"device={device!r} was asked for, but PyTorch sees no CUDA GPU here "
-                f"(torch {torch.__version__}); use device='cpu'."
-            )
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise CatEmbedError(
-                f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) present."
-            )
-    elif dev.type != "cpu":
-        raise CatEmbedError(f"device must be 'cpu' or 'cuda'; got {device!r}.")
-    return dev
-
-
-@contextmanager
-def _deterministic(torch: Any, n_threads: int | None, cuda: bool):
-    """Deterministic algorithms and a fixed thread count, restored afterwards."""
-    old_threads = torch.get_num_threads()
-    old_det = torch.are_deterministic_algorithms_enabled()
-    old_warn = torch.is_deterministic_algorithms_warn_only_enabled()
-    if cuda:  # cuBLAS needs this for reproducible matrix products
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    try:
-        if n_threads is not None:
-            torch.set_num_threads(int(n_threads))
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        yield
-    finally:
-        torch.set_num_threads(old_threads)
-        torch.use_deterministic_algorithms(old_det, warn_only=old_warn)
 
 
 def warn_if_no_better_than_constant(error: float, baseline: float) -> None:
