@@ -80,3 +80,18 @@ def test_set_output_pandas_and_passthrough(client):
     assert list(out.columns)[-1] == "age"
     # pandas input still gets scikit-learn's pandas output
     assert isinstance(est.transform(df), pd.DataFrame)
+
+
+def test_is_dask_collection_frames_and_any_collection():
+    import dask.array as da
+
+    from catembed._validation import is_dask_collection
+
+    df = _frame(20)
+    ddf = dd.from_pandas(df, npartitions=2)
+    arr = da.from_array(np.arange(6).reshape(3, 2), chunks=2)
+    assert is_dask_collection(ddf) and is_dask_collection(ddf["color"])
+    assert not is_dask_collection(arr)  # no partitions to count
+    assert is_dask_collection(arr, frames=False) and is_dask_collection(ddf, frames=False)
+    for x in (df, df.to_numpy(), [[1, 2]], None):
+        assert not is_dask_collection(x) and not is_dask_collection(x, frames=False)

@@ -18,14 +18,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._numeric import apply_numeric, numeric_summary
+from ._validation import is_dask_collection
 from .stats import compute_statistics
 
-__all__ = ["DaskAwareTransformer", "fit_dask", "is_dask_collection", "transform_dask"]
-
-
-def is_dask_collection(X: Any) -> bool:
-    """A Dask DataFrame or Series (anything with ``map_partitions`` from a ``dask`` module)."""
-    return type(X).__module__.startswith("dask") and hasattr(X, "map_partitions")
+__all__ = ["DaskAwareTransformer", "fit_dask", "transform_dask"]
 
 
 def fit_dask(est: Any, ddf: Any) -> Any:

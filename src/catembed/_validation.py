@@ -121,6 +121,19 @@ def _check_table_type(X: Any) -> None:
         )
 
 
+def is_dask_collection(X: Any, *, frames: bool = True) -> bool:
+    """Whether ``X`` is a lazy Dask collection (its class from a ``dask`` module).
+
+    By default a Dask DataFrame or Series (``map_partitions``), which the fits and
+    ``compute_statistics`` count partition by partition (:mod:`catembed._dask`); with
+    ``frames=False`` any Dask collection that computes (``compute``: a Dask Array too), for
+    the callers that gather the rows into memory.
+    """
+    if not type(X).__module__.startswith("dask"):
+        return False
+    return hasattr(X, "map_partitions" if frames else "compute")
+
+
 @dataclass
 class ValidatedTable:
     """An input table checked once by a public call and handed down to every step.

@@ -21,7 +21,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ._chunks import fit_chunks
-from ._dask import DaskAwareTransformer, fit_dask, is_dask_collection
+from ._dask import DaskAwareTransformer, fit_dask
 from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
 from ._names import embedding_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
@@ -51,6 +51,7 @@ from ._validation import (
     CatEmbedTypeError,
     ValidatedTable,
     categorical_input_tags,
+    is_dask_collection,
     validate_training_table,
     validate_transform_input,
     warnings_at_caller,

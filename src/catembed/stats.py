@@ -40,7 +40,7 @@ import pandas as pd
 from ._counting import DENSE_LIMIT
 from ._encoding import INFREQUENT, encode, encode_column, encode_frame, factorize
 from ._params import check_option
-from ._validation import CatEmbedError, as_frame
+from ._validation import CatEmbedError, as_frame, is_dask_collection
 from ._value_statistics import ValueStatistics, count_table
 
 __all__ = [
@@ -108,7 +108,7 @@ def compute_statistics(
         For an in-memory table: called as ``before_count(sizes, n_rows)`` between the
         factorisation and the counting (see :meth:`ValueStatistics.from_frame`).
     """
-    if _is_dask_collection(data):
+    if is_dask_collection(data):
         return _dask_statistics(
             data, columns=columns, handle_missing=handle_missing, dense_limit=dense_limit,
             progress=progress,
@@ -129,10 +129,6 @@ def compute_statistics(
     return count_chunks(checked(data), columns=columns,
                         handle_missing=handle_missing, dense_limit=dense_limit,
                         progress=progress)
-
-
-def _is_dask_collection(data: Any) -> bool:
-    return type(data).__module__.startswith("dask") and hasattr(data, "to_delayed")
 
 
 def _dask_statistics(data: Any, *, progress: Any = None, **kwargs: Any) -> ValueStatistics:

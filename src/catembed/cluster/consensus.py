@@ -48,6 +48,7 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
+    is_dask_collection,
     select_categorical,
 )
 from ..stats import ValueStatistics, encode, factorize
@@ -73,7 +74,7 @@ def _gather(X: Any) -> Any:
     """A Dask frame or array as pandas / NumPy: its partitions computed once, in order.
     Consensus labels every row (its memory is ``O(n)`` whatever the input), so the rows are
     gathered rather than streamed; the fit is then the in-memory one, label for label."""
-    if type(X).__module__.startswith("dask") and hasattr(X, "compute"):
+    if is_dask_collection(X, frames=False):
         return X.compute()
     return X
 
