@@ -165,3 +165,28 @@ def test_cli_discretize_embeds_an_all_numeric_csv(tmp_path):
     res = pd.read_csv(out)
     assert res.shape == (40, 4)
     np.testing.assert_array_equal(res.sum(axis=1), np.full(40, 2.0))
+
+
+# CPU seconds and fit memory (MB) of one fit of a planted table of 20,000 rows, 8 columns of
+# 100 values (l = 800), measured with benchmarks/bench_cde_values.py --child on 2026-11-24
+# (2 cores, load average 4.0-4.7); the method's docstring of _cost_seconds has the others.
+MEASURED_AT_800 = {"UNTIE": (7.6, 108), "CDEPlusPlus": (45.3, 1172), "LCME": (3.3, 42)}
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED_AT_800))
+def test_cost_estimates_follow_the_measured_fits(name):
+    seconds, mb = MEASURED_AT_800[name]
+    est = getattr(catembed, name)()
+    sizes = np.full(8, 100)
+    assert seconds / 2.5 <= est._cost_seconds(sizes) <= seconds * 2.5
+    assert mb / 2 <= 8 * est._cost_cells(sizes) / 2**20 <= mb * 2
+
+
+def test_cost_guard_refuses_cdepp_on_thousands_of_values(monkeypatch):
+    # CDE++'s dense value-cluster indicator grows as l^3 (0.3 l^3 cells measured)
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "16G")
+    X = pd.DataFrame({f"c{j}": [f"v{(i + j) % 100}" for i in range(200)]
+                      for j in range(30)})
+    with pytest.raises(CatEmbedError, match=r"CDEPlusPlus on 3000 distinct values in 30 "
+                                            r"columns would need about 60\.\d GiB"):
+        catembed.CDEPlusPlus().fit(X)

@@ -58,6 +58,7 @@ from ._untie_spaces import KernelSpace
 
 __all__ = [
     "ValueLevelProblem",
+    "fit_cost",
     "independence_cooc",
     "small_problem_threads",
 ]
@@ -74,6 +75,26 @@ def small_problem_threads(rank: int) -> Any:
     (:mod:`catembed._threads`).
     """
     return _small_threads(rank, _SMALL_EIGH, "blas")
+
+
+def fit_cost(sizes: np.ndarray) -> tuple[float, float]:
+    """UNTIE's cost model for :func:`catembed._pooling.check_fit_cost`: float64 cells, seconds.
+
+    From ``benchmarks/bench_cde_values.py``-style fits of planted tables of 20,000 rows (one
+    fit per child process, 2 cores, load average 2.4-5.0; 2026-11-24), ``l`` values in
+    ``m`` columns of ``l_j``: CPU seconds 0.11 / 0.23 / 1.29 / 7.6 / 173 and fit memory
+    8 / 13 / 33 / 108 / 313 MB at l = 100 / 200 / 400 / 800 / 1600 (5 x 20, 8 x 25,
+    8 x 50, 8 x 100, 16 x 100); 6.4 s and 83 MB at 16 x 50, 0.9 s and 53 MB at 4 x 100;
+    the number of rows does not count (7.9 s at 5,000 rows, 8 x 100). Memory: the
+    kernel blocks (``2 m`` spaces of 14 ``l_j x l_j`` kernels) and a few ``r x r`` (``r ~ l``)
+    matrices, ``14 l^2 + 100 sum l_j^2`` cells (within 1.4x). Time: the alternation
+    forms ``M`` (``r^2 l``) and solves one dense eigenproblem per step, with more steps as
+    ``l`` grows (800 -> 1600: 23x): ``l^3 / 1e8 + l^4 / 4.5e10`` seconds, within a factor
+    of 2 from l = 200 to 1600.
+    """
+    sizes = np.asarray(sizes, dtype=np.float64)
+    l = float(np.sum(sizes))
+    return 14.0 * l * l + 100.0 * float(np.sum(sizes * sizes)), l ** 3 / 1e8 + l ** 4 / 4.5e10
 
 
 def independence_cooc(stats: ValueStatistics) -> np.ndarray:

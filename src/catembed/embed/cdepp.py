@@ -211,6 +211,23 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
         if self.encoder == "autoencoder":
             self._check_autoencoder_params()
 
+    # The cost model of check_fit_cost, from benchmarks/bench_cde_values.py (planted tables of
+    # 20,000 rows, one fit per child process, 2 cores, load average 3.6-4.7; 2026-11-24):
+    # CPU seconds 1.04 / 3.2 / 8.3 / 45 and fit memory 10 / 28 / 152 / 1172 MB at
+    # l = 100 / 200 / 400 / 800 (11.8 s and 170 MB at l = 400 in 16 columns of 25).
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        """The dense value-cluster indicator ``C`` (``l`` rows, one column per cluster of
+        every level of the DBSCAN and hierarchical sweeps, ``O(l^2)`` columns) and the
+        autoencoder's copies of it: measured 0.29-0.3 ``l^3`` cells at l = 400 and 800."""
+        return 0.3 * float(np.sum(sizes)) ** 3
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        """The sweeps and the autoencoder on ``C``: ``1 + l^2 / 5e4 + l^3 / 1.2e7``
+        seconds, within a factor of 1.3 of the measured CPU seconds from l = 100 to 800
+        (an upper bound for ``encoder="pca"`` or ``"none"``)."""
+        l = float(np.sum(sizes))
+        return 1.0 + l * l / 5e4 + l ** 3 / 1.2e7
+
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)
         methods = ("dbscan", "hc") if self.value_clustering == "hybrid" else (

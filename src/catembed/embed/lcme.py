@@ -236,6 +236,22 @@ class LCME(ValueEmbedder):
         self.min_frequency = min_frequency
         self.max_categories = max_categories
 
+    # The cost model of check_fit_cost, from benchmarks/bench_cde_values.py (planted tables of
+    # 20,000 rows, one fit per child process, 2 cores, load average 3.6-5.0; 2026-11-24):
+    # CPU seconds 1.04 / 3.3 / 38.5 / 100 and fit memory 17 / 42 / 160 / 552 MB at
+    # l = 400 / 800 / 1600 / 3000 (3.5 s and 50 MB at l = 800 in 16 columns of 50).
+    def _cost_cells(self, sizes: np.ndarray) -> float:
+        """About eight ``l x l`` float64 matrices (the Burt matrix, the covariance, MCA's
+        decomposition, the EM's ``N / P``): measured 7.8-8.2 ``l^2`` cells at l >= 800."""
+        return 8.0 * float(np.sum(sizes)) ** 2
+
+    def _cost_seconds(self, sizes: np.ndarray) -> float:
+        """The EM on the co-occurrence counts (``O(k l^2)`` a step) and MCA's eigensolver
+        (``l^3``): ``l^2 / 1e5 + l^3 / 5e8`` seconds, within a factor of 2.2 of the
+        measured CPU seconds from l = 400 to 3000 (above them but at l = 1600)."""
+        l = float(np.sum(sizes))
+        return l * l / 1e5 + l ** 3 / 5e8
+
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         k = check_int("n_components", self.n_components)
         for name in ("n_init", "max_iter"):
