@@ -5,6 +5,7 @@ count too (they are read as text, nothing is imported)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,8 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "catembed"
 
 #: docs/design.md, "Layers": the top-level module or package -> its layer
 LAYERS = {
-    "_errors": 0, "_version": 0, "_params": 0, "_threads": 0, "_torch": 0, "_validation": 0,
-    "io": 0,
-    "datasets": 0,
+    "_errors": 0, "_version": 0, "_params": 0, "_threads": 0, "_torch": 0, "_method_names": 0,
+    "_validation": 0, "io": 0, "datasets": 0,
     "_encoding": 1, "_counting": 1, "_value_statistics": 1, "stats": 1, "metrics": 1,
     "_numeric": 2, "_pooling": 2, "_projection": 2, "_lookup": 2, "_lookup_kernel": 2,
     "_names": 2, "_chunks": 2, "_dask": 2, "map2d": 2,
@@ -100,3 +100,10 @@ def test_no_module_over_500_lines():
     long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
             if (n := p.read_text(encoding="utf-8").count("\n")) > 500}
     assert not long, long
+
+
+def test_methods_are_imported_from_their_registry_not_the_package_root():
+    pattern = re.compile(r"from (\.+|catembed) import [^\n]*\bMETHODS\b")
+    offenders = sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
+                       if p.name != "__init__.py" and pattern.search(p.read_text("utf-8")))
+    assert not offenders, offenders

@@ -12,26 +12,8 @@ from __future__ import annotations
 
 import importlib
 
+from ._method_names import METHOD_CLASSES, METHOD_NAMES  # noqa: F401 - names only, re-exported
 from ._version import __version__
-
-#: the methods the command line knows: name -> estimator class (by name, in this package).
-#: The one place for them: :data:`METHOD_NAMES` (no import) and ``METHODS`` (the classes,
-#: imported on first use) are derived from it.
-METHOD_CLASSES: dict[str, str] = {
-    "cde": "CDE",
-    "onehot": "OneHotEmbedder",
-    "onehot-pca": "OneHotPCA",
-    "idf": "IDFEmbedder",
-    "cdepp": "CDEPlusPlus",
-    "cde-ae": "CDEAutoencoder",
-    "onehot-ae": "OneHotAutoencoder",
-    "untie": "UNTIE",
-    "couplings": "Couplings",
-    "mca": "MCA",
-    "lcme": "LCME",
-}
-#: the command line's method names, known without importing any estimator
-METHOD_NAMES: tuple[str, ...] = tuple(METHOD_CLASSES)
 
 # public name -> the module that defines it
 _LAZY: dict[str, str] = {
@@ -82,7 +64,7 @@ def _register_builtins() -> None:
 
 def __getattr__(name: str) -> object:  # typing is not imported: start-up stays short
     if name == "METHODS":
-        value: object = {key: __getattr__(cls) for key, cls in METHOD_CLASSES.items()}
+        value: object = importlib.import_module(".embed.registry", __name__).METHODS
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     else:

@@ -39,7 +39,7 @@ interrupted run leaves no partial output, and the input is never written over.
 
 
 def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
-    from . import METHOD_CLASSES
+    from ._method_names import METHOD_CLASSES
 
     if method not in METHOD_CLASSES:
         raise CatEmbedError(
@@ -168,7 +168,7 @@ def _cmd_embed(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``embed`` subcommand."""
-    from . import METHOD_NAMES
+    from ._method_names import METHOD_NAMES
 
     p = sub.add_parser("embed", help="embed a categorical table",
                        description="Embed a categorical CSV/Parquet table and write the "

@@ -210,9 +210,10 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     import numpy as np
     from tqdm.auto import tqdm
 
-    from . import METHODS, plot
+    from . import plot
     from ._validation import CatEmbedError, as_frame
     from .cluster.embedding_labels import kmeans_labels
+    from .embed.registry import METHODS
     from .metrics import fci, vci
     from .stats import compute_statistics
 

@@ -280,7 +280,7 @@ def mixed_embedder(method: str = "cde", *, random_state: Any = None,
     Categorical columns are found by dtype (``categorical_features="auto"``) and numeric
     columns follow the embedder's ``numeric`` policy (quantile bins by default).
     """
-    from .. import METHODS
+    from ..embed.registry import METHODS
 
     if method not in METHODS:
         raise CatEmbedError(f"unknown embedder {method!r}; choose from {', '.join(METHODS)}.")

@@ -27,7 +27,7 @@ def _planted(n_rows: int, n_features: int, n_values: int, seed: int) -> pd.DataF
 
 def _peers() -> dict[str, Callable[[], Any]]:
     """Fit-and-transform callables of every embedder, plus the peers."""
-    from ... import METHODS
+    from ...embed.registry import METHODS
 
     out: dict[str, Callable[[], Any]] = {}
     for name, cls in METHODS.items():

@@ -18,8 +18,8 @@ def _score_setting(data: Any, method: str, params: dict, runs: int, seed: int,
     """Mean and std F-score of ``runs`` k-means runs (k = classes, the papers' MATLAB-style
     seeding) and the embedding width; the method is refitted with each run's seed when
     ``refit``, else fitted once."""
-    from ... import METHODS
     from ...cluster.embedding_labels import kmeans_labels
+    from ...embed.registry import METHODS
     from ...metrics import f_score
 
     X, y = data.features, data.labels.to_numpy()
