@@ -82,19 +82,21 @@ def fit_cost(sizes: np.ndarray) -> tuple[float, float]:
 
     From ``benchmarks/bench_cde_values.py``-style fits of planted tables of 20,000 rows (one
     fit per child process, 2 cores, load average 2.4-5.0; 2026-11-24), ``l`` values in
-    ``m`` columns of ``l_j``: CPU seconds 0.11 / 0.23 / 1.29 / 7.6 / 173 and fit memory
-    8 / 13 / 33 / 108 / 313 MB at l = 100 / 200 / 400 / 800 / 1600 (5 x 20, 8 x 25,
-    8 x 50, 8 x 100, 16 x 100); 6.4 s and 83 MB at 16 x 50, 0.9 s and 53 MB at 4 x 100;
-    the number of rows does not count (7.9 s at 5,000 rows, 8 x 100). Memory: the
-    kernel blocks (``2 m`` spaces of 14 ``l_j x l_j`` kernels) and a few ``r x r`` (``r ~ l``)
-    matrices, ``14 l^2 + 100 sum l_j^2`` cells (within 1.4x). Time: the alternation
-    forms ``M`` (``r^2 l``) and solves one dense eigenproblem per step, with more steps as
-    ``l`` grows (800 -> 1600: 23x): ``l^3 / 1e8 + l^4 / 4.5e10`` seconds, within a factor
-    of 2 from l = 200 to 1600.
+    ``m`` columns of ``l_j``: CPU seconds 0.11 / 0.23 / 1.29 / 7.6 and fit memory
+    8 / 13 / 33 / 108 MB at l = 100 / 200 / 400 / 800 (5 x 20, 8 x 25, 8 x 50, 8 x 100);
+    6.4 s and 83 MB at 16 x 50, 0.9 s and 53 MB at 4 x 100; with one BLAS thread
+    (``OPENBLAS_NUM_THREADS=1``) 21 s and 198 MB at 1200 (12 x 100), 47 s and 312 MB at
+    1600 (16 x 100). The number of rows does not count (7.9 s at 5,000 rows, 8 x 100).
+    Memory: the kernel blocks (``2 m`` spaces of 14 ``l_j x l_j`` kernels) and a few
+    ``r x r`` (``r ~ l``) matrices, ``14 l^2 + 100 sum l_j^2`` cells (within 1.4x). Time:
+    forming ``M`` (``r^2 l``) and one dense eigenproblem per step, ``l^3 / 6e7`` seconds
+    (within 1.5x from l = 400 to 1600). With the default BLAS threads above rank 512
+    (:func:`small_problem_threads`) on a busy machine the same fits took 117 s (1200) and
+    173 s (1600): spin-waiting threads, 2.5-5.6x the estimate.
     """
     sizes = np.asarray(sizes, dtype=np.float64)
     l = float(np.sum(sizes))
-    return 14.0 * l * l + 100.0 * float(np.sum(sizes * sizes)), l ** 3 / 1e8 + l ** 4 / 4.5e10
+    return 14.0 * l * l + 100.0 * float(np.sum(sizes * sizes)), l ** 3 / 6e7
 
 
 def independence_cooc(stats: ValueStatistics) -> np.ndarray:
