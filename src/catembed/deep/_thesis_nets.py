@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 #: token width of the attention networks: 28 learned value dimensions + 4 dimensions of a
@@ -78,7 +79,10 @@ class EmbeddingFront(nn.Module):
 class _Tokens(nn.Module):
     """Column tokens of width 32: 28 learned value dimensions + the column's 4-dimensional
     shared embedding; with ``numeric_tokens`` a number is a token too (``x * w_j + b_j``
-    to 28 dimensions + its shared embedding, FT-Transformer's tokenizer)."""
+    to 28 dimensions + its shared embedding, FT-Transformer's tokenizer). The shared
+    embedding and the tokenizer's ``w_j``, ``b_j`` start uniform on [-1, 1] as in the
+    thesis' code (its numeric tokenizer is one ``Linear(1, 28)`` per number); the scale
+    matters here, since the tokens are also the reconstruction target."""
 
     def __init__(self, sizes: list[int], m_num: int, numeric_tokens: bool) -> None:
         super().__init__()
@@ -86,10 +90,12 @@ class _Tokens(nn.Module):
         self.values = _Values(sizes, [value_dim] * len(sizes))
         self.m_cat, self.m_num, self.numeric_tokens = len(sizes), m_num, numeric_tokens
         n_tok = len(sizes) + (m_num if numeric_tokens else 0)
-        self.shared = nn.Parameter(torch.randn(n_tok, SHARED_DIM))
+        # uniform on [-1, 1]: the thesis' shared embedding, and its numeric tokenizer (a
+        # ``Linear(1, 28)`` per number, whose default start is uniform on +-1/sqrt(fan_in)=1)
+        self.shared = nn.Parameter(torch.empty(n_tok, SHARED_DIM).uniform_(-1.0, 1.0))
         if numeric_tokens and m_num:
-            self.num_weight = nn.Parameter(torch.randn(m_num, value_dim) / math.sqrt(value_dim))
-            self.num_bias = nn.Parameter(torch.zeros(m_num, value_dim))
+            self.num_weight = nn.Parameter(torch.empty(m_num, value_dim).uniform_(-1.0, 1.0))
+            self.num_bias = nn.Parameter(torch.empty(m_num, value_dim).uniform_(-1.0, 1.0))
         self.n_tokens = n_tok
 
     def forward(self, codes: torch.Tensor, nums: torch.Tensor) -> torch.Tensor:
@@ -101,6 +107,53 @@ class _Tokens(nn.Module):
         vals = torch.cat(parts, dim=1)
         shared = self.shared.unsqueeze(0).expand(len(vals), -1, -1)
         return torch.cat([vals, shared], dim=2)
+
+
+class _SelfAttention(nn.Module):
+    """Scaled dot-product self-attention over the column tokens as the thesis builds it:
+    bias-free linear maps to queries, keys and values (``n_heads`` heads of
+    ``dim / n_heads`` dimensions), ``softmax(q k^T / sqrt(d_head)) v`` per head, then, with
+    ``project=True`` (the Transformer block), a linear output map with bias; without it
+    (the single-head "AE with Attention") the attended values are the output, with no
+    output map and no residual (Vaswani et al. 2017, Eq. 1)."""
+
+    def __init__(self, dim: int, n_heads: int, project: bool) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.queries = nn.Linear(dim, dim, bias=False)
+        self.keys = nn.Linear(dim, dim, bias=False)
+        self.values = nn.Linear(dim, dim, bias=False)
+        self.out = nn.Linear(dim, dim) if project else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        h = self.n_heads
+
+        def heads(y: torch.Tensor) -> torch.Tensor:
+            return y.view(b, t, h, d // h).transpose(1, 2)
+
+        y = F.scaled_dot_product_attention(heads(self.queries(x)), heads(self.keys(x)),
+                                           heads(self.values(x)))
+        y = y.transpose(1, 2).reshape(b, t, d)
+        return self.out(y) if self.out is not None else y
+
+
+class _Block(nn.Module):
+    """One Transformer block of the thesis (TabTransformer's, post-norm): ``x =
+    LayerNorm(attention(x) + x)``, then ``x = LayerNorm(FF(x) + x)`` with ``FF`` a
+    ``dim -> 4 dim -> dim`` ReLU network; no dropout."""
+
+    def __init__(self, dim: int, n_heads: int) -> None:
+        super().__init__()
+        self.attention = _SelfAttention(dim, n_heads, project=True)
+        self.norm1 = nn.LayerNorm(dim)
+        self.feed_forward = nn.Sequential(nn.Linear(dim, 4 * dim), nn.ReLU(),
+                                          nn.Linear(4 * dim, dim))
+        self.norm2 = nn.LayerNorm(dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.norm1(self.attention(x) + x)
+        return self.norm2(self.feed_forward(x) + x)
 
 
 class AttentionFront(nn.Module):
@@ -118,16 +171,10 @@ class AttentionFront(nn.Module):
         self.tokens = _Tokens(sizes, m_num, numeric_tokens)
         self.tail = 0 if numeric_tokens else m_num
         self.width = self.tokens.n_tokens * TOKEN_DIM + self.tail
-        self.single = None
-        self.blocks = None
         if n_blocks == 0:
-            self.single = nn.MultiheadAttention(TOKEN_DIM, 1, dropout=0.0, batch_first=True)
+            self.blocks: nn.Module = _SelfAttention(TOKEN_DIM, 1, project=False)
         else:
-            layer = nn.TransformerEncoderLayer(TOKEN_DIM, n_heads,
-                                               dim_feedforward=4 * TOKEN_DIM, dropout=0.0,
-                                               activation="relu", batch_first=True,
-                                               norm_first=False)
-            self.blocks = nn.TransformerEncoder(layer, n_blocks, enable_nested_tensor=False)
+            self.blocks = nn.Sequential(*(_Block(TOKEN_DIM, n_heads) for _ in range(n_blocks)))
 
     def forward(self, codes: torch.Tensor, nums: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,10 +182,7 @@ class AttentionFront(nn.Module):
         rest = nums if self.tail else nums[:, :0]
         target = torch.cat([t.flatten(1), rest], dim=1).detach()
         if t.shape[1]:
-            if self.single is not None:
-                t = self.single(t, t, t, need_weights=False)[0]
-            else:
-                t = self.blocks(t)
+            t = self.blocks(t)
         return torch.cat([t.flatten(1), rest], dim=1), target
 
 
