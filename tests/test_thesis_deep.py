@@ -162,3 +162,36 @@ def test_kmeans_on_a_sample_of_a_larger_table(planted, monkeypatch):
     assert len(est.labels_) == len(X) > 50
     if not est.fallback_:  # every row at its nearest centre
         assert np.array_equal(est.labels_, est.predict(X))
+
+
+def test_attention_modules_as_the_thesis_builds_them():
+    """Single head: softmax(q k^T / sqrt(32)) v with bias-free maps and no output map; the
+    Transformer block: bias-free q/k/v, an output map with bias, post-norm residuals; the
+    shared embedding and the numeric tokenizer start uniform on [-1, 1]."""
+    import torch
+
+    from catembed.deep._thesis_nets import AttentionFront, _Block, _SelfAttention
+
+    torch.manual_seed(0)
+    att = _SelfAttention(32, 1, project=False)
+    assert att.out is None and att.queries.bias is None and att.values.bias is None
+    x = torch.randn(3, 5, 32)
+    q, k, v = att.queries(x), att.keys(x), att.values(x)
+    expect = torch.softmax(q @ k.transpose(1, 2) / 32 ** 0.5, dim=-1) @ v
+    torch.testing.assert_close(att(x), expect)
+
+    block = _Block(32, 8)
+    assert block.attention.out.bias is not None and block.attention.keys.bias is None
+    a = block.attention
+    qh = a.queries(x).view(3, 5, 8, 4).transpose(1, 2)
+    kh = a.keys(x).view(3, 5, 8, 4).transpose(1, 2)
+    vh = a.values(x).view(3, 5, 8, 4).transpose(1, 2)
+    heads = torch.softmax(qh @ kh.transpose(2, 3) / 2.0, dim=-1) @ vh
+    h = block.norm1(a.out(heads.transpose(1, 2).reshape(3, 5, 32)) + x)
+    torch.testing.assert_close(block(x), block.norm2(block.feed_forward(h) + h))
+
+    front = AttentionFront([3, 4], 2, n_blocks=6, n_heads=8, numeric_tokens=True)
+    tok = front.tokens
+    assert tok.shared.shape == (4, 4) and tok.num_weight.shape == (2, 28)
+    for p in (tok.shared, tok.num_weight, tok.num_bias):
+        assert float(p.abs().max()) <= 1.0 and float(p.std()) > 0.3
