@@ -20,8 +20,10 @@ caller puts there (the ``n_components`` projection stores minus its centring the
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ import pandas as pd
 from ._encoding import encode, encode_frame
 from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
+from ._threads import own_threads
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = ["LookupPlan", "check_unknown", "encode_values", "keep_fit_codes", "lookup_tables",
@@ -38,6 +41,20 @@ __all__ = ["LookupPlan", "check_unknown", "encode_values", "keep_fit_codes", "lo
 _BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
 _TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
 _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
+_STREAM_BYTES = 1 << 23  # larger outputs are written with streaming stores, past the caches
+_THREAD_BYTES = 1 << 22  # larger outputs are split over threads
+_PARTS_PER_THREAD = 4  # parts of the rows per thread (a busy core delays a quarter)
+_POOL: list[Any] = []  # (process id, threads, executor)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """The lookup's thread pool, made at first use (again after a fork or a new limit)."""
+    if not _POOL or _POOL[0][:2] != (os.getpid(), threads):
+        if _POOL and _POOL[0][0] == os.getpid():
+            _POOL[0][2].shutdown(wait=False)
+        _POOL[:] = [(os.getpid(), threads,
+                     ThreadPoolExecutor(threads, thread_name_prefix="catembed-lookup"))]
+    return _POOL[0][2]
 
 
 def _kernel_layout(groups: list[list[int]], sizes: list[int], joint: list[np.ndarray],
@@ -156,15 +173,33 @@ class LookupPlan:
             codes = codes.astype(np.int64)
         kernel = _kernel() if n * self.width >= _KERNEL_MIN_CELLS else None
         if kernel is not None:
-            layout = 0 if out.flags.c_contiguous else 1
-            out1 = out.reshape(-1) if layout == 0 else out[0]  # the flat row-major view
-            block = max(64, min(1024, _TILE_BYTES // (self.width * self.dtype.itemsize)))
-            bad = kernel(codes, *self._kernel_args, out, out1, self.combine == "sum", layout,
-                         block)
-            if bad >= 0:  # the NumPy path names the bad row
-                self._numpy_lookup(codes[bad : bad + block], out[bad : bad + block])
-            return out
+            return self._kernel_lookup(kernel, codes, out)
         return self._numpy_lookup(codes, out)
+
+    def _kernel_lookup(self, kernel: Any, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """The compiled gather (:mod:`catembed._lookup_kernel`), its rows split into parts
+        over :func:`~catembed._threads.own_threads` threads when the output is large."""
+        n = codes.shape[0]
+        item = self.dtype.itemsize
+        layout = 0 if out.flags.c_contiguous else 1
+        out1 = out.reshape(-1) if layout == 0 else out[0]  # the flat row-major view
+        block = max(64, min(1024, _TILE_BYTES // (self.width * item)))
+        address = out1.ctypes.data
+        phase = (address % 64) // item if (
+            layout == 0 and out.nbytes >= _STREAM_BYTES and address % item == 0) else -1
+        args = (codes, *self._kernel_args, out, out1, self.combine == "sum", layout, block)
+        threads = own_threads() if out.nbytes >= _THREAD_BYTES else 1
+        if threads == 1:
+            bad = kernel(*args, 0, n, phase)
+        else:
+            step = -(-n // (threads * _PARTS_PER_THREAD))
+            step = -(-step // block) * block  # whole blocks: a bad code's block stays whole
+            parts = [(s, min(s + step, n)) for s in range(0, n, step)]
+            found = _pool(threads).map(lambda p: kernel(*args, p[0], p[1], phase), parts)
+            bad = min([b for b in found if b >= 0], default=-1)
+        if bad >= 0:  # the NumPy path names the bad row
+            self._numpy_lookup(codes[bad : bad + block], out[bad : bad + block])
+        return out
 
     def _numpy_lookup(self, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
         """The NumPy path: per block of rows, each fused table gathered with

@@ -28,12 +28,14 @@ _KERNEL: Any = None
 _TRIED = False
 _VSUM: Any = None
 _VCOPY: Any = None
+_VSTREAM: Any = None
+_FENCE: Any = None
 _ROW_BYTES = 64  # bytes moved by one vector operation
 
 
 def kernel() -> Any:
     """The compiled gather, or None when numba is missing or disabled."""
-    global _KERNEL, _TRIED, _VSUM, _VCOPY
+    global _KERNEL, _TRIED, _VSUM, _VCOPY, _VSTREAM, _FENCE
     if os.environ.get("CATEMBED_NUMBA", "1") == "0":
         return None
     if not _TRIED:
@@ -42,12 +44,12 @@ def kernel() -> Any:
             import numba
         except ImportError:
             return None
-        _VCOPY, _VSUM = _vector_ops()
+        _VCOPY, _VSUM, _VSTREAM, _FENCE = _vector_ops()
         _KERNEL = numba.njit(nogil=True, cache=True)(_gather)
     return _KERNEL
 
 
-def _vector_ops() -> tuple[Any, Any]:
+def _vector_ops() -> tuple[Any, ...]:
     """Two operations on ``L`` elements (64 bytes) at a time, raw pointer arithmetic (the
     caller keeps in bounds).
 
@@ -105,11 +107,34 @@ def _vector_ops() -> tuple[Any, Any]:
 
         return types.void(dst, i, src, keys, r, j), codegen
 
-    return vcopy, vsum
+    @intrinsic
+    def vstream(typingctx, dst, i, src, j):  # noqa: ARG001 - numba's signature
+        def codegen(context, builder, sig, args):
+            d, di, s, sj = args
+            vec = vector(context, sig.args[0])
+            dp = context.make_array(sig.args[0])(context, builder, d).data
+            sp = context.make_array(sig.args[2])(context, builder, s).data
+            store = builder.store(builder.load(at(builder, sp, sj, vec), align=1),
+                                  at(builder, dp, di, vec), align=_ROW_BYTES)
+            store.set_metadata("nontemporal", builder.module.add_metadata(
+                [ir.Constant(ir.IntType(32), 1)]))
+            return context.get_dummy_value()
+
+        return types.void(dst, i, src, j), codegen
+
+    @intrinsic
+    def fence(typingctx):  # noqa: ARG001 - numba's signature
+        def codegen(context, builder, sig, args):
+            builder.fence("seq_cst")
+            return context.get_dummy_value()
+
+        return types.void(), codegen
+
+    return vcopy, vsum, vstream, fence
 
 
 def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out1, is_sum,
-            layout, block):  # pragma: no cover - compiled by numba
+            layout, block, start, stop, phase):  # pragma: no cover - compiled by numba
     """Fill ``out`` (n x width) from ``codes`` (n x m); return -1, or a block with a bad code.
 
     Group ``g`` reads attributes ``members[gstart[g]:gstart[g + 1]]`` (sizes ``radix``,
@@ -123,15 +148,17 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
     """
     vcopy = _VCOPY
     vsum = _VSUM
-    n = codes.shape[0]
+    vstream = _VSTREAM
+    fence = _FENCE
     n_groups = offsets.shape[0]
     width = out.shape[1]
     lanes = _ROW_BYTES // flat.itemsize
     keys = np.empty((n_groups, block), dtype=np.int64)
-    tile = np.empty((block if layout else 1, width), dtype=out.dtype)
+    stream = layout == 0 and phase >= 0
+    tile = np.empty((block if layout or stream else 1, width), dtype=out.dtype)
     tile1 = tile.reshape(-1)
-    for s in range(0, n, block):
-        e = min(s + block, n)
+    for s in range(start, stop, block):
+        e = min(s + block, stop)
         b = e - s
         worst = np.uint64(0)  # any code outside -1 .. size - 2 makes code + 1 >= size
         for g in range(n_groups):  # keys: one vectorised pass per attribute
@@ -157,8 +184,10 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
             for i in range(b):
                 kb[i] = off + kb[i] * w
         if worst > 0:
+            if stream:
+                fence()
             return s
-        if layout == 0:
+        if layout == 0 and not stream:
             dst = out1
             o = np.int64(s) * width
         else:
@@ -190,8 +219,21 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                     for c in range(full, w):
                         dst[d + c] = flat[k + c]
                     d += width
-        if layout:
+        if stream:  # the tile into out1[s * width:e * width], aligned streaming stores
+            o = np.int64(s) * width
+            count = np.int64(b) * width
+            c = min((lanes - (phase + o) % lanes) % lanes, count)
+            for h in range(c):
+                out1[o + h] = tile1[h]
+            while c + lanes <= count:
+                vstream(out1, o + c, tile1, c)
+                c += lanes
+            for h in range(c, count):
+                out1[o + h] = tile1[h]
+        elif layout:
             for c in range(width):  # the tile's columns into the output's
                 for i in range(b):
                     out[s + i, c] = tile[i, c]
+    if stream:
+        fence()  # the streaming stores seen by every thread before the kernel returns
     return -1

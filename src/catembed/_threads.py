@@ -13,11 +13,12 @@ settings.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["SMALL_VALUE_SET", "one_thread", "small_problem_threads"]
+__all__ = ["SMALL_VALUE_SET", "one_thread", "own_threads", "small_problem_threads"]
 
 #: value sets up to this size are fitted with one BLAS / OpenMP thread
 SMALL_VALUE_SET = 1024
@@ -44,3 +45,21 @@ def small_problem_threads(
         return
     with one_thread(user_api):
         yield
+
+
+def own_threads() -> int:
+    """Threads for catembed's own parallel loops (the compiled lookup).
+
+    ``CATEMBED_NUM_THREADS`` if set, else ``OMP_NUM_THREADS`` if set (the limit a batch
+    scheduler or a user sets for every library), else the CPUs this process may run on;
+    never more than those, never fewer than one.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    for name in ("CATEMBED_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").split(",")[0].strip()
+        if value.isdigit():
+            return max(1, min(int(value), cpus))
+    return max(1, cpus)
