@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ._encoding import encode, encode_frame
+from ._lookup_kernel import huge_page_copy
 from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
 from ._threads import own_threads
@@ -40,6 +41,7 @@ __all__ = ["LookupPlan", "check_unknown", "encode_values", "keep_fit_codes", "lo
 
 _BLOCK_BYTES = 1 << 18  # output bytes written per block of rows (cache-sized)
 _TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
+_KEY_ROWS = 4096  # rows whose keys the compiled gather forms at once
 _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
 _STREAM_BYTES = 1 << 23  # larger outputs are written with streaming stores, past the caches
 _THREAD_BYTES = 1 << 22  # larger outputs are split over threads
@@ -134,6 +136,7 @@ class LookupPlan:
                 self.columns.append((start, start + joint.shape[1]))
                 start += joint.shape[1]
         self._kernel_args = _kernel_layout(self.groups, self.sizes, self.joint, self.columns)
+        self._kernel_huge = False
 
     def keys(self, codes: np.ndarray) -> list[np.ndarray]:
         """Mixed-radix row index into each joint table (unknown code -1 -> the last row)."""
@@ -187,18 +190,23 @@ class LookupPlan:
         address = out1.ctypes.data
         phase = (address % 64) // item if (
             layout == 0 and out.nbytes >= _STREAM_BYTES and address % item == 0) else -1
-        args = (codes, *self._kernel_args, out, out1, self.combine == "sum", layout, block)
+        rows = block * max(1, _KEY_ROWS // block)
+        if not self._kernel_huge:  # the fused tables in huge pages, made at first use
+            self._kernel_args = (*self._kernel_args[:-1], huge_page_copy(self._kernel_args[-1]))
+            self._kernel_huge = True
+        args = (codes, *self._kernel_args, out, out1, self.combine == "sum", layout, block,
+                rows)
         threads = own_threads() if out.nbytes >= _THREAD_BYTES else 1
         if threads == 1:
             bad = kernel(*args, 0, n, phase)
         else:
             step = -(-n // (threads * _PARTS_PER_THREAD))
-            step = -(-step // block) * block  # whole blocks: a bad code's block stays whole
+            step = -(-step // rows) * rows  # whole parts: a bad code's part stays whole
             parts = [(s, min(s + step, n)) for s in range(0, n, step)]
             found = _pool(threads).map(lambda p: kernel(*args, p[0], p[1], phase), parts)
             bad = min([b for b in found if b >= 0], default=-1)
         if bad >= 0:  # the NumPy path names the bad row
-            self._numpy_lookup(codes[bad : bad + block], out[bad : bad + block])
+            self._numpy_lookup(codes[bad : bad + rows], out[bad : bad + rows])
         return out
 
     def _numpy_lookup(self, codes: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["kernel"]
+__all__ = ["huge_page_copy", "kernel"]
 
 _KERNEL: Any = None
 _TRIED = False
@@ -47,6 +47,31 @@ def kernel() -> Any:
         _VCOPY, _VSUM, _VSTREAM, _FENCE = _vector_ops()
         _KERNEL = numba.njit(nogil=True, cache=True)(_gather)
     return _KERNEL
+
+
+def huge_page_copy(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` (1-d) in memory backed by 2 MiB pages where the system grants them.
+
+    The fused tables are read at random rows: at 1.2 MB (20 attributes x 32 float32 columns)
+    they span 300 pages of 4 KiB, more than the first-level TLB holds, and one or two huge
+    pages cover them (measured 12-25% off the compiled gather, 1M rows). An anonymous
+    mapping advised ``MADV_HUGEPAGE`` (Linux; elsewhere, or when refused, ``a`` itself).
+    """
+    import mmap
+
+    huge = 2 << 20
+    if not hasattr(mmap, "MADV_HUGEPAGE") or a.nbytes < huge // 8:
+        return a
+    try:
+        buf = mmap.mmap(-1, -(-a.nbytes // huge) * huge + huge,  # private: anonymous THP
+                        flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        buf.madvise(mmap.MADV_HUGEPAGE)
+    except (OSError, ValueError):
+        return a
+    start = (-np.frombuffer(buf, np.uint8, 1).ctypes.data) % huge  # the first 2 MiB boundary
+    out = np.frombuffer(buf, a.dtype, a.size, start)
+    out[:] = a
+    return out
 
 
 def _vector_ops() -> tuple[Any, ...]:
@@ -134,17 +159,21 @@ def _vector_ops() -> tuple[Any, ...]:
 
 
 def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out1, is_sum,
-            layout, block, start, stop, phase):  # pragma: no cover - compiled by numba
-    """Fill ``out`` (n x width) from ``codes`` (n x m); return -1, or a block with a bad code.
+            layout, block, rows, start, stop, phase):  # pragma: no cover - compiled by numba
+    """Fill rows ``start:stop`` of ``out`` (n x width) from ``codes`` (n x m); return -1, or
+    the first row of a part of ``rows`` rows with a bad code.
 
     Group ``g`` reads attributes ``members[gstart[g]:gstart[g + 1]]`` (sizes ``radix``,
     the unknown row last), its row-major table starts at ``flat[offsets[g]]`` with
     ``widths[g]`` columns, and it writes output columns ``col0[g]:col0[g] + widths[g]`` (or
-    adds into all of them when ``is_sum``). ``layout``: 0, the output is C-contiguous and
-    ``out1`` is its flat view, written row by row, 64 bytes at a time; 1 (column-major, or
-    other strides), each block of rows is made in a small row-major tile, then copied
-    column by column into ``out`` (gathering straight into the columns, one scalar per
-    table and cell, measured slower).
+    adds into all of them when ``is_sum``). The keys are formed for ``rows`` rows at a time
+    (long runs down each code column), the output written ``block`` rows at a time.
+    ``layout``: 0, the output is C-contiguous and ``out1`` is its flat view, written row by
+    row, 64 bytes at a time, straight into ``out1`` (``phase < 0``) or through a small
+    row-major tile streamed into it with non-temporal stores (``phase``: the first
+    element's offset from a 64-byte boundary, in elements); 1 (column-major, or other
+    strides), each block is made in the tile, then copied column by column into ``out``
+    (gathering straight into the columns, one scalar per table and cell, measured slower).
     """
     vcopy = _VCOPY
     vsum = _VSUM
@@ -153,27 +182,27 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
     n_groups = offsets.shape[0]
     width = out.shape[1]
     lanes = _ROW_BYTES // flat.itemsize
-    keys = np.empty((n_groups, block), dtype=np.int64)
+    keys = np.empty((n_groups, rows), dtype=np.int64)
     stream = layout == 0 and phase >= 0
     tile = np.empty((block if layout or stream else 1, width), dtype=out.dtype)
     tile1 = tile.reshape(-1)
-    for s in range(start, stop, block):
-        e = min(s + block, stop)
-        b = e - s
+    for r in range(start, stop, rows):
+        re = min(r + rows, stop)
+        nr = re - r
         worst = np.uint64(0)  # any code outside -1 .. size - 2 makes code + 1 >= size
         for g in range(n_groups):  # keys: one vectorised pass per attribute
             kb = keys[g]
             for p in range(gstart[g], gstart[g + 1]):
-                col = codes[s:e, members[p]]
+                col = codes[r:re, members[p]]
                 size = np.int64(radix[p])
                 top = np.uint64(0)
                 if p == gstart[g]:
-                    for i in range(b):
+                    for i in range(nr):
                         c = np.int64(col[i])
                         top = max(top, np.uint64(c + 1))
                         kb[i] = c + (size & (c >> 63))  # -1 -> size - 1, the unknown row
                 else:
-                    for i in range(b):
+                    for i in range(nr):
                         c = np.int64(col[i])
                         top = max(top, np.uint64(c + 1))
                         kb[i] = kb[i] * size + c + (size & (c >> 63))
@@ -181,59 +210,63 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                             if top >= np.uint64(size) else np.uint64(0))
             w = np.int64(widths[g])  # the key's first element in flat
             off = np.int64(offsets[g])
-            for i in range(b):
+            for i in range(nr):
                 kb[i] = off + kb[i] * w
         if worst > 0:
             if stream:
                 fence()
-            return s
-        if layout == 0 and not stream:
-            dst = out1
-            o = np.int64(s) * width
-        else:
-            dst = tile1
-            o = np.int64(0)
-        if is_sum:  # row by row: every fused table's row added in a register
-            n_vec = width // lanes
-            full = n_vec * lanes
-            for i in range(b):
-                d = o + i * width
-                for q in range(n_vec):
-                    vsum(dst, d + q * lanes, flat, keys, i, q * lanes)
-                for c in range(full, width):
-                    v = flat[keys[0, i] + c]
-                    for g in range(1, n_groups):
-                        v += flat[keys[g, i] + c]
-                    dst[d + c] = v
-        else:
-            for g in range(n_groups):  # table by table: one table's rows stay in cache
-                w = np.int64(widths[g])
-                n_vec = w // lanes
+            return r
+        for s in range(r, re, block):
+            e = min(s + block, re)
+            b = e - s
+            k0 = s - r  # the block's first row in keys
+            if layout == 0 and not stream:
+                dst = out1
+                o = np.int64(s) * width
+            else:
+                dst = tile1
+                o = np.int64(0)
+            if is_sum:  # row by row: every fused table's row added in a register
+                n_vec = width // lanes
                 full = n_vec * lanes
-                d = o + col0[g]
-                kb = keys[g]
                 for i in range(b):
-                    k = kb[i]
+                    d = o + i * width
                     for q in range(n_vec):
-                        vcopy(dst, d + q * lanes, flat, k + q * lanes)
-                    for c in range(full, w):
-                        dst[d + c] = flat[k + c]
-                    d += width
-        if stream:  # the tile into out1[s * width:e * width], aligned streaming stores
-            o = np.int64(s) * width
-            count = np.int64(b) * width
-            c = min((lanes - (phase + o) % lanes) % lanes, count)
-            for h in range(c):
-                out1[o + h] = tile1[h]
-            while c + lanes <= count:
-                vstream(out1, o + c, tile1, c)
-                c += lanes
-            for h in range(c, count):
-                out1[o + h] = tile1[h]
-        elif layout:
-            for c in range(width):  # the tile's columns into the output's
-                for i in range(b):
-                    out[s + i, c] = tile[i, c]
+                        vsum(dst, d + q * lanes, flat, keys, k0 + i, q * lanes)
+                    for c in range(full, width):
+                        v = flat[keys[0, k0 + i] + c]
+                        for g in range(1, n_groups):
+                            v += flat[keys[g, k0 + i] + c]
+                        dst[d + c] = v
+            else:
+                for g in range(n_groups):  # table by table: one table's rows stay in cache
+                    w = np.int64(widths[g])
+                    n_vec = w // lanes
+                    full = n_vec * lanes
+                    d = o + col0[g]
+                    kb = keys[g]
+                    for i in range(k0, k0 + b):
+                        k = kb[i]
+                        for q in range(n_vec):
+                            vcopy(dst, d + q * lanes, flat, k + q * lanes)
+                        for c in range(full, w):
+                            dst[d + c] = flat[k + c]
+                        d += width
+            if stream:  # the tile into out1[s * width:e * width], aligned streaming stores
+                o = np.int64(s) * width
+                count = np.int64(b) * width
+                c = min((lanes - (phase + o) % lanes) % lanes, count)
+                for h in range(c):
+                    out1[o + h] = tile1[h]
+                while c + lanes <= count:
+                    vstream(out1, o + c, tile1, c)
+                    c += lanes
+                for h in range(c, count):
+                    out1[o + h] = tile1[h]
+            elif layout:
+                for c in range(width):  # the tile's columns into the output's
+                    for i in range(b):
+                        out[s + i, c] = tile[i, c]
     if stream:
         fence()  # the streaming stores seen by every thread before the kernel returns
     return -1
