@@ -27,6 +27,7 @@ __all__ = ["huge_page_copy", "kernel"]
 _KERNEL: Any = None
 _TRIED = False
 _VSUM: Any = None
+_VSUM_NT: Any = None
 _VCOPY: Any = None
 _VSTREAM: Any = None
 _FENCE: Any = None
@@ -35,7 +36,7 @@ _ROW_BYTES = 64  # bytes moved by one vector operation
 
 def kernel() -> Any:
     """The compiled gather, or None when numba is missing or disabled."""
-    global _KERNEL, _TRIED, _VSUM, _VCOPY, _VSTREAM, _FENCE
+    global _KERNEL, _TRIED, _VSUM, _VSUM_NT, _VCOPY, _VSTREAM, _FENCE
     if os.environ.get("CATEMBED_NUMBA", "1") == "0":
         return None
     if not _TRIED:
@@ -44,7 +45,7 @@ def kernel() -> Any:
             import numba
         except ImportError:
             return None
-        _VCOPY, _VSUM, _VSTREAM, _FENCE = _vector_ops()
+        _VCOPY, _VSUM, _VSUM_NT, _VSTREAM, _FENCE = _vector_ops()
         _KERNEL = numba.njit(nogil=True, cache=True)(_gather)
     return _KERNEL
 
@@ -107,8 +108,14 @@ def _vector_ops() -> tuple[Any, ...]:
 
         return types.void(dst, i, src, j), codegen
 
-    @intrinsic
-    def vsum(typingctx, dst, i, src, keys, r, j):  # noqa: ARG001 - numba's signature
+    def make_vsum(streaming: bool) -> Any:
+        @intrinsic
+        def vsum(typingctx, dst, i, src, keys, r, j):  # noqa: ARG001 - numba's signature
+            return types.void(dst, i, src, keys, r, j), sum_codegen(streaming)
+
+        return vsum
+
+    def sum_codegen(streaming: bool) -> Any:
         def codegen(context, builder, sig, args):
             d, di, s, k, row, sj = args
             vec = vector(context, sig.args[0])
@@ -127,10 +134,16 @@ def _vector_ops() -> tuple[Any, ...]:
                 key = builder.add(builder.load(kg), sj)
                 row_v = builder.load(at(builder, sp, key, vec), align=1)
                 builder.store(builder.fadd(builder.load(acc), row_v), acc)
-            builder.store(builder.load(acc), at(builder, dp, di, vec), align=1)
+            store = builder.store(builder.load(acc), at(builder, dp, di, vec),
+                                  align=_ROW_BYTES if streaming else 1)
+            if streaming:
+                store.set_metadata("nontemporal", nontemporal(builder))
             return context.get_dummy_value()
 
-        return types.void(dst, i, src, keys, r, j), codegen
+        return codegen
+
+    def nontemporal(builder: Any) -> Any:
+        return builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
 
     @intrinsic
     def vstream(typingctx, dst, i, src, j):  # noqa: ARG001 - numba's signature
@@ -141,8 +154,7 @@ def _vector_ops() -> tuple[Any, ...]:
             sp = context.make_array(sig.args[2])(context, builder, s).data
             store = builder.store(builder.load(at(builder, sp, sj, vec), align=1),
                                   at(builder, dp, di, vec), align=_ROW_BYTES)
-            store.set_metadata("nontemporal", builder.module.add_metadata(
-                [ir.Constant(ir.IntType(32), 1)]))
+            store.set_metadata("nontemporal", nontemporal(builder))
             return context.get_dummy_value()
 
         return types.void(dst, i, src, j), codegen
@@ -155,7 +167,7 @@ def _vector_ops() -> tuple[Any, ...]:
 
         return types.void(), codegen
 
-    return vcopy, vsum, vstream, fence
+    return vcopy, make_vsum(False), make_vsum(True), vstream, fence
 
 
 def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out1, is_sum,
@@ -177,13 +189,15 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
     """
     vcopy = _VCOPY
     vsum = _VSUM
+    vsum_nt = _VSUM_NT
     vstream = _VSTREAM
     fence = _FENCE
     n_groups = offsets.shape[0]
     width = out.shape[1]
-    lanes = _ROW_BYTES // flat.itemsize
     keys = np.empty((n_groups, rows), dtype=np.int64)
     stream = layout == 0 and phase >= 0
+    lanes = _ROW_BYTES // flat.itemsize
+    direct = stream and is_sum and phase == 0 and width % lanes == 0  # whole aligned vectors
     tile = np.empty((block if layout or stream else 1, width), dtype=out.dtype)
     tile1 = tile.reshape(-1)
     for r in range(start, stop, rows):
@@ -220,7 +234,7 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
             e = min(s + block, re)
             b = e - s
             k0 = s - r  # the block's first row in keys
-            if layout == 0 and not stream:
+            if (layout == 0 and not stream) or direct:
                 dst = out1
                 o = np.int64(s) * width
             else:
@@ -231,8 +245,12 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                 full = n_vec * lanes
                 for i in range(b):
                     d = o + i * width
-                    for q in range(n_vec):
-                        vsum(dst, d + q * lanes, flat, keys, k0 + i, q * lanes)
+                    if direct:
+                        for q in range(n_vec):
+                            vsum_nt(dst, d + q * lanes, flat, keys, k0 + i, q * lanes)
+                    else:
+                        for q in range(n_vec):
+                            vsum(dst, d + q * lanes, flat, keys, k0 + i, q * lanes)
                     for c in range(full, width):
                         v = flat[keys[0, k0 + i] + c]
                         for g in range(1, n_groups):
@@ -252,7 +270,7 @@ def _gather(codes, members, radix, gstart, offsets, widths, col0, flat, out, out
                         for c in range(full, w):
                             dst[d + c] = flat[k + c]
                         d += width
-            if stream:  # the tile into out1[s * width:e * width], aligned streaming stores
+            if stream and not direct:  # the tile into out1[s * width:e * width], streamed
                 o = np.int64(s) * width
                 count = np.int64(b) * width
                 c = min((lanes - (phase + o) % lanes) % lanes, count)

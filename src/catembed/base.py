@@ -22,7 +22,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._chunks import fit_chunks
 from ._dask import DaskAwareTransformer, fit_dask
-from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
+from ._lookup import (
+    LookupPlan,
+    empty_aligned,
+    encode_values,
+    keep_fit_codes,
+    lookup_tables,
+    table_codes,
+)
 from ._names import embedding_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
     NumericState,
@@ -363,8 +370,8 @@ class ValueEmbedder(DaskAwareTransformer):
             return out
         width = plan.width
         if out is None:
-            out = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
-                           dtype=dtype)
+            out = empty_aligned((codes.shape[0], width + (0 if extra is None else
+                                                          extra.shape[1])), dtype)
         plan(codes, out=out[:, :width] if extra is not None else out)
         if extra is not None:
             out[:, width:] = extra
