@@ -101,3 +101,42 @@ def test_own_threads_limits(monkeypatch, env, expected):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert _threads.own_threads() == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_narrow_codes_give_the_same_bits(small_parts, monkeypatch, dtype, engine):
+    if engine == "numpy":
+        monkeypatch.setenv("CATEMBED_NUMBA", "0")
+    plan, codes = _case("sum", np.float32, n=2000)
+    ref = plan(codes)
+    np.testing.assert_array_equal(plan(np.asfortranarray(codes.astype(dtype))), ref)
+    codes[5, 2] = 2  # attribute 2 has 2 values: code 2 is out of range in any dtype
+    with pytest.raises(CatEmbedError, match=r"row \[.*2.*\]"):
+        plan(codes.astype(dtype))
+
+
+def test_code_dtype_and_transform_codes():
+    import pandas as pd
+
+    from catembed import CDE
+    from catembed._encoding import code_dtype
+    from catembed._lookup import table_codes
+
+    assert code_dtype([np.arange(127), np.arange(3)]) == np.int8
+    assert code_dtype([np.arange(128)]) == np.int16
+    assert code_dtype([np.arange(40000)]) == np.int32
+    assert code_dtype([]) == np.int8
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 2000)
+    X = pd.DataFrame({"a": a.astype(str), "c": (a + rng.integers(0, 2, 2000)).astype(str),
+                      "b": (a * 70 + rng.integers(0, 70, 2000)).astype(str)})
+    est = CDE(random_state=0, n_components=3).fit(X)
+    df = est._validate_input(X, reset=False)
+    wide, narrow = table_codes(est, df), table_codes(est, df, narrow=True)
+    # b: 210 values, 111 pooled (max_categories=100), encoded among all 210 first: int16
+    assert wide.dtype == np.int32 and narrow.dtype == np.int16
+    np.testing.assert_array_equal(wide, narrow)
+    z = est.transform(X)
+    assert z.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(z, est.fit_transform(X))

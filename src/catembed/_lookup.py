@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._encoding import encode, encode_frame
+from ._encoding import code_dtype, encode, encode_frame
 from ._lookup_kernel import huge_page_copy
 from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
@@ -149,6 +149,8 @@ class LookupPlan:
                 start += joint.shape[1]
         self._kernel_args = _kernel_layout(self.groups, self.sizes, self.joint, self.columns)
         self._kernel_huge = False
+
+    empty = staticmethod(empty_aligned)
 
     def keys(self, codes: np.ndarray) -> list[np.ndarray]:
         """Mixed-radix row index into each joint table (unknown code -1 -> the last row)."""
@@ -309,16 +311,17 @@ def lookup_tables(
 def encode_values(
     X: Any, feature_names: Sequence[str], categories: list[np.ndarray],
     infrequent: list[np.ndarray | None] | None, handle_missing: str, *, checked: bool = False,
+    dtype: Any = np.int32,
 ) -> np.ndarray:
     """Codes of the columns ``feature_names`` of ``X`` in ``categories`` (``-1``: not seen
     in fit); pooled rare values get the code of the infrequent value. ``checked``: ``X`` is
-    a frame already validated by the public call."""
+    a frame already validated by the public call. ``dtype``: of the codes (signed)."""
     cats, remap = pooled_encoding(categories, infrequent)
     names = list(feature_names)
     if checked:
-        codes = encode_frame(X, names, cats, handle_missing)
+        codes = encode_frame(X, names, cats, handle_missing, dtype)
     else:
-        codes = encode(X, names, cats, handle_missing)
+        codes = encode(X, names, cats, handle_missing, dtype)
     for j, r in remap.items():  # pooled values -> the infrequent value's code
         codes[:, j] = np.where(codes[:, j] >= 0, r[np.maximum(codes[:, j], 0)], -1)
     return codes
@@ -361,13 +364,19 @@ def keep_fit_codes(est: Any, X: Any, counted: Sequence[str]) -> Any:
     return keep
 
 
-def table_codes(est: Any, df: pd.DataFrame, X: Any = None) -> np.ndarray:
+def table_codes(est: Any, df: pd.DataFrame, X: Any = None, *, narrow: bool = False
+                ) -> np.ndarray:
     """Codes of a validated frame in ``est``'s fitted categories, ``handle_unknown``
     applied. Within ``fit_transform`` (``X`` the table the fit kept codes of, see
     :func:`keep_fit_codes`) the fit's factorisation is reused: each attribute's distinct
     values are encoded as a transform would encode them (``est._encode_values``: the same
     matching, pooling and missing-value rules), then gathered by the fit's codes, instead
-    of factorising the strings a second time."""
+    of factorising the strings a second time. ``narrow``: codes in the narrowest signed
+    dtype the value counts allow (:func:`~catembed._encoding.code_dtype`; a quarter of the
+    bytes for the lookup to read at up to 127 values), else ``int32``."""
+    infrequent = getattr(est, "infrequent_categories_", None)
+    # pooled rare values are encoded in the listed values first, then mapped to their code
+    dtype = code_dtype(pooled_encoding(est.categories_, infrequent)[0]) if narrow else np.int32
     kept = est.__dict__.get("_kept_fit_codes") if X is not None else None
     names = [str(c) for c in est.feature_names_]
     if kept and kept[0] is X and all(c in kept[1] for c in names):
@@ -380,15 +389,15 @@ def table_codes(est: Any, df: pd.DataFrame, X: Any = None) -> np.ndarray:
             for name, c in zip(names, fit_cats, strict=True)
         })
         value_codes = est._encode_values(values)
-        codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")
+        codes = np.empty((len(df), len(names)), dtype=dtype, order="F")
         for j, c in enumerate(names):
             # code -1 (a missing value the fit did not count) reads the missing value's row
-            table = np.append(value_codes[: len(fit_cats[j]), j], value_codes[-1, j])
+            table = np.append(value_codes[: len(fit_cats[j]), j],
+                              value_codes[-1, j]).astype(dtype)
             np.take(table, kept[2][:, where[c]], out=codes[:, j], mode="wrap")
     else:
-        codes = encode_values(df, est.feature_names_, est.categories_,
-                              getattr(est, "infrequent_categories_", None), est.handle_missing,
-                              checked=True)
+        codes = encode_values(df, est.feature_names_, est.categories_, infrequent,
+                              est.handle_missing, checked=True, dtype=dtype)
     check_unknown(df, codes, est.feature_names_, est.handle_unknown)
     return codes
 
