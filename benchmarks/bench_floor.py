@@ -3,9 +3,10 @@
 usage:
     python benchmarks/bench_floor.py [--rows 1000000] [--file-rows 10000000] [--skip-file]
         [--only lookup|counting|fit_transform|file] [--clock cpu|wall] [--workdir DIR]
-        [--threads N]
+        [--threads N] [--codes narrow|int32]
 
-* lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each) into 32 or 128 float32
+* lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each; codes in the narrowest dtype,
+  int8, as ``transform`` makes them, or ``--codes int32``) into 32 or 128 float32
   columns (compact mode: the projected tables summed), 1M rows, against filling the same
   output: warm (``out.fill`` of a preallocated block, 64-byte aligned as ``transform``
   allocates it; the lookup writes into it too) and fresh (``np.full`` of a new array; the
@@ -106,10 +107,14 @@ def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool,
     return fns
 
 
-def bench_lookup(n: int, repeat: int, threads: int | None = None) -> None:
+def bench_lookup(n: int, repeat: int, threads: int | None = None,
+                 codes_as: str = "narrow") -> None:
     from catembed import _lookup_kernel
+    from catembed._encoding import code_dtype as narrowest
     from catembed._lookup import LookupPlan, empty_aligned
     from catembed._threads import own_threads
+
+    code_dtype = narrowest([range(10)]) if codes_as == "narrow" else np.int32
 
     rng = np.random.default_rng(0)
     has_numba = _lookup_kernel.kernel() is not None
@@ -118,8 +123,8 @@ def bench_lookup(n: int, repeat: int, threads: int | None = None) -> None:
     if CLOCK is time.thread_time:  # only the calling thread's CPU time is counted
         threads = 1
     default = threads or own_threads()
-    print(f"\n## lookup, {n:,} rows (load {os.getloadavg()[0]:.1f}; fills: one thread; "
-          f"numba: 1 or {default} threads)")
+    print(f"\n## lookup, {n:,} rows, {np.dtype(code_dtype).name} codes (load "
+          f"{os.getloadavg()[0]:.1f}; fills: one thread; numba: 1 or {default} threads)")
     print("| attributes | float32 columns | fused tables | fill (warm) | NumPy / fill | "
           f"numba 1 thread / fill | numba {default} threads / fill | "
           "numba 1 thread, np.empty block / fill | "
@@ -129,7 +134,7 @@ def bench_lookup(n: int, repeat: int, threads: int | None = None) -> None:
     for m in (8, 20):
         for w in (32, 128):
             tables = [rng.standard_normal((11, w)) for _ in range(m)]
-            codes = np.asfortranarray(rng.integers(-1, 10, (n, m)).astype(np.int32))
+            codes = np.asfortranarray(rng.integers(-1, 10, (n, m)).astype(code_dtype))
             plan = LookupPlan(tables, "sum", np.float32)
             out = empty_aligned((n, w), np.float32)  # as transform allocates its output
 
@@ -309,13 +314,16 @@ def main() -> None:
     ap.add_argument("--only", choices=["lookup", "file", "counting", "fit_transform"])
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     ap.add_argument("--workdir", help="where the Parquet files go (default: the temp dir)")
+    ap.add_argument("--codes", choices=["narrow", "int32"], default="narrow",
+                    help="lookup codes: the narrowest dtype, as transform makes them (int8 for "
+                    "10 values), or int32")
     ap.add_argument("--threads", type=int, help="threads of the compiled lookup's default "
                     "columns (default: CATEMBED_NUM_THREADS, OMP_NUM_THREADS or the CPUs)")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     if args.only in (None, "lookup"):
-        bench_lookup(args.rows, args.repeat, args.threads)
+        bench_lookup(args.rows, args.repeat, args.threads, args.codes)
     if args.only in (None, "counting"):
         bench_counting(args.rows, args.repeat)
     if args.only in (None, "fit_transform"):

@@ -140,3 +140,18 @@ def test_code_dtype_and_transform_codes():
     z = est.transform(X)
     assert z.ctypes.data % 64 == 0
     np.testing.assert_array_equal(z, est.fit_transform(X))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_run_parts_in_order_and_raises(threads):
+    parts = [(s, s + 3) for s in range(0, 30, 3)]
+    assert _threads.run_parts(lambda s, e: s * e, parts, threads) == [s * e for s, e in parts]
+    assert _threads.run_parts(lambda s, e: 1, [], threads) == []
+
+    def bad(s, e):
+        if s == 9:
+            raise ValueError("part 9")
+        return s
+
+    with pytest.raises(ValueError, match="part 9"):
+        _threads.run_parts(bad, parts, threads)

@@ -20,10 +20,8 @@ caller puts there (the ``n_components`` projection stores minus its centring the
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -33,7 +31,7 @@ from ._encoding import code_dtype, encode, encode_frame
 from ._lookup_kernel import huge_page_copy
 from ._lookup_kernel import kernel as _kernel
 from ._pooling import pooled_encoding
-from ._threads import own_threads
+from ._threads import own_threads, run_parts
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = ["LookupPlan", "check_unknown", "empty_aligned", "encode_values", "keep_fit_codes",
@@ -46,7 +44,6 @@ _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba imp
 _STREAM_BYTES = 1 << 23  # larger outputs are written with streaming stores, past the caches
 _THREAD_BYTES = 1 << 22  # larger outputs are split over threads
 _PARTS_PER_THREAD = 4  # parts of the rows per thread (a busy core delays a quarter)
-_POOL: list[Any] = []  # (process id, threads, executor)
 
 
 def empty_aligned(shape: tuple[int, int], dtype: Any, order: str = "C") -> np.ndarray:
@@ -59,16 +56,6 @@ def empty_aligned(shape: tuple[int, int], dtype: Any, order: str = "C") -> np.nd
     start = (-buf.ctypes.data) % 64
     flat = buf[start : start + nbytes].view(dtype)
     return flat.reshape(shape, order=order)
-
-
-def _pool(threads: int) -> ThreadPoolExecutor:
-    """The lookup's thread pool, made at first use (again after a fork or a new limit)."""
-    if not _POOL or _POOL[0][:2] != (os.getpid(), threads):
-        if _POOL and _POOL[0][0] == os.getpid():
-            _POOL[0][2].shutdown(wait=False)
-        _POOL[:] = [(os.getpid(), threads,
-                     ThreadPoolExecutor(threads, thread_name_prefix="catembed-lookup"))]
-    return _POOL[0][2]
 
 
 def _kernel_layout(groups: list[list[int]], sizes: list[int], joint: list[np.ndarray],
@@ -217,7 +204,7 @@ class LookupPlan:
             step = -(-n // (threads * _PARTS_PER_THREAD))
             step = -(-step // rows) * rows  # whole parts: a bad code's part stays whole
             parts = [(s, min(s + step, n)) for s in range(0, n, step)]
-            found = _pool(threads).map(lambda p: kernel(*args, p[0], p[1], phase), parts)
+            found = run_parts(lambda s, e: kernel(*args, s, e, phase), parts, threads)
             bad = min([b for b in found if b >= 0], default=-1)
         if bad >= 0:  # the NumPy path names the bad row
             self._numpy_lookup(codes[bad : bad + rows], out[bad : bad + rows])
