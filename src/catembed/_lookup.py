@@ -11,8 +11,12 @@ checked: ``mode="raise"`` buffers the output) per block of rows straight into th
 the next tables' rows added in place from one small scratch block reused across blocks, in
 the output dtype (float32 by default in compact mode). With numba installed
 (``catembed[fast]``) one compiled loop does the same additions in the same order
-(:mod:`catembed._lookup_kernel`; bit-identical), writing each output cell once. The output
-may be row- or column-major (a column-major block gives Arrow its columns).
+(:mod:`catembed._lookup_kernel`; bit-identical), writing each output cell once; on outputs
+of 4 MiB and more its rows are split over :func:`~catembed._threads.own_threads` threads
+(``CATEMBED_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the CPUs), and from 8 MiB written
+with streaming stores. The output may be row- or column-major (a column-major block gives
+Arrow its columns); :func:`empty_aligned` allocates one on a 64-byte boundary, which the
+compiled loop writes fastest.
 
 Unknown values (code ``-1``) read an extra last row of each table: zeros, or whatever the
 caller puts there (the ``n_components`` projection stores minus its centring there).

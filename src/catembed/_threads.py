@@ -1,4 +1,4 @@
-"""Thread limits for small linear algebra, in one place.
+"""Thread limits for small linear algebra, and catembed's own threads, in one place.
 
 The value-level matrices of every method are small (``l x l``, ``l`` the number of values, or
 ``r x r`` for UNTIE's low-rank solve). Multi-threaded BLAS and OpenMP gain nothing on them and,
@@ -9,6 +9,11 @@ one. :func:`small_problem_threads` runs such work with one thread.
 The :class:`threadpoolctl.ThreadpoolController` (a scan of the loaded libraries, about 10 ms)
 is made once, at first use; libraries loaded after that (PyTorch's OpenMP, say) keep their own
 settings.
+
+catembed's own parallel loop (the compiled lookup) runs on :func:`own_threads` threads
+(``CATEMBED_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the CPUs this process may use) by
+:func:`run_parts`: the calling thread and a small pool of helpers take parts of the rows in
+turn.
 """
 
 from __future__ import annotations
