@@ -3,12 +3,18 @@
 usage:
     python benchmarks/bench_floor.py [--rows 1000000] [--file-rows 10000000] [--skip-file]
         [--only lookup|counting|fit_transform|file] [--clock cpu|wall] [--workdir DIR]
+        [--threads N] [--codes narrow|int32]
 
-* lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each) into 32 or 128 float32
+* lookup: ``LookupPlan`` of 8 or 20 attributes (10 values each; codes in the narrowest dtype,
+  int8, as ``transform`` makes them, or ``--codes int32``) into 32 or 128 float32
   columns (compact mode: the projected tables summed), 1M rows, against filling the same
-  output: warm (``out.fill`` of a preallocated block; the lookup writes into it too) and
-  fresh (``np.full`` of a new array; the lookup returns a new array). The NumPy path and,
-  when numba is installed (``catembed[fast]``), the compiled gather.
+  output: warm (``out.fill`` of a preallocated block, 64-byte aligned as ``transform``
+  allocates it; the lookup writes into it too) and fresh (``np.full`` of a new array; the
+  lookup returns a new array). The NumPy path and, when numba is installed
+  (``catembed[fast]``), the compiled gather with one thread and with ``--threads`` (its
+  default: ``CATEMBED_NUM_THREADS``, ``OMP_NUM_THREADS`` or the CPUs), and with one thread
+  into a plain ``np.empty`` block (16 bytes past a cache line: no streaming stores straight
+  from the registers). The fills are one thread.
 * transform_file: a planted ``N x 8`` Parquet file (string columns, 10 values each, row
   groups of 1M) embedded by ``CDE(n_components=32)`` into a float32 Parquet file, against
   the I/O floor: pyarrow reading the same columns in the same batches and writing an output
@@ -19,7 +25,8 @@ usage:
 Timings are best of ``--repeat`` runs, the two sides interleaved; the load average is
 printed beside them. The development machine has 2 cores shared by several jobs (load 10
 and more), where wall time measures the scheduler: the lookup and counting are timed in CPU
-time of the calling thread (``--clock cpu``, the default; both sides single-threaded), the
+time of the calling thread (``--clock cpu``, the default; both sides single-threaded, the
+compiled lookup's ``--threads`` columns too), the
 file transform in wall time and in CPU time of the process (pyarrow's threads included).
 
 * fit_transform: ``CDE(n_components=32).fit_transform`` of 1M x 8 strings against
@@ -55,7 +62,25 @@ def _best(fns: dict, repeat: int, clock=None) -> dict:
     return {k: min(v) for k, v in times.items()}
 
 
-def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool) -> dict:
+def _threads(count: int | None, fn):
+    """``fn`` run with the compiled lookup limited to ``count`` threads (None: its default)."""
+
+    def run() -> None:
+        old = os.environ.pop("CATEMBED_NUM_THREADS", None)
+        if count is not None:
+            os.environ["CATEMBED_NUM_THREADS"] = str(count)
+        try:
+            fn()
+        finally:
+            os.environ.pop("CATEMBED_NUM_THREADS", None)
+            if old is not None:
+                os.environ["CATEMBED_NUM_THREADS"] = old
+
+    return run
+
+
+def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool,
+                  threads: int | None) -> dict:
     """The timed calls of one lookup case, each side of the ratio."""
 
     def numpy_path() -> None:
@@ -73,39 +98,56 @@ def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool) -> 
            "numpy_fresh": numpy_fresh}
     if has_numba:
         out_f = np.empty(out.shape, out.dtype, order="F")
-        fns["numba"] = lambda: plan(codes, out=out)
-        fns["numba_fresh"] = lambda: plan(codes)
-        fns["numba_f"] = lambda: plan(codes, out=out_f)
+        out_u = np.empty(out.shape, out.dtype)  # NumPy's start: 16 bytes past a line
+        fns["numba_1"] = _threads(1, lambda: plan(codes, out=out))
+        fns["numba"] = _threads(threads, lambda: plan(codes, out=out))
+        fns["numba_u"] = _threads(1, lambda: plan(codes, out=out_u))
+        fns["numba_fresh"] = _threads(threads, lambda: plan(codes))
+        fns["numba_f"] = _threads(threads, lambda: plan(codes, out=out_f))
     return fns
 
 
-def bench_lookup(n: int, repeat: int) -> None:
+def bench_lookup(n: int, repeat: int, threads: int | None = None,
+                 codes_as: str = "narrow") -> None:
     from catembed import _lookup_kernel
-    from catembed._lookup import LookupPlan
+    from catembed._encoding import code_dtype as narrowest
+    from catembed._lookup import LookupPlan, empty_aligned
+    from catembed._threads import own_threads
+
+    code_dtype = narrowest([range(10)]) if codes_as == "narrow" else np.int32
 
     rng = np.random.default_rng(0)
     has_numba = _lookup_kernel.kernel() is not None
-    print(f"\n## lookup, {n:,} rows (load {os.getloadavg()[0]:.1f})")
+    if threads is None:
+        os.environ.pop("CATEMBED_NUM_THREADS", None)
+    if CLOCK is time.thread_time:  # only the calling thread's CPU time is counted
+        threads = 1
+    default = threads or own_threads()
+    print(f"\n## lookup, {n:,} rows, {np.dtype(code_dtype).name} codes (load "
+          f"{os.getloadavg()[0]:.1f}; fills: one thread; numba: 1 or {default} threads)")
     print("| attributes | float32 columns | fused tables | fill (warm) | NumPy / fill | "
-          "numba / fill | numba column-major / fill | fresh fill | NumPy fresh / fill | "
-          "numba fresh / fill |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          f"numba 1 thread / fill | numba {default} threads / fill | "
+          "numba 1 thread, np.empty block / fill | "
+          f"numba column-major, {default} threads / fill | fresh fill | NumPy fresh / fill | "
+          f"numba fresh, {default} threads / fill |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m in (8, 20):
         for w in (32, 128):
             tables = [rng.standard_normal((11, w)) for _ in range(m)]
-            codes = np.asfortranarray(rng.integers(-1, 10, (n, m)).astype(np.int32))
+            codes = np.asfortranarray(rng.integers(-1, 10, (n, m)).astype(code_dtype))
             plan = LookupPlan(tables, "sum", np.float32)
-            out = np.empty((n, w), np.float32)
+            out = empty_aligned((n, w), np.float32)  # as transform allocates its output
 
-            fns = _lookup_cases(plan, codes, out, has_numba)
+            fns = _lookup_cases(plan, codes, out, has_numba, threads)
             t = _best(fns, repeat)
             f, ff = t["fill"], t["fresh_fill"]
-            nb = f"{t['numba'] / f:.2f}x" if has_numba else "-"
-            nbc = f"{t['numba_f'] / f:.2f}x" if has_numba else "-"
-            nbf = f"{t['numba_fresh'] / ff:.2f}x" if has_numba else "-"
-            print(f"| {m} | {w} | {len(plan.joint)} | {f * 1e3:.1f} ms | {t['numpy'] / f:.2f}x "
-                  f"| {nb} | {nbc} | {ff * 1e3:.1f} ms | {t['numpy_fresh'] / ff:.2f}x | {nbf} |",
-                  flush=True)
+
+            r = {k: f"{v / (ff if 'fresh' in k else f):.2f}x" for k, v in t.items()}
+            r = {k: r.get(k, "-") for k in ("numpy", "numba_1", "numba", "numba_u", "numba_f",
+                                             "numpy_fresh", "numba_fresh")}
+            print(f"| {m} | {w} | {len(plan.joint)} | {f * 1e3:.1f} ms | {r['numpy']} "
+                  f"| {r['numba_1']} | {r['numba']} | {r['numba_u']} | {r['numba_f']} "
+                  f"| {ff * 1e3:.1f} ms | {r['numpy_fresh']} | {r['numba_fresh']} |", flush=True)
 
 
 def _make_parquet(path: Path, n: int, m: int = 8) -> None:
@@ -272,11 +314,16 @@ def main() -> None:
     ap.add_argument("--only", choices=["lookup", "file", "counting", "fit_transform"])
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     ap.add_argument("--workdir", help="where the Parquet files go (default: the temp dir)")
+    ap.add_argument("--codes", choices=["narrow", "int32"], default="narrow",
+                    help="lookup codes: the narrowest dtype, as transform makes them (int8 for "
+                    "10 values), or int32")
+    ap.add_argument("--threads", type=int, help="threads of the compiled lookup's default "
+                    "columns (default: CATEMBED_NUM_THREADS, OMP_NUM_THREADS or the CPUs)")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
     if args.only in (None, "lookup"):
-        bench_lookup(args.rows, args.repeat)
+        bench_lookup(args.rows, args.repeat, args.threads, args.codes)
     if args.only in (None, "counting"):
         bench_counting(args.rows, args.repeat)
     if args.only in (None, "fit_transform"):

@@ -1,4 +1,4 @@
-"""Thread limits for small linear algebra, in one place.
+"""Thread limits for small linear algebra, and catembed's own threads, in one place.
 
 The value-level matrices of every method are small (``l x l``, ``l`` the number of values, or
 ``r x r`` for UNTIE's low-rank solve). Multi-threaded BLAS and OpenMP gain nothing on them and,
@@ -9,20 +9,30 @@ one. :func:`small_problem_threads` runs such work with one thread.
 The :class:`threadpoolctl.ThreadpoolController` (a scan of the loaded libraries, about 10 ms)
 is made once, at first use; libraries loaded after that (PyTorch's OpenMP, say) keep their own
 settings.
+
+catembed's own parallel loop (the compiled lookup) runs on :func:`own_threads` threads
+(``CATEMBED_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the CPUs this process may use) by
+:func:`run_parts`: the calling thread and a small pool of helpers take parts of the rows in
+turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["SMALL_VALUE_SET", "one_thread", "small_problem_threads"]
+__all__ = ["SMALL_VALUE_SET", "one_thread", "own_threads", "run_parts", "small_problem_threads"]
 
 #: value sets up to this size are fitted with one BLAS / OpenMP thread
 SMALL_VALUE_SET = 1024
 
 _CONTROLLER: list[Any] = []
+_POOL: list[Any] = []  # (process id, workers, executor)
 
 
 def one_thread(user_api: str | None = None) -> Any:
@@ -44,3 +54,71 @@ def small_problem_threads(
         return
     with one_thread(user_api):
         yield
+
+
+def own_threads() -> int:
+    """Threads for catembed's own parallel loops (the compiled lookup).
+
+    ``CATEMBED_NUM_THREADS`` if set, else ``OMP_NUM_THREADS`` if set (the limit a batch
+    scheduler or a user sets for every library), else the CPUs this process may run on;
+    never more than those, never fewer than one.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    for name in ("CATEMBED_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").split(",")[0].strip()
+        if value.isdigit():
+            return max(1, min(int(value), cpus))
+    return max(1, cpus)
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """The helper threads of :func:`run_parts`, made at first use (again after a fork, whose
+    child has none of its parent's threads, or for another count)."""
+    if not _POOL or _POOL[0][:2] != (os.getpid(), workers):
+        if _POOL and _POOL[0][0] == os.getpid():
+            _POOL[0][2].shutdown(wait=False)
+        _POOL[:] = [(os.getpid(), workers,
+                     ThreadPoolExecutor(workers, thread_name_prefix="catembed"))]
+    return _POOL[0][2]
+
+
+def run_parts(fn: Callable[[int, int], Any], parts: Sequence[tuple[int, int]],
+              threads: int) -> list[Any]:
+    """``[fn(start, stop) for start, stop in parts]``, the parts taken in turn by the calling
+    thread and ``threads - 1`` helper threads (``fn`` must release the GIL to gain).
+
+    The caller works too and waits only for parts a helper has begun: on a busy machine a
+    helper that never gets a core costs nothing (measured: waiting for every helper made a
+    2-thread lookup of 100k rows 5x slower than one thread at load 4.7 on 2 cores).
+    """
+    results: list[Any] = [None] * len(parts)
+    if threads <= 1 or len(parts) <= 1:
+        return [fn(s, e) for s, e in parts]
+    taken = itertools.count()  # next() is atomic under the GIL
+    left = [len(parts)]
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def work() -> None:
+        while (i := next(taken)) < len(parts):
+            try:
+                results[i] = fn(*parts[i])
+            except BaseException as exc:  # noqa: BLE001 - raised again by the caller
+                results[i] = exc
+            with lock:
+                left[0] -= 1
+                if not left[0]:
+                    done.set()
+
+    pool = _pool(threads - 1)
+    for _ in range(threads - 1):
+        pool.submit(work)
+    work()
+    done.wait()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results

@@ -349,12 +349,13 @@ class ValueEmbedder(DaskAwareTransformer):
         (``n x n_features_out``, the output dtype, any memory order) written in place."""
         check_is_fitted(self, "_tables")
         df = apply_numeric(self._validate_input(X, reset=False), self.numeric_bins_)
-        codes = table_codes(self, df, X)  # the fit's own, within fit_transform
+        own = type(self)._transform_codes is not ValueEmbedder._transform_codes
+        looked_up = getattr(self, "_projection", None) is not None or not own
+        codes = table_codes(self, df, X, narrow=looked_up)  # the fit's own in fit_transform
         extra = self._numeric_block(df)
         dtype = self._output_dtype()
         plan = self._get_plan()
-        own = type(self)._transform_codes is not ValueEmbedder._transform_codes
-        if getattr(self, "_projection", None) is None and own:
+        if not looked_up:
             z = self._transform_codes(codes, df)
             z = z if extra is None else np.hstack([z, extra])
             if out is None:
@@ -363,8 +364,8 @@ class ValueEmbedder(DaskAwareTransformer):
             return out
         width = plan.width
         if out is None:
-            out = np.empty((codes.shape[0], width + (0 if extra is None else extra.shape[1])),
-                           dtype=dtype)
+            out = LookupPlan.empty((codes.shape[0], width + (0 if extra is None else
+                                                             extra.shape[1])), dtype)
         plan(codes, out=out[:, :width] if extra is not None else out)
         if extra is not None:
             out[:, width:] = extra
