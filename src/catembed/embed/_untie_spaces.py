@@ -48,6 +48,8 @@ __all__ = [
     "kernel_name",
     "kernel_spaces",
     "parse_kernels",
+    "scale_spaces",
+    "space_energies",
     "tied_attributes",
 ]
 
@@ -201,3 +203,59 @@ def kernel_spaces(
         if j in ident:
             spaces.append(KernelSpace(j, "identity", "delta", np.eye(intra.shape[0])))
     return spaces
+
+
+#: Choices of :func:`scale_spaces` (UNTIE's ``scale`` parameter).
+SCALES: tuple[str, ...] = ("none", "attribute")
+
+
+def space_energies(stats: ValueStatistics, spaces: Sequence[KernelSpace]) -> np.ndarray:
+    """Centred energy of each kernel space over the rows: ``sum_i ||K_p[v_i] - mean||^2``.
+
+    From the counts alone: ``sum_v n_v ||K_p[v]||^2 - ||sum_v n_v K_p[v]||^2 / n``, the
+    ``n_v`` the counts of the values of the space's attribute. It is the space's share of
+    ``Tr(J S J)`` at ``omega = 1`` (the total variance its Eq. 21 columns add).
+    """
+    offs = stats.offsets
+    counts = stats.counts.astype(np.float64)
+    n = max(float(stats.n_rows), 1.0)
+    out = np.empty(len(spaces))
+    for p, sp in enumerate(spaces):
+        cnt = counts[offs[sp.attribute]:offs[sp.attribute + 1]]
+        K = sp.K
+        out[p] = max(float(cnt @ np.einsum("vd,vd->v", K, K)) - float(np.sum((cnt @ K) ** 2)) / n,
+                     0.0)
+    return out
+
+
+def scale_spaces(stats: ValueStatistics, spaces: list[KernelSpace], scale: str
+                 ) -> list[KernelSpace]:
+    """Rescale the kernel matrices so that every attribute starts with the same energy at
+    ``omega = 1`` (``scale="attribute"``; ``"none"`` returns ``spaces`` unchanged).
+
+    Every kernel is cosine-normalised (unit diagonal), so a space of an attribute with
+    ``l_j`` values adds ``l_j`` Eq. 21 columns, one per value however rare, each varying over
+    all the rows: an attribute's share of the distances grows with its number of values.
+    A column with many rare values (a number read as a category, a 14-valued code) then
+    outweighs the two-valued columns that carry the groups, and k-means splits on it: the
+    near-collapse of ``docs/reproducing.md`` ("UNTIE's scale"). ``"attribute"`` multiplies
+    the spaces of attribute ``j`` by ``sqrt(E / E_j)``, ``E_j`` the summed
+    :func:`space_energies` of its spaces and ``E`` their mean over the attributes, so every
+    attribute has the same total variance and the total is kept (the kernel mix within an
+    attribute stays the paper's). The factors are functions of the counts alone (no
+    labels). Attributes of zero energy (below ``1e-12`` of the largest) are left unchanged.
+    """
+    if scale == "none" or not spaces:
+        return spaces
+    e = space_energies(stats, spaces)
+    groups = np.array([sp.attribute for sp in spaces])
+    total = np.bincount(groups, weights=e)
+    # energies below 1e-12 of the largest are rounding (a cosine-normalised kernel of a
+    # one-dimensional space can be constant): scaling them up would amplify rounding noise
+    live = total > 1e-12 * max(float(total.max()), 0.0)
+    if not live.any():
+        return spaces
+    target = float(total[live].mean())
+    factor = np.where(live, np.sqrt(target / np.where(live, total, 1.0)), 1.0)
+    return [KernelSpace(sp.attribute, sp.coupling, sp.kernel, sp.K * factor[g])
+            for sp, g in zip(spaces, groups)]

@@ -47,7 +47,14 @@ from ..stats import ValueStatistics, encode
 from ._untie_objective import ValueLevelProblem, fit_cost, small_problem_threads
 from ._untie_selection import choose_weights
 from ._untie_solvers import energy_ratio, energy_rescaled, regularised_objective
-from ._untie_spaces import DEFAULT_KERNELS, kernel_spaces, parse_kernels, tied_attributes
+from ._untie_spaces import (
+    DEFAULT_KERNELS,
+    SCALES,
+    kernel_spaces,
+    parse_kernels,
+    scale_spaces,
+    tied_attributes,
+)
 from .couplings import _SHARED_DOC
 
 __all__ = ["DEFAULT_KERNELS", "UNTIE"]
@@ -91,6 +98,16 @@ class UNTIE(ValueEmbedder):
         Values of one attribute that the coupling spaces cannot tell apart (same frequency,
         same co-occurrences): give the attribute one more kernel space, the identity
         kernel, so that they differ, or keep the paper's spaces. Both warn.
+    scale : {"none", "attribute"}, default="none"
+        ``"none"``: the kernel spaces as the paper and spec build them (every kernel
+        cosine-normalised, so an attribute's share of the Eq. 21 energy grows with its
+        number of values). ``"attribute"``: every attribute's spaces rescaled to the same
+        total energy (:func:`~catembed.embed._untie_spaces.scale_spaces`; from the counts,
+        no labels). On planted tables where a few attributes with many rare values hide
+        the groups of the two-valued ones, ``"none"`` near-collapses (NMI 0.000-0.009
+        where Couplings gets 0.5) and ``"attribute"`` recovers the groups; on the Table IV
+        sets it lowers the F-score on 8 of 20 (``docs/reproducing.md``, "UNTIE's scale"),
+        so it is an option, not the default.
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
@@ -169,6 +186,7 @@ class UNTIE(ValueEmbedder):
         temperature: Any = "auto",
         centered: bool = True,
         tied_values: str = "identity",
+        scale: str = "none",
         max_iter: int | None = None,
         tol: float = 1e-8,
         learning_rate: float = 1e-3,
@@ -190,6 +208,7 @@ class UNTIE(ValueEmbedder):
         self.temperature = temperature
         self.centered = centered
         self.tied_values = tied_values
+        self.scale = scale
         self.max_iter = max_iter
         self.tol = tol
         self.learning_rate = learning_rate
@@ -234,6 +253,7 @@ class UNTIE(ValueEmbedder):
         super()._check_params()
         check_option("solver", self.solver, ("exact", "sgd"))
         check_option("tied_values", self.tied_values, ("identity", "keep"))
+        check_option("scale", self.scale, SCALES)
         parse_kernels(self.kernels)
         check_int("n_clusters", self.n_clusters, allow_none=True)
         check_int("max_iter", self.max_iter, allow_none=True)
@@ -275,6 +295,7 @@ class UNTIE(ValueEmbedder):
         spaces = kernel_spaces(
             stats, kernels, identity_for=tied if self.tied_values == "identity" else ()
         )
+        spaces = scale_spaces(stats, spaces, self.scale)
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
         null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
         with small_problem_threads(max(problem.rank, null.rank)):
