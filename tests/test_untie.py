@@ -645,6 +645,7 @@ def test_paper_scale_collapses_on_wide_noise_columns_attribute_scale_does_not():
     for scale in ("none", "attribute"):
         est = UNTIE(n_clusters=2, scale=scale).fit(df)  # the Eq. 21 vectors
         assert est.temperature_ == np.inf and not est.fallback_  # omega = 1 both times
+        assert np.allclose(est.kernel_weights_, 1.0) and est.scale == scale
         lab = KMeans(2, n_init=1, random_state=0).fit_predict(est.transform(df))
         out[scale] = (normalized_mutual_info_score(g, lab), attribute_energies(est, df))
     nmi_none, e_none = out["none"]

@@ -30,6 +30,7 @@ kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..stats import ValueStatistics
 
 __all__ = [
@@ -161,20 +162,33 @@ class KernelSpace:
     K: np.ndarray
 
 
-def tied_attributes(stats: ValueStatistics) -> list[int]:
+def tied_attributes(stats: ValueStatistics, *, warn: str | None = None) -> list[int]:
     """Attributes with two or more values that the coupling spaces cannot tell apart.
 
     Two values of attribute ``j`` with the same frequency and the same conditional
     probabilities ``p(v | u)`` for every other value ``u`` (UNTIE Eqs. 1-5) have equal coupling
     vectors, so every kernel row and every Eq. 21 vector of the two is equal. A full factorial
     design with uniform counts (Nursery, ThreeOf9) ties all the values of every attribute, and
-    every row then gets the same vector.
+    every row then gets the same vector. ``warn`` (UNTIE's ``tied_values``, ``"identity"`` or
+    ``"keep"``): warn, naming the attributes and what is done about them.
     """
     out = []
     for j, (intra, inter) in enumerate(coupling_spaces(stats)):
         F = np.hstack([intra, inter])
         if F.shape[0] > 1 and np.unique(np.round(F, 12), axis=0).shape[0] < F.shape[0]:
             out.append(j)
+    if out and warn is not None:
+        names = ", ".join(repr(str(stats.feature_names[j])) for j in out[:5])
+        more = f" and {len(out) - 5} more" if len(out) > 5 else ""
+        fix = ("each gets the identity kernel as one more space (tied_values='identity')"
+               if warn == "identity" else
+               "their rows get equal vectors; tied_values='identity' separates them")
+        warnings.warn(
+            f"columns {names}{more} have values with the same frequency and the same "
+            "co-occurrences with every other value, which UNTIE's coupling spaces "
+            f"cannot tell apart; {fix}.",
+            CatEmbedWarning, stacklevel=5,
+        )
     return out
 
 
@@ -183,13 +197,14 @@ def kernel_spaces(
     kernels: list[tuple[str, float]],
     *,
     identity_for: Sequence[int] = (),
+    scale: str = "none",
 ) -> list[KernelSpace]:
     """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels.
 
     Attributes listed in ``identity_for`` get one more space, the identity kernel
     ``K = I`` (coupling ``"identity"``, kernel ``"delta"``: the ``g -> inf`` limit of the
     Gaussian bank), which separates values whose coupling vectors are equal (see
-    :func:`tied_attributes`).
+    :func:`tied_attributes`). ``scale`` goes to :func:`scale_spaces`.
     """
     spaces = []
     ident = set(int(j) for j in identity_for)
@@ -202,7 +217,7 @@ def kernel_spaces(
                 )
         if j in ident:
             spaces.append(KernelSpace(j, "identity", "delta", np.eye(intra.shape[0])))
-    return spaces
+    return scale_spaces(stats, spaces, scale)
 
 
 #: Choices of :func:`scale_spaces` (UNTIE's ``scale`` parameter).
@@ -258,4 +273,4 @@ def scale_spaces(stats: ValueStatistics, spaces: list[KernelSpace], scale: str
     target = float(total[live].mean())
     factor = np.where(live, np.sqrt(target / np.where(live, total, 1.0)), 1.0)
     return [KernelSpace(sp.attribute, sp.coupling, sp.kernel, sp.K * factor[g])
-            for sp, g in zip(spaces, groups)]
+            for sp, g in zip(spaces, groups, strict=True)]

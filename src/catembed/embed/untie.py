@@ -47,14 +47,7 @@ from ..stats import ValueStatistics, encode
 from ._untie_objective import ValueLevelProblem, fit_cost, small_problem_threads
 from ._untie_selection import choose_weights
 from ._untie_solvers import energy_ratio, energy_rescaled, regularised_objective
-from ._untie_spaces import (
-    DEFAULT_KERNELS,
-    SCALES,
-    kernel_spaces,
-    parse_kernels,
-    scale_spaces,
-    tied_attributes,
-)
+from ._untie_spaces import DEFAULT_KERNELS, kernel_spaces, parse_kernels, tied_attributes
 from .couplings import _SHARED_DOC
 
 __all__ = ["DEFAULT_KERNELS", "UNTIE"]
@@ -99,15 +92,11 @@ class UNTIE(ValueEmbedder):
         same co-occurrences): give the attribute one more kernel space, the identity
         kernel, so that they differ, or keep the paper's spaces. Both warn.
     scale : {"none", "attribute"}, default="none"
-        ``"none"``: the kernel spaces as the paper and spec build them (every kernel
-        cosine-normalised, so an attribute's share of the Eq. 21 energy grows with its
-        number of values). ``"attribute"``: every attribute's spaces rescaled to the same
-        total energy (:func:`~catembed.embed._untie_spaces.scale_spaces`; from the counts,
-        no labels). On planted tables where a few attributes with many rare values hide
-        the groups of the two-valued ones, ``"none"`` near-collapses (NMI 0.000-0.009
-        where Couplings gets 0.5) and ``"attribute"`` recovers the groups; on the Table IV
-        sets it lowers the F-score on 8 of 20 (``docs/reproducing.md``, "UNTIE's scale"),
-        so it is an option, not the default.
+        ``"none"``: the spaces as the paper and spec build them, where an attribute's share
+        of the energy grows with its number of values. ``"attribute"``: equal energy per
+        attribute (:func:`~catembed.embed._untie_spaces.scale_spaces`, from the counts):
+        it mends the near-collapse on tables whose many-valued attributes hide the groups,
+        but lowers 9 of the 20 Table IV cells (``docs/reproducing.md``, "UNTIE's scale").
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
@@ -253,7 +242,7 @@ class UNTIE(ValueEmbedder):
         super()._check_params()
         check_option("solver", self.solver, ("exact", "sgd"))
         check_option("tied_values", self.tied_values, ("identity", "keep"))
-        check_option("scale", self.scale, SCALES)
+        check_option("scale", self.scale, ("none", "attribute"))
         parse_kernels(self.kernels)
         check_int("n_clusters", self.n_clusters, allow_none=True)
         check_int("max_iter", self.max_iter, allow_none=True)
@@ -279,23 +268,11 @@ class UNTIE(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
-        tied = tied_attributes(stats)
-        if tied:
-            names = ", ".join(repr(str(stats.feature_names[j])) for j in tied[:5])
-            more = f" and {len(tied) - 5} more" if len(tied) > 5 else ""
-            fix = ("each gets the identity kernel as one more space (tied_values='identity')"
-                   if self.tied_values == "identity" else
-                   "their rows get equal vectors; tied_values='identity' separates them")
-            warnings.warn(
-                f"columns {names}{more} have values with the same frequency and the same "
-                "co-occurrences with every other value, which UNTIE's coupling spaces "
-                f"cannot tell apart; {fix}.",
-                CatEmbedWarning, stacklevel=4,
-            )
+        tied = tied_attributes(stats, warn=self.tied_values)
         spaces = kernel_spaces(
-            stats, kernels, identity_for=tied if self.tied_values == "identity" else ()
+            stats, kernels, identity_for=tied if self.tied_values == "identity" else (),
+            scale=self.scale,
         )
-        spaces = scale_spaces(stats, spaces, self.scale)
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
         null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
         with small_problem_threads(max(problem.rank, null.rank)):
