@@ -23,6 +23,13 @@ ThreeOf9) this holds for every value of every attribute and all rows got the sam
 identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
 ``tied_values="keep"`` keeps the paper's spaces (and warns too).
 
+Scale
+-----
+Cosine normalisation gives every kernel a unit diagonal, so an attribute's share of the
+Eq. 21 energy grows with its number of values. ``scale="attribute"`` (UNTIE's option, see
+:func:`scale_spaces`) gives every attribute the same energy; the default ``"none"`` keeps the
+paper's spaces.
+
 Spec notes: the paper's Gaussian "width" is read as ``g`` in ``exp(-g ||a - b||^2)`` and every
 kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
 """

@@ -96,7 +96,8 @@ class UNTIE(ValueEmbedder):
         of the energy grows with its number of values. ``"attribute"``: equal energy per
         attribute (:func:`~catembed.embed._untie_spaces.scale_spaces`, from the counts):
         it mends the near-collapse on tables whose many-valued attributes hide the groups,
-        but lowers 9 of the 20 Table IV cells (``docs/reproducing.md``, "UNTIE's scale").
+        but lowers Table IV's count within 0.03 from 12 to 10 of 20 (``docs/reproducing.md``,
+        "UNTIE's scale"), so it is an option, not the default.
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
