@@ -76,3 +76,44 @@ def planted_mixed(
         x = means[groups] + rng.normal(0.0, 1.0, n_rows)
         data[f"x{j}"] = np.exp(x / 2) if j % 2 else x
     return pd.DataFrame(data), groups
+
+
+def wide_noise_frame(n_rows: int = 400, n_signal: int = 4, n_wide: int = 3, decimals: int = 2,
+                     purity: float = 0.7, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """``(frame, groups)``: two planted groups seen by ``n_signal`` binary columns (each
+    ``purity`` pure), plus ``n_wide`` noise columns of log-normal numbers rounded to
+    ``decimals`` and written as text, so that read as categories they have one value per
+    number (tens to hundreds of values, nearly all rare). UNTIE's wide-column near-collapse."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n_rows)
+    data = {f"s{j}": np.where(rng.random(n_rows) < purity, g,
+                              rng.integers(0, 2, n_rows)).astype(str) for j in range(n_signal)}
+    for j in range(n_wide):
+        data[f"x{j}"] = np.round(np.exp(rng.normal(0.0, 1.0, n_rows)), decimals).astype(str)
+    return pd.DataFrame(data), g
+
+
+def credit_like_frame(n_rows: int = 690, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """``(frame, groups)``: two groups; one strong binary attribute (85% pure), two weak
+    binary ones (30% pure), two wide codes (14 and 9 values, Zipf-like counts, 20% of rows
+    shifted by the group), two skewed 3- and 4-valued noise attributes, and a missing marker
+    ``"?"`` in four attributes on the same 1.5% of rows. Only the shape of a credit table
+    (public descriptions), no data."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n_rows)
+    data = {"s0": np.where(rng.random(n_rows) < 0.85, g, 1 - g).astype(str)}
+    for j in (1, 2):
+        data[f"s{j}"] = np.where(rng.random(n_rows) < 0.3, g,
+                                 rng.integers(0, 2, n_rows)).astype(str)
+    for j, n_values in ((0, 14), (1, 9)):
+        p = 1.0 / np.arange(1, n_values + 1)
+        v = rng.choice(n_values, n_rows, p=p / p.sum())
+        shift = np.where(rng.random(n_rows) < 0.2, g, 0)
+        data[f"w{j}"] = ((v + shift) % n_values).astype(str)
+    data["n0"] = rng.choice(3, n_rows, p=[0.7, 0.25, 0.05]).astype(str)
+    data["n1"] = rng.choice(4, n_rows, p=[0.6, 0.3, 0.08, 0.02]).astype(str)
+    frame = pd.DataFrame(data)
+    missing = rng.random(n_rows) < 0.015
+    for c in ("w0", "w1", "n0", "n1"):
+        frame.loc[missing, c] = "?"
+    return frame, g

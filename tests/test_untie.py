@@ -20,6 +20,8 @@ from catembed.embed._untie_spaces import (
     kernel_matrix,
     kernel_spaces,
     parse_kernels,
+    scale_spaces,
+    space_energies,
 )
 from catembed.embed.couplings import Couplings
 from catembed.embed.untie import UNTIE
@@ -318,6 +320,10 @@ def test_vector_representation_is_eq21():
     spaces = kernel_spaces(stats, parse_kernels(["poly:1", "gaussian:2"]))
     expected = one_hot(MELON, stats) @ value_matrix(stats, spaces) * np.sqrt(est.omega_)
     assert np.allclose(X, expected)
+    eq = UNTIE(n_clusters=2, kernels=["poly:1", "gaussian:2"], scale="attribute").fit(MELON)
+    scaled = scale_spaces(stats, spaces, "attribute")
+    expected = one_hot(MELON, stats) @ value_matrix(stats, scaled) * np.sqrt(eq.omega_)
+    assert np.allclose(eq.transform(MELON), expected)
     names = est.get_feature_names_out()
     assert len(names) == X.shape[1] and names[0] == "texture__untie0"
 
@@ -604,3 +610,68 @@ def test_n_clusters_not_below_the_rank_keeps_uniform_weights():
         est = UNTIE(n_clusters=4).fit(df)
     assert np.all(est.omega_ == 1) and est.temperature_ == np.inf and est.tau_ == np.inf
     assert not est.fallback_
+
+
+# ---------------------------------------------------------------- attribute scale (issue 25)
+def wide_noise_table(seed: int = 0, n: int = 240) -> tuple[pd.DataFrame, np.ndarray]:
+    """Two planted groups seen by four binary attributes (70% pure), and three numeric-looking
+    noise columns read as categories (about 165 values each, nearly all seen once): the
+    shape of a table with numbers read one value per number."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    d = {f"s{j}": np.where(rng.random(n) < 0.7, g, rng.integers(0, 2, n)).astype(str)
+         for j in range(4)}
+    for j in range(3):
+        d[f"x{j}"] = np.round(np.exp(rng.normal(0, 1, n)), 2).astype(str)
+    return pd.DataFrame(d), g
+
+
+def attribute_energies(est: UNTIE, df: pd.DataFrame) -> np.ndarray:
+    Z = est.transform(df)
+    e = ((Z - Z.mean(0)) ** 2).sum(0)
+    widths = np.cumsum([0] + [T.shape[1] for T in est._tables])
+    return np.array([e[a:b].sum() for a, b in zip(widths[:-1], widths[1:], strict=True)])
+
+
+def test_paper_scale_collapses_on_wide_noise_columns_attribute_scale_does_not():
+    """The near-collapse: with the paper's spaces every attribute's energy grows with its
+    number of values, the three ~165-value noise columns hold 91% of it and k-means splits
+    on noise (NMI 0.009, Couplings 0.588); equal energy per attribute recovers the groups."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import normalized_mutual_info_score
+
+    df, g = wide_noise_table(0)
+    out = {}
+    for scale in ("none", "attribute"):
+        est = UNTIE(n_clusters=2, scale=scale).fit(df)  # the Eq. 21 vectors
+        assert est.temperature_ == np.inf and not est.fallback_  # omega = 1 both times
+        assert np.allclose(est.kernel_weights_, 1.0) and est.scale == scale
+        lab = KMeans(2, n_init=1, random_state=0).fit_predict(est.transform(df))
+        out[scale] = (normalized_mutual_info_score(g, lab), attribute_energies(est, df))
+    nmi_none, e_none = out["none"]
+    nmi_attr, e_attr = out["attribute"]
+    assert nmi_none == pytest.approx(0.009, abs=0.002)
+    assert nmi_attr == pytest.approx(0.561, abs=0.002)
+    assert e_none[4:].sum() / e_none.sum() == pytest.approx(0.914, abs=0.001)
+    assert np.allclose(e_attr, e_attr.mean(), rtol=1e-9)  # every attribute the same energy
+    assert e_attr.sum() == pytest.approx(e_none.sum())  # the total energy is kept
+
+
+def test_space_energies_and_scales_from_the_counts():
+    df = random_table(n=90, sizes=(2, 5, 3), seed=4)
+    stats = ValueStatistics.from_frame(df)
+    spaces = kernel_spaces(stats, parse_kernels(["gaussian:1", "poly:2"]))
+    X = one_hot(df, stats) @ value_matrix(stats, spaces)
+    energy = ((X - X.mean(0)) ** 2).sum(0)
+    sizes = [sp.K.shape[1] for sp in spaces]
+    by_space = np.add.reduceat(energy, np.cumsum([0] + sizes[:-1]))
+    assert np.allclose(space_energies(stats, spaces), by_space)
+    groups = [sp.attribute for sp in spaces]
+    totals = np.bincount(groups, weights=by_space)
+    assert np.allclose(totals, [2.8272, 8.6835, 11.7655], atol=1e-4)
+    scaled = scale_spaces(stats, spaces, "attribute")
+    e = np.bincount(groups, weights=space_energies(stats, scaled))
+    assert np.allclose(e, totals.mean())  # equal, and the total energy is kept
+    assert scale_spaces(stats, spaces, "none") is spaces
+    with pytest.raises(CatEmbedError, match="scale"):
+        UNTIE(scale="kernel").fit(df)

@@ -23,6 +23,13 @@ ThreeOf9) this holds for every value of every attribute and all rows got the sam
 identity kernel (the ``g -> inf`` limit of the Gaussian bank), and warns;
 ``tied_values="keep"`` keeps the paper's spaces (and warns too).
 
+Scale
+-----
+Cosine normalisation gives every kernel a unit diagonal, so an attribute's share of the
+Eq. 21 energy grows with its number of values. ``scale="attribute"`` (UNTIE's option, see
+:func:`scale_spaces`) gives every attribute the same energy; the default ``"none"`` keeps the
+paper's spaces.
+
 Spec notes: the paper's Gaussian "width" is read as ``g`` in ``exp(-g ||a - b||^2)`` and every
 kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
 """
@@ -30,6 +37,7 @@ kernel is cosine-normalised, as ``docs/methods.md`` section 3 states.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError
+from .._validation import CatEmbedError, CatEmbedWarning
 from ..stats import ValueStatistics
 
 __all__ = [
@@ -48,6 +56,8 @@ __all__ = [
     "kernel_name",
     "kernel_spaces",
     "parse_kernels",
+    "scale_spaces",
+    "space_energies",
     "tied_attributes",
 ]
 
@@ -159,20 +169,33 @@ class KernelSpace:
     K: np.ndarray
 
 
-def tied_attributes(stats: ValueStatistics) -> list[int]:
+def tied_attributes(stats: ValueStatistics, *, warn: str | None = None) -> list[int]:
     """Attributes with two or more values that the coupling spaces cannot tell apart.
 
     Two values of attribute ``j`` with the same frequency and the same conditional
     probabilities ``p(v | u)`` for every other value ``u`` (UNTIE Eqs. 1-5) have equal coupling
     vectors, so every kernel row and every Eq. 21 vector of the two is equal. A full factorial
     design with uniform counts (Nursery, ThreeOf9) ties all the values of every attribute, and
-    every row then gets the same vector.
+    every row then gets the same vector. ``warn`` (UNTIE's ``tied_values``, ``"identity"`` or
+    ``"keep"``): warn, naming the attributes and what is done about them.
     """
     out = []
     for j, (intra, inter) in enumerate(coupling_spaces(stats)):
         F = np.hstack([intra, inter])
         if F.shape[0] > 1 and np.unique(np.round(F, 12), axis=0).shape[0] < F.shape[0]:
             out.append(j)
+    if out and warn is not None:
+        names = ", ".join(repr(str(stats.feature_names[j])) for j in out[:5])
+        more = f" and {len(out) - 5} more" if len(out) > 5 else ""
+        fix = ("each gets the identity kernel as one more space (tied_values='identity')"
+               if warn == "identity" else
+               "their rows get equal vectors; tied_values='identity' separates them")
+        warnings.warn(
+            f"columns {names}{more} have values with the same frequency and the same "
+            "co-occurrences with every other value, which UNTIE's coupling spaces "
+            f"cannot tell apart; {fix}.",
+            CatEmbedWarning, stacklevel=5,
+        )
     return out
 
 
@@ -181,13 +204,14 @@ def kernel_spaces(
     kernels: list[tuple[str, float]],
     *,
     identity_for: Sequence[int] = (),
+    scale: str = "none",
 ) -> list[KernelSpace]:
     """The ``2 m |F|`` kernel spaces, attribute-major: intra kernels, then inter kernels.
 
     Attributes listed in ``identity_for`` get one more space, the identity kernel
     ``K = I`` (coupling ``"identity"``, kernel ``"delta"``: the ``g -> inf`` limit of the
     Gaussian bank), which separates values whose coupling vectors are equal (see
-    :func:`tied_attributes`).
+    :func:`tied_attributes`). ``scale`` goes to :func:`scale_spaces`.
     """
     spaces = []
     ident = set(int(j) for j in identity_for)
@@ -200,4 +224,60 @@ def kernel_spaces(
                 )
         if j in ident:
             spaces.append(KernelSpace(j, "identity", "delta", np.eye(intra.shape[0])))
-    return spaces
+    return scale_spaces(stats, spaces, scale)
+
+
+#: Choices of :func:`scale_spaces` (UNTIE's ``scale`` parameter).
+SCALES: tuple[str, ...] = ("none", "attribute")
+
+
+def space_energies(stats: ValueStatistics, spaces: Sequence[KernelSpace]) -> np.ndarray:
+    """Centred energy of each kernel space over the rows: ``sum_i ||K_p[v_i] - mean||^2``.
+
+    From the counts alone: ``sum_v n_v ||K_p[v]||^2 - ||sum_v n_v K_p[v]||^2 / n``, the
+    ``n_v`` the counts of the values of the space's attribute. It is the space's share of
+    ``Tr(J S J)`` at ``omega = 1`` (the total variance its Eq. 21 columns add).
+    """
+    offs = stats.offsets
+    counts = stats.counts.astype(np.float64)
+    n = max(float(stats.n_rows), 1.0)
+    out = np.empty(len(spaces))
+    for p, sp in enumerate(spaces):
+        cnt = counts[offs[sp.attribute]:offs[sp.attribute + 1]]
+        K = sp.K
+        out[p] = max(float(cnt @ np.einsum("vd,vd->v", K, K)) - float(np.sum((cnt @ K) ** 2)) / n,
+                     0.0)
+    return out
+
+
+def scale_spaces(stats: ValueStatistics, spaces: list[KernelSpace], scale: str
+                 ) -> list[KernelSpace]:
+    """Rescale the kernel matrices so that every attribute starts with the same energy at
+    ``omega = 1`` (``scale="attribute"``; ``"none"`` returns ``spaces`` unchanged).
+
+    Every kernel is cosine-normalised (unit diagonal), so a space of an attribute with
+    ``l_j`` values adds ``l_j`` Eq. 21 columns, one per value however rare, each varying over
+    all the rows: an attribute's share of the distances grows with its number of values.
+    A column with many rare values (a number read as a category, a 14-valued code) then
+    outweighs the two-valued columns that carry the groups, and k-means splits on it: the
+    near-collapse of ``docs/reproducing.md`` ("UNTIE's scale"). ``"attribute"`` multiplies
+    the spaces of attribute ``j`` by ``sqrt(E / E_j)``, ``E_j`` the summed
+    :func:`space_energies` of its spaces and ``E`` their mean over the attributes, so every
+    attribute has the same total variance and the total is kept (the kernel mix within an
+    attribute stays the paper's). The factors are functions of the counts alone (no
+    labels). Attributes of zero energy (below ``1e-12`` of the largest) are left unchanged.
+    """
+    if scale == "none" or not spaces:
+        return spaces
+    e = space_energies(stats, spaces)
+    groups = np.array([sp.attribute for sp in spaces])
+    total = np.bincount(groups, weights=e)
+    # energies below 1e-12 of the largest are rounding (a cosine-normalised kernel of a
+    # one-dimensional space can be constant): scaling them up would amplify rounding noise
+    live = total > 1e-12 * max(float(total.max()), 0.0)
+    if not live.any():
+        return spaces
+    target = float(total[live].mean())
+    factor = np.where(live, np.sqrt(target / np.where(live, total, 1.0)), 1.0)
+    return [KernelSpace(sp.attribute, sp.coupling, sp.kernel, sp.K * factor[g])
+            for sp, g in zip(spaces, groups, strict=True)]

@@ -91,6 +91,13 @@ class UNTIE(ValueEmbedder):
         Values of one attribute that the coupling spaces cannot tell apart (same frequency,
         same co-occurrences): give the attribute one more kernel space, the identity
         kernel, so that they differ, or keep the paper's spaces. Both warn.
+    scale : {"none", "attribute"}, default="none"
+        ``"none"``: the spaces as the paper and spec build them, where an attribute's share
+        of the energy grows with its number of values. ``"attribute"``: equal energy per
+        attribute (:func:`~catembed.embed._untie_spaces.scale_spaces`, from the counts):
+        it mends the near-collapse on tables whose many-valued attributes hide the groups,
+        but lowers Table IV's count within 0.03 from 12 to 10 of 20 (``docs/reproducing.md``,
+        "UNTIE's scale"), so it is an option, not the default.
     max_iter : int or None, default=None
         Alternations for ``"exact"`` (default 100) or Adam steps for ``"sgd"`` (default 1000).
     tol : float, default=1e-8
@@ -169,6 +176,7 @@ class UNTIE(ValueEmbedder):
         temperature: Any = "auto",
         centered: bool = True,
         tied_values: str = "identity",
+        scale: str = "none",
         max_iter: int | None = None,
         tol: float = 1e-8,
         learning_rate: float = 1e-3,
@@ -190,6 +198,7 @@ class UNTIE(ValueEmbedder):
         self.temperature = temperature
         self.centered = centered
         self.tied_values = tied_values
+        self.scale = scale
         self.max_iter = max_iter
         self.tol = tol
         self.learning_rate = learning_rate
@@ -234,6 +243,7 @@ class UNTIE(ValueEmbedder):
         super()._check_params()
         check_option("solver", self.solver, ("exact", "sgd"))
         check_option("tied_values", self.tied_values, ("identity", "keep"))
+        check_option("scale", self.scale, ("none", "attribute"))
         parse_kernels(self.kernels)
         check_int("n_clusters", self.n_clusters, allow_none=True)
         check_int("max_iter", self.max_iter, allow_none=True)
@@ -259,21 +269,10 @@ class UNTIE(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         kernels = parse_kernels(self.kernels)
-        tied = tied_attributes(stats)
-        if tied:
-            names = ", ".join(repr(str(stats.feature_names[j])) for j in tied[:5])
-            more = f" and {len(tied) - 5} more" if len(tied) > 5 else ""
-            fix = ("each gets the identity kernel as one more space (tied_values='identity')"
-                   if self.tied_values == "identity" else
-                   "their rows get equal vectors; tied_values='identity' separates them")
-            warnings.warn(
-                f"columns {names}{more} have values with the same frequency and the same "
-                "co-occurrences with every other value, which UNTIE's coupling spaces "
-                f"cannot tell apart; {fix}.",
-                CatEmbedWarning, stacklevel=4,
-            )
+        tied = tied_attributes(stats, warn=self.tied_values)
         spaces = kernel_spaces(
-            stats, kernels, identity_for=tied if self.tied_values == "identity" else ()
+            stats, kernels, identity_for=tied if self.tied_values == "identity" else (),
+            scale=self.scale,
         )
         problem = ValueLevelProblem(stats, spaces, centered=bool(self.centered))
         null = ValueLevelProblem(stats, spaces, centered=bool(self.centered), null=True)
