@@ -27,9 +27,6 @@ from ._validation import CatEmbedError
 
 __all__ = ["DictionaryCodes"]
 
-_CACHED = 8  # dictionaries kept per column (row groups usually repeat a few orders)
-
-
 class DictionaryCodes:
     """The code matrix of a record batch of dictionary columns, in fitted categories.
 
@@ -51,51 +48,68 @@ class DictionaryCodes:
         self.categories = list(categories)
         self.infrequent = None if infrequent is None else list(infrequent)
         self.handle_missing = handle_missing
-        self._cache: list[list[tuple[Any, np.ndarray | None]]] = [[] for _ in self.names]
+        # per column: the code of each value met so far (a value's code depends on it alone)
+        self._known: list[dict[str, int]] = [{} for _ in self.names]
+        self._missing: list[int | None] = [None] * len(self.names)
+        self._codes = np.empty((0, len(self.names)), dtype=np.int32, order="F")
 
     def __call__(self, batch: Any) -> np.ndarray | None:
         """The ``n x m`` column-major ``int32`` codes of ``batch`` (``-1``: not seen in fit,
-        no ``handle_unknown`` applied), or ``None`` where the DataFrame path must decide."""
+        no ``handle_unknown`` applied), or ``None`` where the DataFrame path must decide.
+        The matrix is a view of a buffer that the next call overwrites."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         cols = []
         for name in self.names:
             col = batch.column(name)
-            if not pa.types.is_dictionary(col.type):
+            t = col.type
+            if not (pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type)
+                                                   or pa.types.is_large_string(t.value_type))):
                 return None
             cols.append(col)
-        codes = np.empty((batch.num_rows, len(cols)), dtype=np.int32, order="F")
+        n = batch.num_rows
+        if self._codes.shape[0] < n:  # one matrix reused: fresh pages cost more than the gather
+            self._codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
+        codes = self._codes[:n]
         for j, col in enumerate(cols):
-            table = self._table(j, col.dictionary)
+            idx = col.indices
+            nulls = idx.null_count > 0
+            if nulls and self.handle_missing == "error":
+                return None
+            table = self._table(j, col.dictionary.to_pylist(), nulls)
             if table is None:
                 return None
-            idx = col.indices
-            if idx.null_count:
-                if self.handle_missing == "error":
-                    return None
+            if nulls:
                 idx = pc.fill_null(idx, len(col.dictionary))  # the table's missing entry
             np.take(table, idx.to_numpy(), out=codes[:, j], mode="clip")
         return codes
 
-    def _table(self, j: int, dictionary: Any) -> np.ndarray | None:
-        """Codes of the dictionary's values, then of a missing value (a null index)."""
-        cache = self._cache[j]
-        for d, table in cache:
-            if d.equals(dictionary):
-                return table
-        values = dictionary.to_pylist()
-        if self.handle_missing != "error":
-            values.append(None)
-        frame = pd.DataFrame({self.names[j]: pd.Series(values, dtype=object)})
-        try:
-            table = encode_values(
-                frame, [self.names[j]], [self.categories[j]],
-                None if self.infrequent is None else [self.infrequent[j]],
-                self.handle_missing,
-            )[:, 0].astype(np.int32)
-        except CatEmbedError:  # a missing value under handle_missing="error"
-            table = None
-        cache.insert(0, (dictionary, table))
-        del cache[_CACHED:]
+    def _table(self, j: int, values: list[Any], nulls: bool) -> np.ndarray | None:
+        """Codes of the dictionary's ``values``, then of a missing value (a null index)."""
+        known = self._known[j]
+        new = [v for v in values if v not in known]
+        if nulls and self._missing[j] is None:
+            new.append(None)
+        if new:
+            try:
+                got = self._encode(j, new)
+            except CatEmbedError:  # a missing value under handle_missing="error"
+                return None
+            for v, c in zip(new, got.tolist(), strict=True):
+                if v is None:
+                    self._missing[j] = c
+                else:
+                    known[v] = c
+        table = np.empty(len(values) + 1, dtype=np.int32)
+        table[: len(values)] = [known[v] for v in values]
+        table[-1] = -1 if self._missing[j] is None else self._missing[j]
         return table
+
+    def _encode(self, j: int, values: list[Any]) -> np.ndarray:
+        """The transform's codes of some values of column ``j``, as a DataFrame column."""
+        frame = pd.DataFrame({self.names[j]: pd.Series(values, dtype=object)})
+        return encode_values(
+            frame, [self.names[j]], [self.categories[j]],
+            None if self.infrequent is None else [self.infrequent[j]], self.handle_missing,
+        )[:, 0]
