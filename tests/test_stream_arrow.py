@@ -142,6 +142,22 @@ def test_arrow_path_raises_as_before(files, tmp_path, monkeypatch, params, match
     assert not (tmp_path / "o.parquet").exists()  # atomic: nothing published
 
 
+def test_arrow_path_to_csv(files, tmp_path, monkeypatch):
+    train, path = files
+    est = CDE(random_state=0, n_components=3, handle_unknown="ignore").fit(
+        train[["a0", "a1", "a2"]])
+    got = []
+    for arrow in (True, False):
+        if not arrow:
+            monkeypatch.setattr(streaming, "_codes_lookup", lambda est: False)
+        out = tmp_path / f"{arrow}.csv"
+        transform_file(est, path, out, chunksize=100, id_columns=["rid"], target="label",
+                       progress=False)
+        got.append(out.read_bytes())
+    assert got[0] == got[1]
+    assert got[0].count(b"\n") == 1 + 120 + 127 + 134 + 141
+
+
 def test_arrow_path_with_a_stored_index(tmp_path, monkeypatch):
     train = _frame(300, 0)
     path = tmp_path / "indexed.parquet"

@@ -9,6 +9,14 @@ Parquet row groups or CSV), in the input's row order, with the identifier and ta
 copied through. The peak memory is that of one chunk and its output block, whatever the
 number of rows: chunks are cut so that an output block stays under ``max_block_bytes``.
 
+A Parquet file embedded by a model whose transform is the lookup of its categorical codes
+(no numeric block, no discretised columns) takes a faster road with the same output bytes
+(:func:`_write_batches`): its batches stay Arrow record batches, each column's codes come
+from the batch's dictionary (:class:`~catembed._arrow_codes.DictionaryCodes`: each value
+matched once, then one integer gather per row; no DataFrame), and three threads work as a
+pipeline, one reading (Arrow decodes without the GIL), the caller coding and looking up, one
+writing, with bounded queues between them so memory stays flat.
+
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
 
