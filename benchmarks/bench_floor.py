@@ -18,7 +18,8 @@ usage:
 * transform_file: a planted ``N x 8`` Parquet file (string columns, 10 values each, row
   groups of 1M) embedded by ``CDE(n_components=32)`` into a float32 Parquet file, against
   the I/O floor: pyarrow reading the same columns in the same batches and writing an output
-  of the same size (one reused float32 block per batch, the same writer options).
+  of the same size (one reused float32 block per batch, the same writer options). Each
+  run writes a new file (the old one removed and the disk synced before the clock starts).
 * counting: ``ValueStatistics.from_codes`` of 1M x 20 int32 codes against the bincounts
   it must do (one per column, one per pair of columns, on contiguous columns).
 
@@ -221,6 +222,13 @@ def bench_file(n: int, repeat: int, workdir: str | None) -> None:
     cpu = {k: [] for k in fns}
     for _ in range(repeat):
         for k, f in fns.items():
+            # each run writes a new file, its dirty pages of earlier runs flushed first: on
+            # ext4 overwriting a file (truncation, or a rename over it) makes the kernel flush
+            # the new one when it is closed (auto_da_alloc), a cost that falls on whichever
+            # side overwrote, and background writeback of earlier runs steals the 2 cores
+            for out in (tmp / "floor.parquet", tmp / "out.parquet"):
+                out.unlink(missing_ok=True)
+            os.sync()
             t, c = time.perf_counter(), time.process_time()
             f()
             wall[k].append(time.perf_counter() - t)

@@ -9,15 +9,27 @@ Parquet row groups or CSV), in the input's row order, with the identifier and ta
 copied through. The peak memory is that of one chunk and its output block, whatever the
 number of rows: chunks are cut so that an output block stays under ``max_block_bytes``.
 
+A Parquet file embedded by a model whose transform is the lookup of its categorical codes
+(no numeric block, no discretised columns) takes a faster road with the same output bytes
+(:func:`_write_batches`): its batches stay Arrow record batches, each column's codes come
+from the batch's dictionary (:class:`~catembed._arrow_codes.DictionaryCodes`: each value
+matched once, then one integer gather per row; no DataFrame), and three threads work as a
+pipeline, one reading (Arrow decodes without the GIL), the caller coding and looking up, one
+writing, with bounded queues between them so memory stays flat.
+
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import itertools
 import os
+import queue
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -25,6 +37,9 @@ __all__ = ["transform_file", "write_chunks"]
 
 #: default bound of one output block (rows x width x itemsize)
 MAX_BLOCK_BYTES = 64 << 20
+#: output blocks in turn in the Parquet pipeline (one being written, one being filled, one
+#: spare so that the lookup need not wait on a slow write)
+_BLOCKS = 3
 
 
 def _load_model(model_or_path: Any) -> Any:
@@ -108,6 +123,159 @@ def write_chunks(
                 if f is not None:
                     f.result()
     return rows
+
+
+def _codes_lookup(est: Any) -> bool:
+    """Whether ``est`` embeds a table by looking up its categorical codes alone (no numeric
+    block, no discretised columns, no embedding of its own): then a Parquet file's
+    dictionary columns can be coded without a DataFrame (:func:`_write_batches`)."""
+    from .base import ValueEmbedder
+
+    cls = type(est)
+    lookup = (cls._transform_codes is ValueEmbedder._transform_codes
+              or getattr(est, "_projection", None) is not None)
+    numeric = est._numeric_policy() == "passthrough" and len(
+        getattr(est, "numeric_features_", []))
+    return bool(lookup and not numeric and not getattr(est, "numeric_bins_", None)
+                and cls._transform_array is ValueEmbedder._transform_array
+                and cls._encode_values is ValueEmbedder._encode_values
+                and cls._validate_input is ValueEmbedder._validate_input)
+
+
+_END = object()
+
+
+@contextlib.contextmanager
+def _prefetch(items: Iterable[Any], depth: int = 2) -> Iterator[Iterator[Any]]:
+    """``items`` drawn by a thread of its own, at most ``depth`` ahead of the consumer (the
+    Parquet reader decodes without the GIL while the caller embeds); its errors are raised
+    in the consumer."""
+    q: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        try:
+            for x in items:
+                if not put((x, None)):
+                    return
+            put((_END, None))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the consumer
+            put((_END, exc))
+
+    def drain() -> Iterator[Any]:
+        while True:
+            x, exc = q.get()
+            if x is _END:
+                if exc is not None:
+                    raise exc
+                return
+            yield x
+
+    thread = threading.Thread(target=run, name="catembed-read", daemon=True)
+    thread.start()
+    try:
+        yield drain()
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _write_batches(
+    est: Any,
+    batches: Iterable[Any],
+    writer: Any,
+    *,
+    features: Sequence[str],
+    before: Sequence[str] = (),
+    after: Sequence[str] = (),
+    progress: Any = None,
+    max_block_bytes: int = MAX_BLOCK_BYTES,
+) -> int:
+    """:func:`write_chunks` for the Arrow batches of :func:`catembed.io.iter_parquet_batches`,
+    with the same output: three threads in a pipeline, each batch read by one (Arrow
+    decodes without the GIL), coded and looked up by the caller, written by another.
+
+    The codes come from the batch's dictionaries (:class:`~catembed._arrow_codes.
+    DictionaryCodes`: each dictionary matched once, then one gather per row), not from a
+    DataFrame; a batch that cannot be coded so (a column not dictionary-encoded, an unknown
+    value to warn of or refuse, a missing value under ``handle_missing="error"``) takes the
+    DataFrame path, as does a file with a stored index (which is written).
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from . import io
+    from ._arrow_codes import DictionaryCodes
+
+    items = iter(batches)
+    first = next(items)  # the file has rows (checked when opened)
+    if _stored_index(*first):
+        frames = (io.batch_frame(b, w) for b, w in itertools.chain([first], items))
+        return write_chunks(est, frames, writer, features=features, before=before,
+                            after=after, progress=progress, max_block_bytes=max_block_bytes)
+    writer.index = False
+    names = [str(n) for n in est.get_feature_names_out()]
+    plan = est._get_plan()
+    codes_of = DictionaryCodes(est.feature_names_, est.categories_,
+                               getattr(est, "infrequent_categories_", None), est.handle_missing)
+    ignore = est.handle_unknown == "ignore"
+    side = list(dict.fromkeys([*before, *after]))
+    step = _block_rows(est, max_block_bytes)
+    # output blocks used in turn (as write_chunks): one is written while the next is filled
+    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
+              for _ in range(_BLOCKS)]
+    pending: list[Any] = [None] * _BLOCKS
+    rows = turn = 0
+    with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="catembed-write") as pool,
+          _prefetch(itertools.chain([first], items)) as stream):
+        try:
+            for batch, wanted in stream:
+                for s in range(0, batch.num_rows, step):
+                    part = batch.slice(s, step)
+                    if pending[turn] is not None:
+                        pending[turn].result()  # the block is free again
+                    block = blocks[turn][: part.num_rows]
+                    codes = codes_of(part)
+                    if codes is not None and (ignore or not codes.size or codes.min() >= 0):
+                        z = plan(codes, out=block)
+                        frame = io.batch_frame(part.select(side), side) if side else None
+                    else:  # the DataFrame path raises or warns as transform does
+                        frame = io.batch_frame(part, wanted)
+                        z = est._transform_array(frame[list(features)], out=block)
+                    arrays = ([pa.Array.from_pandas(frame[c]) for c in before]
+                              + [pa.array(z[:, j]) for j in range(z.shape[1])]
+                              + [pa.Array.from_pandas(frame[c]) for c in after])
+                    pending[turn] = pool.submit(
+                        writer.write, pa.table(arrays, names=[*before, *names, *after]))
+                    turn = (turn + 1) % _BLOCKS
+                    rows += part.num_rows
+                    if progress is not None:
+                        progress(part.num_rows)
+        finally:
+            for f in pending[turn:] + pending[:turn]:  # in order; the first error is raised
+                if f is not None:
+                    f.result()
+    return rows
+
+
+def _stored_index(batch: Any, wanted: Sequence[str]) -> bool:
+    """Whether the file's rows carry a stored pandas index other than an unnamed range (as
+    :func:`write_chunks` decides from the first chunk)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    extra = [c for c in batch.schema.names if c not in set(wanted)]
+    index = pa.Table.from_batches([batch.select(extra)]).to_pandas().index
+    return not (isinstance(index, pd.RangeIndex) and index.name is None)
 
 
 def transform_file(
@@ -195,7 +363,12 @@ def transform_file(
     used = list(dict.fromkeys(ids + features + after))
     text = [c for c in used if c not in numeric]
     step = int(chunksize) if chunksize else _block_rows(est, max_block_bytes)
-    chunks = io.iter_chunks(input, step, columns=used, text_columns=text)
+    if io.table_format(input) == "parquet" and _codes_lookup(est):
+        chunks = io.iter_parquet_batches(input, step, columns=used)
+        write = _write_batches
+    else:
+        chunks = io.iter_chunks(input, step, columns=used, text_columns=text)
+        write = write_chunks
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -204,7 +377,7 @@ def transform_file(
                    unit_scale=True, file=sys.stderr, leave=False, disable=None)
     try:
         with io.TableWriter(output, index=False) as writer:
-            rows = write_chunks(
+            rows = write(
                 est, chunks, writer, features=features, before=ids, after=after,
                 progress=None if bar is None else bar.update, max_block_bytes=max_block_bytes,
             )

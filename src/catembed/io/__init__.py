@@ -30,7 +30,8 @@ Where each step lives
 ---------------------
 * :mod:`._paths`: the format a file name names, output-path checks, atomic writes.
 * :mod:`._csv_text`: CSV text (decompression, header row) and the ragged-row scan.
-* :mod:`._readers`: column names, :func:`read_table`, :func:`iter_chunks` (CSV and Parquet).
+* :mod:`._readers`: column names, :func:`read_table`, :func:`iter_chunks` (CSV and Parquet),
+  :func:`iter_parquet_batches` (Arrow batches, dictionary columns as stored).
 * :mod:`._writers`: :class:`TableWriter`.
 """
 
@@ -44,9 +45,11 @@ from ._paths import (
     write_text_atomic,
 )
 from ._readers import (
+    batch_frame,
     count_rows,
     index_columns,
     iter_chunks,
+    iter_parquet_batches,
     numeric_columns,
     read_columns,
     read_table,
@@ -54,7 +57,8 @@ from ._readers import (
 )
 from ._writers import TableWriter
 
-__all__ = ["CsvScan", "TableWriter", "atomic_output", "check_not_input", "check_output_path",
-           "count_rows", "index_columns", "iter_chunks", "numeric_columns", "output_mode",
+__all__ = ["CsvScan", "TableWriter", "atomic_output", "batch_frame", "check_not_input",
+           "check_output_path", "count_rows", "index_columns", "iter_chunks",
+           "iter_parquet_batches", "numeric_columns", "output_mode",
            "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns",
            "write_text_atomic"]

@@ -27,8 +27,8 @@ from ._csv_text import (
 )
 from ._paths import _sep, table_format
 
-__all__ = ["count_rows", "index_columns", "iter_chunks", "numeric_columns", "read_columns",
-           "read_table", "unnamed_columns"]
+__all__ = ["batch_frame", "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
+           "numeric_columns", "read_columns", "read_table", "unnamed_columns"]
 
 
 def _parquet_schema(path: Path) -> Any:
@@ -223,8 +223,9 @@ def _nested(field: Any) -> str | None:
     return None
 
 
-def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | None
-                  ) -> Iterator[pd.DataFrame]:
+def _parquet_file(path: Path, columns: Sequence[str] | None) -> tuple[Any, list[str], list[str]]:
+    """The opened file (string columns read dictionary-encoded), the columns asked for and
+    those to read (plus the stored pandas index columns)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -254,18 +255,57 @@ def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | No
         pf = pq.ParquetFile(path, read_dictionary=string_cols, pre_buffer=False)
         if pf.metadata.num_rows == 0:
             raise CatEmbedError(f"{path} has no rows.")
-        read_cols = list(wanted) + [c for c in index_cols if c not in keep]
-        if chunksize is None:
-            table = pf.read(columns=read_cols, use_pandas_metadata=True)
-            yield _flat_columns(table.to_pandas(), wanted)
-            return
-        for batch in pf.iter_batches(batch_size=int(chunksize), columns=read_cols,
-                                     use_pandas_metadata=True):
-            yield _flat_columns(pa.Table.from_batches([batch]).to_pandas(), wanted)
     except CatEmbedError:
         raise
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
         raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+    return pf, wanted, list(wanted) + [c for c in index_cols if c not in keep]
+
+
+def iter_parquet_batches(
+    path: str | os.PathLike, chunksize: int, *, columns: Sequence[str] | None = None,
+) -> Iterator[tuple[Any, list[str]]]:
+    """Yield a Parquet file as Arrow record batches of at most ``chunksize`` rows, string
+    columns dictionary-encoded (each batch's dictionary is that of its row group), with the
+    stored pandas index columns; and the columns asked for. :func:`batch_frame` makes a
+    batch the DataFrame :func:`iter_chunks` would yield; a caller that reads the dictionary
+    codes itself skips building it."""
+    path = Path(path)
+    _check_file(path)
+    check_int("chunksize", chunksize)
+    pf, wanted, read_cols = _parquet_file(path, columns)
+    try:
+        for batch in pf.iter_batches(batch_size=int(chunksize), columns=read_cols,
+                                     use_pandas_metadata=True):
+            yield batch, wanted
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+        raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+
+
+def batch_frame(batch: Any, wanted: Sequence[str]) -> pd.DataFrame:
+    """The DataFrame of a batch of :func:`iter_parquet_batches` (columns ``wanted``)."""
+    import pyarrow as pa
+
+    return _flat_columns(pa.Table.from_batches([batch]).to_pandas(), list(wanted))
+
+
+def _iter_parquet(path: Path, chunksize: int | None, columns: Sequence[str] | None
+                  ) -> Iterator[pd.DataFrame]:
+    if chunksize is not None:
+        for batch, wanted in iter_parquet_batches(path, chunksize, columns=columns):
+            try:
+                df = batch_frame(batch, wanted)
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+                raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+            yield df
+        return
+    pf, wanted, read_cols = _parquet_file(path, columns)
+    try:
+        df = _flat_columns(pf.read(columns=read_cols, use_pandas_metadata=True).to_pandas(),
+                           wanted)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
+        raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
+    yield df
 
 
 def _flat_columns(df: pd.DataFrame, wanted: list[str]) -> pd.DataFrame:

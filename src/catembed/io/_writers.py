@@ -12,6 +12,15 @@ from ._paths import _publish, _sep, _temp_name, check_output_path, output_mode, 
 __all__ = ["TableWriter"]
 
 
+def _created(tmp: Path) -> str:
+    """``tmp`` (the empty file that reserved the name) removed, for the writer to create
+    anew: on ext4 a file opened with truncation is flushed to disk when it is closed
+    (``auto_da_alloc``), which cost 0.38 s at close for a 1.28 GB output; a new file is not."""
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    return str(tmp)
+
+
 class TableWriter:
     """Append DataFrame chunks to a CSV or Parquet file (format from the suffix).
 
@@ -64,7 +73,7 @@ class TableWriter:
                 # no dictionary encoding for float columns (embeddings): trying it costs 6x
                 # the write time of 32 float32 columns and makes the file larger.
                 keep_dict = [f.name for f in table.schema if not pa.types.is_floating(f.type)]
-                self._parquet_writer = pq.ParquetWriter(self._tmp, table.schema,
+                self._parquet_writer = pq.ParquetWriter(_created(self._tmp), table.schema,
                                                         use_dictionary=keep_dict)
                 self._schema = table.schema
             elif table.schema != self._schema:
@@ -80,7 +89,7 @@ class TableWriter:
             df.reset_index() if self.index else df, preserve_index=False)
         if self._csv_writer is None:
             self._csv_writer = pcsv.CSVWriter(
-                str(self._tmp), table.schema,
+                _created(self._tmp), table.schema,
                 write_options=pcsv.WriteOptions(delimiter=_sep(self.path),
                                                 quoting_style="needed"),
             )

@@ -1,0 +1,115 @@
+"""Codes of Arrow dictionary columns: each batch's dictionary matched once, one gather a row.
+
+A Parquet string column read dictionary-encoded (:func:`catembed.io.iter_parquet_batches`)
+arrives as integer indices into its row group's dictionary of distinct values.
+:class:`DictionaryCodes` encodes each new dictionary with the transform's own value encoding
+(:func:`catembed._lookup.encode_values`: the same matching, pooling of rare values and
+missing-value rules as a DataFrame column) and takes every row's index through that small
+table: the per-row work is one ``int32`` gather, with no string hashing and no DataFrame, and
+the codes are those :meth:`ValueEmbedder._encode_values` gives the same rows as a DataFrame
+(whose Parquet string columns are ``category`` columns of the same dictionaries).
+
+A batch it cannot code this way (a column that is not dictionary-encoded, nulls or a missing
+value under ``handle_missing="error"``) gives ``None``: the caller takes the DataFrame path,
+which raises or warns with the usual messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._lookup import encode_values
+from ._validation import CatEmbedError
+
+__all__ = ["DictionaryCodes"]
+
+class DictionaryCodes:
+    """The code matrix of a record batch of dictionary columns, in fitted categories.
+
+    Parameters
+    ----------
+    names : list of str
+        The fitted categorical columns (``feature_names_``), in order.
+    categories : list of ndarray
+        Their fitted categories (``categories_``).
+    infrequent : list of (ndarray or None), or None
+        Pooled rare values per column (``infrequent_categories_``).
+    handle_missing : str
+        The model's ``handle_missing``.
+    """
+
+    def __init__(self, names: Sequence[str], categories: Sequence[np.ndarray],
+                 infrequent: Sequence[np.ndarray | None] | None, handle_missing: str) -> None:
+        self.names = [str(n) for n in names]
+        self.categories = list(categories)
+        self.infrequent = None if infrequent is None else list(infrequent)
+        self.handle_missing = handle_missing
+        # per column: the code of each value met so far (a value's code depends on it alone)
+        self._known: list[dict[str, int]] = [{} for _ in self.names]
+        self._missing: list[int | None] = [None] * len(self.names)
+        self._codes = np.empty((0, len(self.names)), dtype=np.int32, order="F")
+
+    def __call__(self, batch: Any) -> np.ndarray | None:
+        """The ``n x m`` column-major ``int32`` codes of ``batch`` (``-1``: not seen in fit,
+        no ``handle_unknown`` applied), or ``None`` where the DataFrame path must decide.
+        The matrix is a view of a buffer that the next call overwrites."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        cols = []
+        for name in self.names:
+            col = batch.column(name)
+            t = col.type
+            if not (pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type)
+                                                   or pa.types.is_large_string(t.value_type))):
+                return None
+            cols.append(col)
+        n = batch.num_rows
+        if self._codes.shape[0] < n:  # one matrix reused: fresh pages cost more than the gather
+            self._codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
+        codes = self._codes[:n]
+        for j, col in enumerate(cols):
+            idx = col.indices
+            nulls = idx.null_count > 0
+            if nulls and self.handle_missing == "error":
+                return None
+            table = self._table(j, col.dictionary.to_pylist(), nulls)
+            if table is None:
+                return None
+            if nulls:
+                idx = pc.fill_null(idx, len(col.dictionary))  # the table's missing entry
+            np.take(table, idx.to_numpy(), out=codes[:, j], mode="clip")
+        return codes
+
+    def _table(self, j: int, values: list[Any], nulls: bool) -> np.ndarray | None:
+        """Codes of the dictionary's ``values``, then of a missing value (a null index)."""
+        known = self._known[j]
+        new = [v for v in values if v not in known]
+        if nulls and self._missing[j] is None:
+            new.append(None)
+        if new:
+            try:
+                got = self._encode(j, new)
+            except CatEmbedError:  # a missing value under handle_missing="error"
+                return None
+            for v, c in zip(new, got.tolist(), strict=True):
+                if v is None:
+                    self._missing[j] = c
+                else:
+                    known[v] = c
+        table = np.empty(len(values) + 1, dtype=np.int32)
+        table[: len(values)] = [known[v] for v in values]
+        table[-1] = -1 if self._missing[j] is None else self._missing[j]
+        return table
+
+    def _encode(self, j: int, values: list[Any]) -> np.ndarray:
+        """The transform's codes of some values of column ``j``, as a DataFrame column."""
+        frame = pd.DataFrame({self.names[j]: pd.Series(values, dtype=object)})
+        return encode_values(
+            frame, [self.names[j]], [self.categories[j]],
+            None if self.infrequent is None else [self.infrequent[j]], self.handle_missing,
+        )[:, 0]
