@@ -86,8 +86,7 @@ def write_chunks(
     # contiguously, Arrow takes the columns without a copy, and one thread writes a block
     # (Arrow encodes and compresses without the GIL) while the next is embedded; a block is
     # reused once its write has returned.
-    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
-              for _ in range(2)]
+    blocks = [np.empty(step * len(names), dtype=est._output_dtype()) for _ in range(2)]
     pending: list[Any] = [None, None]
     rows = 0
     turn = 0
@@ -103,7 +102,7 @@ def write_chunks(
                     part = chunk.iloc[s : s + step]
                     if pending[turn] is not None:
                         pending[turn].result()  # the block is free again
-                    block = blocks[turn][: len(part)]
+                    block = _column_major(blocks[turn], len(part), len(names))
                     z = est._transform_array(part[list(features)], out=block)
                     if write_index:
                         out = pd.DataFrame(z.copy(), columns=names, index=part.index, copy=False)
@@ -123,6 +122,13 @@ def write_chunks(
                 if f is not None:
                     f.result()
     return rows
+
+
+def _column_major(buf: Any, rows: int, width: int) -> Any:
+    """The first ``rows x width`` elements of the flat ``buf`` as a column-major block:
+    contiguous for any ``rows`` (a row slice of a taller block is not, and the compiled
+    lookup would load a second variant of itself, 0.3 s, for the last rows of a file)."""
+    return buf[: rows * width].reshape((rows, width), order="F")
 
 
 def _codes_lookup(est: Any) -> bool:
@@ -231,7 +237,7 @@ def _write_batches(
     side = list(dict.fromkeys([*before, *after]))
     step = _block_rows(est, max_block_bytes)
     # output blocks used in turn (as write_chunks): one is written while the next is filled
-    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
+    blocks = [np.empty(step * len(names), dtype=est._output_dtype())
               for _ in range(_BLOCKS)]
     pending: list[Any] = [None] * _BLOCKS
     rows = turn = 0
@@ -243,7 +249,7 @@ def _write_batches(
                     part = batch.slice(s, step)
                     if pending[turn] is not None:
                         pending[turn].result()  # the block is free again
-                    block = blocks[turn][: part.num_rows]
+                    block = _column_major(blocks[turn], part.num_rows, len(names))
                     codes = codes_of(part)
                     if codes is not None and (ignore or not codes.size or codes.min() >= 0):
                         z = plan(codes, out=block)
