@@ -328,6 +328,7 @@ def transform_file(
         Number of rows written (that of the input).
     """
     from . import io
+    from ._lookup import compiled_lookup, compiled_lookup_pays
     from ._validation import CatEmbedError
 
     est = _load_model(model_or_path)
@@ -375,14 +376,18 @@ def transform_file(
     else:
         chunks = io.iter_chunks(input, step, columns=used, text_columns=text)
         write = write_chunks
+    n_rows = io.count_rows(input)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=io.count_rows(input), desc="transform", unit="rows",
+        bar = tqdm(total=n_rows, desc="transform", unit="rows",
                    unit_scale=True, file=sys.stderr, leave=False, disable=None)
+    # the compiled lookup where it pays for its start-up (the NumPy path: the same bytes)
+    cells = None if n_rows is None else n_rows * len(est.get_feature_names_out())
     try:
-        with io.TableWriter(output, index=False) as writer:
+        with io.TableWriter(output, index=False) as writer, compiled_lookup(
+                compiled_lookup_pays(cells)):
             rows = write(
                 est, chunks, writer, features=features, before=ids, after=after,
                 progress=None if bar is None else bar.update, max_block_bytes=max_block_bytes,
