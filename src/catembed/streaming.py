@@ -17,6 +17,10 @@ matched once, then one integer gather per row; no DataFrame), and three threads 
 pipeline, one reading (Arrow decodes without the GIL), the caller coding and looking up, one
 writing, with bounded queues between them so memory stays flat.
 
+The compiled lookup (numba) is used where it pays for its start-up, about 0.5 s in a fresh
+process: when it is already loaded, or when the file has at least 2^31 output cells
+(:func:`catembed._lookup.compiled_lookup_pays`); the writer, not the lookup, sets the pace.
+
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
 
