@@ -41,25 +41,12 @@ _LAZY: dict[str, str] = {
     "save": ".persist",
     "transform_file": ".streaming",
 }
-# the classes whose saved models :func:`load` restores
+# the classes whose saved models :func:`load` restores (imported when a file names one)
 _MODEL_CLASSES = (
     "CDE", "IDFEmbedder", "OneHotEmbedder", "OneHotPCA", "CDEPlusPlus", "CDEAutoencoder",
     "OneHotAutoencoder", "UNTIE", "Couplings", "MCA", "LCME", "CategoricalDistance",
     "Consensus",
 )
-_registered = False
-
-
-def _register_builtins() -> None:
-    """Register catembed's own model classes with :mod:`catembed.persist` (once)."""
-    global _registered
-    if _registered:
-        return
-    from .persist import register as _register
-
-    _registered = True
-    for name in _MODEL_CLASSES:
-        _register(__getattr__(name))
 
 
 def __getattr__(name: str) -> object:  # typing is not imported: start-up stays short
@@ -70,8 +57,6 @@ def __getattr__(name: str) -> object:  # typing is not imported: start-up stays 
     else:
         raise AttributeError(f"module 'catembed' has no attribute {name!r}")
     globals()[name] = value
-    if _LAZY.get(name) == ".persist":
-        _register_builtins()
     return value
 
 

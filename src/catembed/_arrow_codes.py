@@ -51,7 +51,7 @@ class DictionaryCodes:
         # per column: the code of each value met so far (a value's code depends on it alone)
         self._known: list[dict[str, int]] = [{} for _ in self.names]
         self._missing: list[int | None] = [None] * len(self.names)
-        self._codes = np.empty((0, len(self.names)), dtype=np.int32, order="F")
+        self._buf = np.empty(0, dtype=np.int32)  # the codes of every batch, reused
 
     def __call__(self, batch: Any) -> np.ndarray | None:
         """The ``n x m`` column-major ``int32`` codes of ``batch`` (``-1``: not seen in fit,
@@ -69,9 +69,11 @@ class DictionaryCodes:
                 return None
             cols.append(col)
         n = batch.num_rows
-        if self._codes.shape[0] < n:  # one matrix reused: fresh pages cost more than the gather
-            self._codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
-        codes = self._codes[:n]
+        if self._buf.size < n * len(cols):  # one buffer reused: fresh pages cost more than
+            self._buf = np.empty(n * len(cols), dtype=np.int32)  # the gather
+        # column-major and contiguous for any n (a row slice of a taller matrix is not: the
+        # compiled lookup would load a second variant, 0.3 s, for a batch's last rows)
+        codes = self._buf[: n * len(cols)].reshape((n, len(cols)), order="F")
         for j, col in enumerate(cols):
             idx = col.indices
             nulls = idx.null_count > 0

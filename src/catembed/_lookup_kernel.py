@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["huge_page_copy", "kernel"]
+__all__ = ["huge_page_copy", "kernel", "loaded"]
 
 _KERNEL: Any = None
 _TRIED = False
@@ -60,6 +60,12 @@ def kernel() -> Any:
         globals().update(_vector_ops())  # numba reads them as constants when compiling
         _KERNEL = numba.njit(nogil=True, cache=True)(_gather)
     return _KERNEL
+
+
+def loaded() -> bool:
+    """Whether this process has the compiled gather ready (compiled or read from numba's
+    cache for at least one type signature), so that using it costs no start-up."""
+    return _KERNEL is not None and bool(_KERNEL.signatures) and kernel() is not None
 
 
 def huge_page_copy(a: np.ndarray) -> np.ndarray:

@@ -311,12 +311,22 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
     return _restore_model(path, meta, data)
 
 
+def _registered_class(name: Any) -> type | None:
+    """The class registered as ``name``, or catembed's own class of that name, imported
+    now (its module alone: loading a CDE model does not import PyTorch's autoencoders or
+    scikit-learn's clustering)."""
+    cls = _REGISTRY.get(name) if isinstance(name, str) else None
+    if cls is None and isinstance(name, str):
+        import catembed
+
+        if name in catembed._MODEL_CLASSES:
+            cls = register(getattr(catembed, name))
+    return cls
+
+
 def _new_estimator(path: str, meta: dict[str, Any]) -> Any:
     """An unfitted instance of the saved class with the saved parameters, checked."""
-    from . import _register_builtins  # the package imports its classes lazily
-
-    _register_builtins()
-    cls = _REGISTRY.get(meta.get("class"))  # type: ignore[arg-type]
+    cls = _registered_class(meta.get("class"))
     if cls is None:
         raise CatEmbedError(f"{path} holds an unknown model class {meta.get('class')!r}.")
     need(path, meta, {"params": dict})

@@ -17,6 +17,10 @@ matched once, then one integer gather per row; no DataFrame), and three threads 
 pipeline, one reading (Arrow decodes without the GIL), the caller coding and looking up, one
 writing, with bounded queues between them so memory stays flat.
 
+The compiled lookup (numba) is used where it pays for its start-up, about 0.5 s in a fresh
+process: when it is already loaded, or when the file has at least 2^31 output cells
+(:func:`catembed._lookup.compiled_lookup_pays`); the writer, not the lookup, sets the pace.
+
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
 
@@ -86,8 +90,7 @@ def write_chunks(
     # contiguously, Arrow takes the columns without a copy, and one thread writes a block
     # (Arrow encodes and compresses without the GIL) while the next is embedded; a block is
     # reused once its write has returned.
-    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
-              for _ in range(2)]
+    blocks = [np.empty(step * len(names), dtype=est._output_dtype()) for _ in range(2)]
     pending: list[Any] = [None, None]
     rows = 0
     turn = 0
@@ -103,7 +106,7 @@ def write_chunks(
                     part = chunk.iloc[s : s + step]
                     if pending[turn] is not None:
                         pending[turn].result()  # the block is free again
-                    block = blocks[turn][: len(part)]
+                    block = _column_major(blocks[turn], len(part), len(names))
                     z = est._transform_array(part[list(features)], out=block)
                     if write_index:
                         out = pd.DataFrame(z.copy(), columns=names, index=part.index, copy=False)
@@ -123,6 +126,13 @@ def write_chunks(
                 if f is not None:
                     f.result()
     return rows
+
+
+def _column_major(buf: Any, rows: int, width: int) -> Any:
+    """The first ``rows x width`` elements of the flat ``buf`` as a column-major block:
+    contiguous for any ``rows`` (a row slice of a taller block is not, and the compiled
+    lookup would load a second variant of itself, 0.3 s, for the last rows of a file)."""
+    return buf[: rows * width].reshape((rows, width), order="F")
 
 
 def _codes_lookup(est: Any) -> bool:
@@ -231,7 +241,7 @@ def _write_batches(
     side = list(dict.fromkeys([*before, *after]))
     step = _block_rows(est, max_block_bytes)
     # output blocks used in turn (as write_chunks): one is written while the next is filled
-    blocks = [np.empty((step, len(names)), dtype=est._output_dtype(), order="F")
+    blocks = [np.empty(step * len(names), dtype=est._output_dtype())
               for _ in range(_BLOCKS)]
     pending: list[Any] = [None] * _BLOCKS
     rows = turn = 0
@@ -243,7 +253,7 @@ def _write_batches(
                     part = batch.slice(s, step)
                     if pending[turn] is not None:
                         pending[turn].result()  # the block is free again
-                    block = blocks[turn][: part.num_rows]
+                    block = _column_major(blocks[turn], part.num_rows, len(names))
                     codes = codes_of(part)
                     if codes is not None and (ignore or not codes.size or codes.min() >= 0):
                         z = plan(codes, out=block)
@@ -322,6 +332,7 @@ def transform_file(
         Number of rows written (that of the input).
     """
     from . import io
+    from ._lookup import compiled_lookup, compiled_lookup_pays
     from ._validation import CatEmbedError
 
     est = _load_model(model_or_path)
@@ -369,14 +380,18 @@ def transform_file(
     else:
         chunks = io.iter_chunks(input, step, columns=used, text_columns=text)
         write = write_chunks
+    n_rows = io.count_rows(input)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=io.count_rows(input), desc="transform", unit="rows",
+        bar = tqdm(total=n_rows, desc="transform", unit="rows",
                    unit_scale=True, file=sys.stderr, leave=False, disable=None)
+    # the compiled lookup where it pays for its start-up (the NumPy path: the same bytes)
+    cells = None if n_rows is None else n_rows * len(est.get_feature_names_out())
     try:
-        with io.TableWriter(output, index=False) as writer:
+        with io.TableWriter(output, index=False) as writer, compiled_lookup(
+                compiled_lookup_pays(cells)):
             rows = write(
                 est, chunks, writer, features=features, before=ids, after=after,
                 progress=None if bar is None else bar.update, max_block_bytes=max_block_bytes,

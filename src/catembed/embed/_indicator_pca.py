@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg, sparse
-from sklearn.decomposition import PCA
 
 from .._params import check_option
 
@@ -39,6 +38,8 @@ def beta_pca(indicator: Any, beta: float = 1e-10, *, solver: str = "auto") -> np
         return np.zeros((n, 0))
     if solver == "svd" or (solver == "auto" and q <= n):
         dense = indicator.toarray() if sparse.issparse(indicator) else np.asarray(indicator)
+        from sklearn.decomposition import PCA  # here: loading a model does not need it
+
         scores = PCA(n_components=min(n, q), svd_solver="full").fit_transform(dense)
     else:
         scores = _gram_pca_scores(indicator)

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -91,6 +90,8 @@ def matlab_kmeans(
     one start, at most ``max_iter`` Lloyd iterations. With ``return_n_iter=True`` the number
     of Lloyd iterations run is returned as well.
     """
+    from sklearn.cluster import KMeans, kmeans_plusplus  # here: loading a model needs neither
+
     rs = check_random_state(random_state)
     centers, _ = kmeans_plusplus(X, n_clusters, random_state=rs, n_local_trials=1)
     with warnings.catch_warnings():
