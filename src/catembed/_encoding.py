@@ -25,6 +25,7 @@ __all__ = [
     "encode_column",
     "encode_frame",
     "factorize",
+    "pooled_encoding",
     "promote_numbers",
     "union_categories",
 ]
@@ -296,3 +297,25 @@ def _position(union: np.ndarray, cats: np.ndarray) -> np.ndarray:
     if c_nan:
         pos = np.append(pos, len(union) - 1)
     return pos.astype(np.int64)
+
+
+def pooled_encoding(
+    categories: list[np.ndarray], infrequent: list[np.ndarray | None] | None
+) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Categories to encode raw values against (each pooled value listed again in place of
+    :data:`INFREQUENT`), and per pooled column the map from those codes to the fitted ones."""
+    cats = list(categories)
+    remap: dict[int, np.ndarray] = {}
+    for j, inf in enumerate(infrequent or []):
+        if inf is None or not len(inf):
+            continue
+        c = categories[j]
+        where = next(i for i, v in enumerate(c) if v is INFREQUENT)
+        has_nan = len(c) > where + 1
+        cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
+        r = np.arange(len(cats[j]))
+        r[where : where + len(inf)] = where
+        if has_nan:
+            r[-1] = where + 1
+        remap[j] = r
+    return cats, remap

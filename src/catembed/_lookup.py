@@ -33,10 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._encoding import code_dtype, encode, encode_frame
+from ._encoding import code_dtype, encode, encode_frame, pooled_encoding
 from ._lookup_kernel import huge_page_copy, loaded
 from ._lookup_kernel import kernel as _kernel
-from ._pooling import pooled_encoding
 from ._threads import own_threads, run_parts
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 

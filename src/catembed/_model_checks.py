@@ -217,7 +217,7 @@ def check_categories(path: str, column: str, cats: np.ndarray) -> None:
     if not pd.Index(cats[~miss], dtype=object).is_unique:
         raise bad(path, f"column {column!r} has duplicate categories")
     from ._validation import sort_values
-    from .stats import INFREQUENT
+    from ._encoding import INFREQUENT
 
     known = [v for v, m in zip(cats.tolist(), miss, strict=True) if not m and v is not INFREQUENT]
     marker = [i for i, v in enumerate(cats.tolist()) if v is INFREQUENT]

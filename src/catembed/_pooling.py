@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._counting import DENSE_LIMIT
-from ._encoding import INFREQUENT
+from ._encoding import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ._value_statistics import ValueStatistics
 
@@ -128,28 +128,6 @@ def _all_numbers(categories: np.ndarray) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-def pooled_encoding(
-    categories: list[np.ndarray], infrequent: list[np.ndarray | None] | None
-) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
-    """Categories to encode raw values against (each pooled value listed again in place of
-    :data:`INFREQUENT`), and per pooled column the map from those codes to the fitted ones."""
-    cats = list(categories)
-    remap: dict[int, np.ndarray] = {}
-    for j, inf in enumerate(infrequent or []):
-        if inf is None or not len(inf):
-            continue
-        c = categories[j]
-        where = next(i for i, v in enumerate(c) if v is INFREQUENT)
-        has_nan = len(c) > where + 1
-        cats[j] = np.concatenate([c[:where], inf, c[where + 1:]]).astype(object)
-        r = np.arange(len(cats[j]))
-        r[where : where + len(inf)] = where
-        if has_nan:
-            r[-1] = where + 1
-        remap[j] = r
-    return cats, remap
 
 
 def memory_limit() -> float:

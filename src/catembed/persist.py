@@ -45,7 +45,7 @@ def register(cls: type) -> type:
 
 
 def _encode_value(v: Any) -> list:
-    from .stats import INFREQUENT
+    from ._encoding import INFREQUENT
 
     if v is None:
         return ["none"]
@@ -62,7 +62,7 @@ def _encode_value(v: Any) -> list:
 
 
 def _decode_value(t: list) -> Any:
-    from .stats import INFREQUENT
+    from ._encoding import INFREQUENT
 
     kind = t[0]
     if kind == "none":
@@ -426,7 +426,7 @@ def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
 
 
 def _restore_infrequent(path: str, raw: Any, cats: list[np.ndarray]) -> list:
-    from .stats import INFREQUENT
+    from ._encoding import INFREQUENT
 
     if raw is None:
         return [None] * len(cats)
