@@ -19,7 +19,7 @@ LAYERS = {
     "_encoding": 1, "_counting": 1, "_value_statistics": 1, "stats": 1, "metrics": 1,
     "_numeric": 2, "_pooling": 2, "_projection": 2, "_lookup": 2, "_lookup_kernel": 2,
     "_names": 2, "_chunks": 2, "_dask": 2, "map2d": 2, "_arrow_codes": 2,
-    "base": 3, "persist": 3, "_model_checks": 3, "streaming": 3,
+    "base": 3, "persist": 3, "_model_checks": 3, "streaming": 3, "_saved_lookup": 3,
     "embed": 4, "similarity": 4, "cluster": 4,
     "deep": 5,
     "evaluation": 6,

@@ -216,8 +216,8 @@ def check_categories(path: str, column: str, cats: np.ndarray) -> None:
         raise bad(path, f"column {column!r} has a missing value before its last category")
     if not pd.Index(cats[~miss], dtype=object).is_unique:
         raise bad(path, f"column {column!r} has duplicate categories")
-    from ._validation import sort_values
     from ._encoding import INFREQUENT
+    from ._validation import sort_values
 
     known = [v for v, m in zip(cats.tolist(), miss, strict=True) if not m and v is not INFREQUENT]
     marker = [i for i, v in enumerate(cats.tolist()) if v is INFREQUENT]
@@ -279,3 +279,28 @@ def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) 
         if len(row) and (row.min() < 0 or col.min() < 0 or max(row.max(), col.max())
                          >= n_values or val.min() < 0):
             raise bad(path, "the sparse co-occurrence counts are out of range")
+
+
+def check_value_tables(path: str, names: list[str], cats: list[np.ndarray],
+                       data: dict[str, np.ndarray], rule: str | None) -> list[np.ndarray]:
+    """The value tables ``table__<j>``: one per column, one finite float64 row per value,
+    of the class's shape ``rule`` (``"common"``: one width; ``"square"``: ``l_j x l_j``)."""
+    tables = []
+    for j, c in enumerate(cats):
+        t = data.get(f"table__{j}")
+        if t is None:
+            raise bad(path, f"the value table of column {names[j]!r} is missing")
+        if t.dtype != np.float64 or t.ndim != 2 or t.shape[0] != len(c) or t.shape[1] < 1:
+            raise bad(path, f"the value table of column {names[j]!r} has shape {t.shape} "
+                             f"and dtype {t.dtype}; expected {len(c)} rows of float64 "
+                             "and at least one column")
+        if not np.isfinite(t).all():
+            raise bad(path, f"the value table of column {names[j]!r} holds NaN or inf")
+        tables.append(t)
+    if f"table__{len(cats)}" in data:
+        raise bad(path, "it holds more value tables than columns")
+    if rule == "common" and len({t.shape[1] for t in tables}) > 1:
+        raise bad(path, "its value tables have different widths")
+    if rule == "square" and any(t.shape[0] != t.shape[1] for t in tables):
+        raise bad(path, "its value tables are not square (one column per value)")
+    return tables

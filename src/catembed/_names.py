@@ -14,15 +14,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["embedding_names", "value_coordinates_frame", "value_table_frame"]
+__all__ = ["component_names", "embedding_names", "value_coordinates_frame", "value_table_frame"]
+
+
+def component_names(prefix: str, k: int) -> list[str]:
+    """Names of the ``k`` output components of the ``n_components`` projection."""
+    return [f"{prefix}{i}" for i in range(k)]
 
 
 def embedding_names(tables: Sequence[np.ndarray], combine: str, prefix: str,
                     feature_names: Sequence[str]) -> list[str]:
     """Names of the embedding columns (before any passed-through numeric column)."""
     if combine == "sum":
-        width = tables[0].shape[1] if tables else 0
-        return [f"{prefix}{k}" for k in range(width)]
+        return component_names(prefix, tables[0].shape[1] if tables else 0)
     names = []
     for f, t in zip(feature_names, tables, strict=True):
         names.extend(f"{f}__{prefix}{k}" for k in range(t.shape[1]))

@@ -25,13 +25,14 @@ from ._model_checks import (
     check_numeric_state,
     check_projection,
     check_stats_arrays,
+    check_value_tables,
     need,
     one_line,
 )
 from ._validation import CatEmbedError
 from ._version import __version__
 
-__all__ = ["save", "load", "FORMAT_VERSION", "register"]
+__all__ = ["save", "load", "read_model", "FORMAT_VERSION", "register"]
 
 FORMAT_VERSION = 2  # 2: a SHA-256 checksum of the contents (version 1 files load unchecked)
 _FORMAT_NAME = "catembed-model"
@@ -245,6 +246,24 @@ def load(path: str | os.PathLike) -> Any:
         model, damaged (checksum), written by a newer format version, an unknown class, or
         contents that do not fit together.
     """
+    path, meta, data = read_model(path)
+    try:
+        return _restore_model(path, meta, data)
+    except CatEmbedError:
+        raise
+    except Exception as exc:  # anything the checks did not foresee
+        raise _damaged(path, exc) from None
+
+
+def _damaged(path: str, exc: Exception) -> CatEmbedError:
+    return CatEmbedError(f"{path} is a damaged catembed model file ({type(exc).__name__}: "
+                         f"{one_line(exc)}).")
+
+
+def read_model(path: str | os.PathLike) -> tuple[str, dict[str, Any], dict[str, np.ndarray]]:
+    """``(path, metadata, arrays)`` of a model file, before any class is restored: the
+    archive read with ``allow_pickle=False``, the metadata parsed, the format version and
+    the SHA-256 checksum verified (the errors of :func:`load`)."""
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path = path + ".npz"
@@ -269,17 +288,15 @@ def load(path: str | os.PathLike) -> Any:
             f"{one_line(exc)})."
         ) from None
     try:
-        return _restore(path, data)
+        return path, _read_meta(path, data), data
     except CatEmbedError:
         raise
-    except Exception as exc:  # anything the checks below did not foresee
-        raise CatEmbedError(
-            f"{path} is a damaged catembed model file ({type(exc).__name__}: "
-            f"{one_line(exc)})."
-        ) from None
+    except Exception as exc:
+        raise _damaged(path, exc) from None
 
 
-def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
+def _read_meta(path: str, data: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The metadata of a model file (removed from ``data`` with the checksum), checked."""
     if "__meta__" not in data:
         raise CatEmbedError(f"{path} is not a catembed model file (no __meta__ entry).")
     meta_arr = data.pop("__meta__")
@@ -308,7 +325,7 @@ def _restore(path: str, data: dict[str, np.ndarray]) -> Any:
         if str(checksum) != _checksum(meta_text, data):
             raise bad(path, "its checksum does not match its contents (the file was changed "
                              "or corrupted after it was saved)")
-    return _restore_model(path, meta, data)
+    return meta
 
 
 def _registered_class(name: Any) -> type | None:
@@ -388,26 +405,9 @@ def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
     est.feature_names_ = np.asarray(names, dtype=object)
     est.dropped_features_ = np.asarray([str(f) for f in meta["dropped_features"]], dtype=object)
     est.categories_ = cats
-    tables = []
-    for j, c in enumerate(cats):
-        t = data.get(f"table__{j}")
-        if t is None:
-            raise bad(path, f"the value table of column {names[j]!r} is missing")
-        if t.dtype != np.float64 or t.ndim != 2 or t.shape[0] != len(c) or t.shape[1] < 1:
-            raise bad(path, f"the value table of column {names[j]!r} has shape {t.shape} "
-                             f"and dtype {t.dtype}; expected {len(c)} rows of float64 "
-                             "and at least one column")
-        if not np.isfinite(t).all():
-            raise bad(path, f"the value table of column {names[j]!r} holds NaN or inf")
-        tables.append(t)
-    if f"table__{len(cats)}" in data:
-        raise bad(path, "it holds more value tables than columns")
     rule = "common" if getattr(est, "_combine", "concat") == "sum" else getattr(
         est, "_table_shape", None)
-    if rule == "common" and len({t.shape[1] for t in tables}) > 1:
-        raise bad(path, "its value tables have different widths")
-    if rule == "square" and any(t.shape[0] != t.shape[1] for t in tables):
-        raise bad(path, "its value tables are not square (one column per value)")
+    tables = check_value_tables(path, names, cats, data, rule)
     est._tables = tables
     est.infrequent_categories_ = _restore_infrequent(path, meta.get("infrequent"), cats)
     numeric = meta.get("numeric") or {}

@@ -333,16 +333,24 @@ def transform_file(
     """
     from . import io
     from ._lookup import compiled_lookup, compiled_lookup_pays
+    from ._saved_lookup import saved_lookup
     from ._validation import CatEmbedError
 
-    est = _load_model(model_or_path)
-    from sklearn.utils.validation import check_is_fitted
+    # a Parquet file and a model whose transform is a lookup: the lookup alone, read from
+    # the file without importing scikit-learn (the same bytes; _saved_lookup.py)
+    lookup_only = isinstance(model_or_path, (str, os.PathLike)) and (
+        io.table_format(input) == "parquet")
+    est = saved_lookup(model_or_path, handle_unknown) if lookup_only else None
+    if est is None:
+        lookup_only = False
+        est = _load_model(model_or_path)
+        from sklearn.utils.validation import check_is_fitted
 
-    check_is_fitted(est, "_tables")
-    if handle_unknown is not None:
-        est = copy.copy(est)
-        est.set_params(handle_unknown=handle_unknown)
-        est._check_params()
+        check_is_fitted(est, "_tables")
+        if handle_unknown is not None:
+            est = copy.copy(est)
+            est.set_params(handle_unknown=handle_unknown)
+            est._check_params()
     if output is not None:
         inputs = [input] + ([model_or_path] if isinstance(model_or_path, (str, os.PathLike))
                             else [])
@@ -374,7 +382,7 @@ def transform_file(
     used = list(dict.fromkeys(ids + features + after))
     text = [c for c in used if c not in numeric]
     step = int(chunksize) if chunksize else _block_rows(est, max_block_bytes)
-    if io.table_format(input) == "parquet" and _codes_lookup(est):
+    if lookup_only or (io.table_format(input) == "parquet" and _codes_lookup(est)):
         chunks = io.iter_parquet_batches(input, step, columns=used)
         write = _write_batches
     else:
