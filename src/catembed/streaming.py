@@ -21,6 +21,10 @@ The compiled lookup (numba) is used where it pays for its start-up, about 0.5 s 
 process: when it is already loaded, or when the file has at least 2^31 output cells
 (:func:`catembed._lookup.compiled_lookup_pays`); the writer, not the lookup, sets the pace.
 
+A model file given with a Parquet input is read as its lookup alone where its class allows
+(:func:`catembed._saved_lookup.saved_lookup`: no scikit-learn import, the same bytes); the
+estimator is loaded for the other models, and for a batch only it can embed.
+
 ``catembed transform MODEL INPUT -o OUT`` and ``catembed embed --chunksize`` use it.
 """
 
