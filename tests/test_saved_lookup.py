@@ -19,7 +19,7 @@ import pytest
 
 import catembed
 from catembed import CatEmbedError, load, transform_file
-from catembed._saved_lookup import LOOKUP_CLASSES, saved_lookup
+from catembed._saved_lookup import LOOKUP_CLASSES, LOOKUP_PARAMS, saved_lookup
 from catembed.base import ValueEmbedder
 
 _VALUES = np.array([f"v{k}" for k in range(6)], dtype=object)
@@ -120,6 +120,7 @@ def test_lookup_classes_are_the_base_lookup():
         cls = getattr(catembed, name)
         assert row == (cls._combine, cls._feature_prefix, cls._table_shape,
                        cls._own_n_components, cls._compact_dtype), name
+        assert LOOKUP_PARAMS[name] == set(cls().get_params(deep=False)), name
         for attr in same:
             assert getattr(cls, attr) is getattr(ValueEmbedder, attr), (name, attr)
     for name in set(catembed._MODEL_CLASSES) - set(LOOKUP_CLASSES):
@@ -209,3 +210,44 @@ def test_the_cli_does_not_import_scikit_learn(data):
     assert done.stdout.split("\n")[0] == "0 []"
     transform_file(load(path), data[2], tmp / "ref.parquet", progress=False)
     assert (tmp / "cli.parquet").read_bytes() == (tmp / "ref.parquet").read_bytes()
+
+
+def _rewritten(src, dst, change):
+    """A copy of the model file at ``src`` with its metadata changed by ``change`` and a
+    valid checksum (as a file saved by another catembed version would be)."""
+    import json
+
+    from catembed import persist
+
+    with np.load(src, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data.pop("__meta__")))
+    data.pop("__checksum__")
+    change(meta)
+    text = json.dumps(meta)
+    np.savez(dst, __meta__=np.array(text), __checksum__=np.array(persist._checksum(text, data)),
+             **data)
+    return dst
+
+
+@pytest.mark.parametrize("change", ["extra", "missing"])
+def test_parameters_that_do_not_fit_the_class_are_loads_error(data, tmp_path, change):
+    """A file whose parameters are not the class's (another version's, say) is refused with
+    load's error, as the estimator path refuses it, not embedded by the saved lookup."""
+    _, path = _saved(data, "CDE", FAST["CDE-compact"])
+
+    def edit(meta):
+        if change == "extra":
+            meta["params"]["renamed"] = 1
+        else:
+            del meta["params"]["alpha"]
+
+    bad = _rewritten(path, tmp_path / "other.npz", edit)
+    assert saved_lookup(bad) is None
+    with pytest.raises(CatEmbedError) as via_load:
+        load(bad)
+    with pytest.raises(CatEmbedError) as via_transform:
+        transform_file(bad, data[2], tmp_path / "o.parquet", progress=False)
+    assert str(via_load.value) == str(via_transform.value)
+    assert "do not fit CDE" in str(via_load.value)
+    assert not (tmp_path / "o.parquet").exists()
