@@ -251,3 +251,28 @@ def test_parameters_that_do_not_fit_the_class_are_loads_error(data, tmp_path, ch
     assert str(via_load.value) == str(via_transform.value)
     assert "do not fit CDE" in str(via_load.value)
     assert not (tmp_path / "o.parquet").exists()
+
+
+@pytest.mark.parametrize("change", ["class", "dtype"])
+def test_a_malformed_class_or_dtype_gives_the_estimators_error(data, tmp_path, change):
+    """A class name that is not a string, a ``dtype`` that is no dtype: the saved lookup
+    neither fails on them (an internal error) nor embeds with them; the error is the one
+    the loaded estimator gives, a CatEmbedError."""
+    _, path = _saved(data, "CDE", FAST["CDE-compact"])
+
+    def edit(meta):
+        if change == "class":
+            meta["class"] = ["CDE"]
+        else:
+            meta["params"]["dtype"] = ["x"]
+
+    bad = _rewritten(path, tmp_path / "odd.npz", edit)
+    out = tmp_path / "o.parquet"
+    with pytest.raises(CatEmbedError) as via_path:
+        transform_file(bad, data[2], out, progress=False)
+    with pytest.raises(CatEmbedError) as via_estimator:
+        transform_file(load(bad), data[2], out, progress=False)
+    assert str(via_path.value) == str(via_estimator.value)
+    assert ("unknown model class" if change == "class" else "dtype must be") in str(
+        via_path.value)
+    assert not out.exists()

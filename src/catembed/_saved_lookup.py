@@ -166,7 +166,8 @@ def saved_lookup(path: str | os.PathLike, handle_unknown: str | None = None
     path, meta, data = read_model(path)
     params = meta.get("params")
     numeric = meta.get("numeric")
-    if (meta.get("class") not in LOOKUP_CLASSES or "parts" in meta
+    if (not isinstance(meta.get("class"), str) or meta["class"] not in LOOKUP_CLASSES
+            or "parts" in meta
             or not isinstance(params, dict) or not isinstance(numeric, dict)
             or set(params) != LOOKUP_PARAMS[meta["class"]]
             or params.get("numeric", "drop") not in NUMERIC_POLICIES
