@@ -276,3 +276,18 @@ def test_a_malformed_class_or_dtype_gives_the_estimators_error(data, tmp_path, c
     assert ("unknown model class" if change == "class" else "dtype must be") in str(
         via_path.value)
     assert not out.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="the saved lookup checks only the parameters it uses "
+                   "(handle_unknown, handle_missing, n_components, dtype, numeric); the "
+                   "others' values need the class's own checks, i.e. scikit-learn")
+def test_an_invalid_value_of_an_unused_parameter_is_loads_error(data, tmp_path):
+    """Known gap: a file (checksum redone) with alpha=-5 is refused by load, embedded by
+    the saved lookup."""
+    _, path = _saved(data, "CDE", FAST["CDE-compact"])
+    bad = _rewritten(path, tmp_path / "alpha.npz",
+                     lambda meta: meta["params"].update(alpha=-5))
+    with pytest.raises(CatEmbedError, match="alpha"):
+        load(bad)
+    with pytest.raises(CatEmbedError, match="alpha"):
+        transform_file(bad, data[2], tmp_path / "o.parquet", progress=False)
