@@ -48,7 +48,9 @@ class DictionaryCodes:
         self.categories = list(categories)
         self.infrequent = None if infrequent is None else list(infrequent)
         self.handle_missing = handle_missing
-        # per column: the code of each value met so far (a value's code depends on it alone)
+        # per column: the code of each fitted value met so far (a value's code depends on it
+        # alone); values not seen in fit are not kept, so that a column of ever new values
+        # (identifiers) keeps memory flat: they are matched again in each dictionary
         self._known: list[dict[str, int]] = [{} for _ in self.names]
         self._missing: list[int | None] = [None] * len(self.names)
         self._buf = np.empty(0, dtype=np.int32)  # the codes of every batch, reused
@@ -93,6 +95,7 @@ class DictionaryCodes:
         new = [v for v in values if v not in known]
         if nulls and self._missing[j] is None:
             new.append(None)
+        unseen: dict[str, int] = {}  # this dictionary's values not seen in fit
         if new:
             try:
                 got = self._encode(j, new)
@@ -102,9 +105,9 @@ class DictionaryCodes:
                 if v is None:
                     self._missing[j] = c
                 else:
-                    known[v] = c
+                    (known if c >= 0 else unseen)[v] = c
         table = np.empty(len(values) + 1, dtype=np.int32)
-        table[: len(values)] = [known[v] for v in values]
+        table[: len(values)] = [known[v] if v in known else unseen[v] for v in values]
         table[-1] = -1 if self._missing[j] is None else self._missing[j]
         return table
 
