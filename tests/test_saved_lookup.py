@@ -291,3 +291,26 @@ def test_an_invalid_value_of_an_unused_parameter_is_loads_error(data, tmp_path):
         load(bad)
     with pytest.raises(CatEmbedError, match="alpha"):
         transform_file(bad, data[2], tmp_path / "o.parquet", progress=False)
+
+
+def test_the_estimator_is_the_file_the_lookup_read(data, tmp_path):
+    """The estimator a batch needs (an unknown value to warn of) is restored from the file's
+    contents as the lookup read them, not from the path again: a model re-saved (or
+    removed) there while the transform runs cannot mix two models in one output."""
+    _, path = _saved(data, "CDE", FAST["CDE-compact"], handle_unknown="warn")
+    model = tmp_path / "model.npz"
+    model.write_bytes(path.read_bytes())
+    lookup = saved_lookup(model)
+    other = catembed.CDE(random_state=1, n_components=4, handle_unknown="warn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        other.fit(data[1].drop(columns="rid").iloc[::-1])
+    other.save(model)  # the file changes under the running transform
+    frame = pq.read_table(data[3]).to_pandas()
+    est = load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(lookup._transform_array(frame[est.feature_names_in_]),
+                                      est._transform_array(frame[est.feature_names_in_]))
+    model.unlink()
+    assert lookup._estimator is not None

@@ -121,6 +121,7 @@ class SavedLookup:
         tables, combine = lookup_tables(self._tables, self._combine, self._projection)
         self._plan = LookupPlan(tables, combine, self._output_dtype())
         self._estimator: Any = None
+        self._file = (meta, data)  # what the estimator is restored from, if it is needed
 
     def _output_dtype(self) -> np.dtype:
         return check_output_dtype(self.dtype, self.n_components, self._compact_dtype)
@@ -139,14 +140,16 @@ class SavedLookup:
         return np.asarray(names, dtype=object)
 
     def _transform_array(self, X: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """The estimator's own transform of a DataFrame (loaded now, once), for the batches
-        the lookup alone does not embed: it raises or warns as ``transform`` does."""
+        """The estimator's own transform of a DataFrame (restored now, once, from the file's
+        contents as read at the start: not from the path again, which may hold another
+        model by now), for the batches the lookup alone does not embed: it raises or warns
+        as ``transform`` does."""
         if self._estimator is None:
             import copy
 
-            from .persist import load
+            from .persist import restore
 
-            est = load(self.path)
+            est = restore(self.path, *self._file)
             if est.handle_unknown != self.handle_unknown:
                 est = copy.copy(est)
                 est.set_params(handle_unknown=self.handle_unknown)
