@@ -48,9 +48,16 @@ class DictionaryCodes:
         self.categories = list(categories)
         self.infrequent = None if infrequent is None else list(infrequent)
         self.handle_missing = handle_missing
-        # per column: the code of each value met so far (a value's code depends on it alone)
+        # per column: the code of each fitted value met so far (a value's code depends on it
+        # alone), and of the values not seen in fit of the recent dictionaries only (a row
+        # group's dictionary grows batch by batch: each value is matched once), so that a
+        # column of ever new values (identifiers) keeps memory flat
         self._known: list[dict[str, int]] = [{} for _ in self.names]
+        self._unseen: list[dict[str, int]] = [{} for _ in self.names]
         self._missing: list[int | None] = [None] * len(self.names)
+        # per column: the last dictionary and its table (the batches of a row group share
+        # their dictionary: its unseen values are matched once, not once a batch)
+        self._last: list[tuple[Any, np.ndarray] | None] = [None] * len(self.names)
         self._buf = np.empty(0, dtype=np.int32)  # the codes of every batch, reused
 
     def __call__(self, batch: Any) -> np.ndarray | None:
@@ -79,7 +86,7 @@ class DictionaryCodes:
             nulls = idx.null_count > 0
             if nulls and self.handle_missing == "error":
                 return None
-            table = self._table(j, col.dictionary.to_pylist(), nulls)
+            table = self._table_of(j, col.dictionary, nulls)
             if table is None:
                 return None
             if nulls:
@@ -87,10 +94,24 @@ class DictionaryCodes:
             np.take(table, idx.to_numpy(), out=codes[:, j], mode="clip")
         return codes
 
+    def _table_of(self, j: int, dictionary: Any, nulls: bool) -> np.ndarray | None:
+        """:meth:`_table` of ``dictionary``, that of the last batch if it is the same."""
+        last = self._last[j]
+        if (last is not None and (not nulls or self._missing[j] is not None)
+                and last[0].equals(dictionary)):
+            table = last[1]
+        else:
+            table = self._table(j, dictionary.to_pylist(), nulls)
+            if table is None:
+                return None
+            self._last[j] = (dictionary, table)
+        table[-1] = -1 if self._missing[j] is None else self._missing[j]
+        return table
+
     def _table(self, j: int, values: list[Any], nulls: bool) -> np.ndarray | None:
         """Codes of the dictionary's ``values``, then of a missing value (a null index)."""
-        known = self._known[j]
-        new = [v for v in values if v not in known]
+        known, unseen = self._known[j], self._unseen[j]
+        new = [v for v in values if v not in known and v not in unseen]
         if nulls and self._missing[j] is None:
             new.append(None)
         if new:
@@ -102,9 +123,11 @@ class DictionaryCodes:
                 if v is None:
                     self._missing[j] = c
                 else:
-                    known[v] = c
+                    (known if c >= 0 else unseen)[v] = c
         table = np.empty(len(values) + 1, dtype=np.int32)
-        table[: len(values)] = [known[v] for v in values]
+        table[: len(values)] = [known[v] if v in known else unseen[v] for v in values]
+        if len(unseen) > len(values):  # some from earlier dictionaries: let them go
+            self._unseen[j] = {v: unseen[v] for v in values if v in unseen}
         table[-1] = -1 if self._missing[j] is None else self._missing[j]
         return table
 

@@ -146,7 +146,8 @@ def check_output_dtype(dtype: Any, n_components: Any, compact: Any) -> np.dtype:
         resolved = np.dtype(dtype)
     except TypeError:
         resolved = None
-    if resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
+    # (None compares equal to float64: np.dtype(None) is float64)
+    if resolved is None or resolved not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise CatEmbedError(
             f"dtype must be None, numpy.float32 or numpy.float64; got {dtype!r}."
         )

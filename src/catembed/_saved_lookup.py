@@ -36,7 +36,7 @@ from ._params import check_int, check_option, check_output_dtype
 from ._validation import HANDLE_MISSING, HANDLE_UNKNOWN, NUMERIC_POLICIES, CatEmbedError
 from .persist import _decode_value, _restore_infrequent, read_model
 
-__all__ = ["LOOKUP_CLASSES", "SavedLookup", "saved_lookup"]
+__all__ = ["LOOKUP_CLASSES", "LOOKUP_PARAMS", "SavedLookup", "saved_lookup"]
 
 #: class name -> (``_combine``, ``_feature_prefix``, ``_table_shape``, ``_own_n_components``,
 #: ``_compact_dtype``) of the classes whose transform is the base class's lookup
@@ -50,6 +50,29 @@ LOOKUP_CLASSES: dict[str, tuple[str, str, str | None, bool, type]] = {
     "CategoricalDistance": ("concat", "dist", "square", False, np.float32),
     "OneHotPCA": ("sum", "onehotpca", "common", True, np.float32),
     "MCA": ("sum", "mca", None, True, np.float64),
+}
+
+_COMMON = ("categorical_features", "handle_missing", "handle_unknown", "max_categories",
+           "min_frequency")
+_TRAINED = ("device", "dtype", "hidden_factor", "hidden_size", "l2_weight", "max_epochs",
+            "mse_normalization", "n_bins", "n_components", "numeric", "optimizer",
+            "random_state", "sparsity_proportion", "sparsity_weight", "training")
+#: class name -> its parameter names (``get_params``): a file with others (another
+#: catembed version's, say) is left to :func:`catembed.persist.load`, which refuses it
+LOOKUP_PARAMS: dict[str, frozenset[str]] = {
+    name: frozenset(_COMMON + extra) for name, extra in {
+        "CDE": ("alpha", "beta", "coupling", "dtype", "max_iter", "n_bins", "n_components",
+                "numeric", "random_state"),
+        "CDEPlusPlus": _TRAINED + ("beta", "coupling", "encoder", "epsilon", "linkage",
+                                   "value_clustering"),
+        "CDEAutoencoder": _TRAINED + ("alpha", "coupling", "max_iter"),
+        "OneHotAutoencoder": _TRAINED,
+        "Couplings": ("dtype", "n_bins", "n_components", "numeric"),
+        "CategoricalDistance": ("chunk_size", "dm_full", "metric", "n_neighbors", "sigma",
+                                "verbose"),
+        "OneHotPCA": ("beta", "dtype", "n_bins", "n_components", "numeric"),
+        "MCA": ("n_bins", "n_components", "numeric"),
+    }.items()
 }
 
 
@@ -98,6 +121,7 @@ class SavedLookup:
         tables, combine = lookup_tables(self._tables, self._combine, self._projection)
         self._plan = LookupPlan(tables, combine, self._output_dtype())
         self._estimator: Any = None
+        self._file = (meta, data)  # what the estimator is restored from, if it is needed
 
     def _output_dtype(self) -> np.dtype:
         return check_output_dtype(self.dtype, self.n_components, self._compact_dtype)
@@ -116,14 +140,16 @@ class SavedLookup:
         return np.asarray(names, dtype=object)
 
     def _transform_array(self, X: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """The estimator's own transform of a DataFrame (loaded now, once), for the batches
-        the lookup alone does not embed: it raises or warns as ``transform`` does."""
+        """The estimator's own transform of a DataFrame (restored now, once, from the file's
+        contents as read at the start: not from the path again, which may hold another
+        model by now), for the batches the lookup alone does not embed: it raises or warns
+        as ``transform`` does."""
         if self._estimator is None:
             import copy
 
-            from .persist import load
+            from .persist import restore
 
-            est = load(self.path)
+            est = restore(self.path, *self._file)
             if est.handle_unknown != self.handle_unknown:
                 est = copy.copy(est)
                 est.set_params(handle_unknown=self.handle_unknown)
@@ -143,8 +169,10 @@ def saved_lookup(path: str | os.PathLike, handle_unknown: str | None = None
     path, meta, data = read_model(path)
     params = meta.get("params")
     numeric = meta.get("numeric")
-    if (meta.get("class") not in LOOKUP_CLASSES or "parts" in meta
+    if (not isinstance(meta.get("class"), str) or meta["class"] not in LOOKUP_CLASSES
+            or "parts" in meta
             or not isinstance(params, dict) or not isinstance(numeric, dict)
+            or set(params) != LOOKUP_PARAMS[meta["class"]]
             or params.get("numeric", "drop") not in NUMERIC_POLICIES
             or (params.get("numeric", "drop") == "passthrough" and numeric.get("features"))
             or numeric.get("bins") or "mean" in numeric):

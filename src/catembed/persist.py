@@ -32,7 +32,7 @@ from ._model_checks import (
 from ._validation import CatEmbedError
 from ._version import __version__
 
-__all__ = ["save", "load", "read_model", "FORMAT_VERSION", "register"]
+__all__ = ["save", "load", "read_model", "restore", "FORMAT_VERSION", "register"]
 
 FORMAT_VERSION = 2  # 2: a SHA-256 checksum of the contents (version 1 files load unchecked)
 _FORMAT_NAME = "catembed-model"
@@ -246,7 +246,12 @@ def load(path: str | os.PathLike) -> Any:
         model, damaged (checksum), written by a newer format version, an unknown class, or
         contents that do not fit together.
     """
-    path, meta, data = read_model(path)
+    return restore(*read_model(path))
+
+
+def restore(path: str, meta: dict[str, Any], data: dict[str, np.ndarray]) -> Any:
+    """The model :func:`load` gives, from the ``(path, metadata, arrays)`` that
+    :func:`read_model` read (the file is not read again)."""
     try:
         return _restore_model(path, meta, data)
     except CatEmbedError:
