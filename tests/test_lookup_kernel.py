@@ -155,3 +155,14 @@ def test_run_parts_in_order_and_raises(threads):
 
     with pytest.raises(ValueError, match="part 9"):
         _threads.run_parts(bad, parts, threads)
+
+
+def test_a_pool_is_never_shut_down_under_a_concurrent_call():
+    """Pools per helper count: asking for another count leaves the first one usable."""
+    from catembed._threads import _pool, run_parts
+
+    first = _pool(1)
+    _pool(2)
+    assert _pool(1) is first
+    assert run_parts(lambda s, e: e - s, [(0, 3), (3, 5), (5, 9)], 2) == [3, 2, 4]
+    assert run_parts(lambda s, e: e - s, [(0, 3), (3, 5), (5, 9)], 3) == [3, 2, 4]

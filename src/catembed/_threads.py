@@ -32,7 +32,8 @@ __all__ = ["SMALL_VALUE_SET", "one_thread", "own_threads", "run_parts", "small_p
 SMALL_VALUE_SET = 1024
 
 _CONTROLLER: list[Any] = []
-_POOL: list[Any] = []  # (process id, workers, executor)
+_POOLS: dict[tuple[int, int], Any] = {}  # (process id, workers) -> executor
+_POOL_LOCK = threading.Lock()
 
 
 def one_thread(user_api: str | None = None) -> Any:
@@ -75,14 +76,17 @@ def own_threads() -> int:
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
-    """The helper threads of :func:`run_parts`, made at first use (again after a fork, whose
-    child has none of its parent's threads, or for another count)."""
-    if not _POOL or _POOL[0][:2] != (os.getpid(), workers):
-        if _POOL and _POOL[0][0] == os.getpid():
-            _POOL[0][2].shutdown(wait=False)
-        _POOL[:] = [(os.getpid(), workers,
-                     ThreadPoolExecutor(workers, thread_name_prefix="catembed"))]
-    return _POOL[0][2]
+    """The helper threads of :func:`run_parts`, one pool per helper count, made at first use
+    (again after a fork, whose child has none of its parent's threads). A pool is never shut
+    down while the process lives, so a call with another count (``CATEMBED_NUM_THREADS``
+    changed meanwhile) cannot stop a pool that a concurrent call is using."""
+    key = (os.getpid(), workers)
+    with _POOL_LOCK:
+        if key not in _POOLS:
+            if any(pid != key[0] for pid, _ in _POOLS):  # a forked child: its parent's
+                _POOLS.clear()  # pools have no threads here
+            _POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="catembed")
+        return _POOLS[key]
 
 
 def run_parts(fn: Callable[[int, int], Any], parts: Sequence[tuple[int, int]],
