@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.cluster import KMeans
-from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.utils import check_random_state
 
 from catembed import CatEmbedError, CatEmbedWarning
@@ -27,15 +29,51 @@ KW = {"pretrain_steps": 40, "cluster_steps": 20, "update_interval": 10, "batch_s
 TKW = {"epochs": 1, "cluster_epochs": 1, "n_blocks": 1}
 
 
-def _standardised_kmeans(X, k, random_state):
-    """Oracle: the thesis' classical baseline (label codes + numbers, z-scored) with the
-    first restart seed, computed without catembed."""
+def _reference_kmeans(X, k, random_state):
+    """Oracle, computed without catembed: k-means of the z-scored numbers beside the label
+    codes (z-scored), the one-hot indicators (a column's of total variance 1) and the
+    chi-square one-hot (an indicator over the root of its share), with the first restart
+    seed; the partition that agrees most with the other two."""
     seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
     cat = X.select_dtypes(exclude="number").columns
-    num = X.select_dtypes(include="number").columns
-    z = StandardScaler().fit_transform(np.hstack([
-        OrdinalEncoder().fit_transform(X[cat].astype(str)), X[num].to_numpy(float)]))
-    return KMeans(k, n_init=10, random_state=seed).fit(z).labels_
+    num = StandardScaler().fit_transform(X.select_dtypes(include="number").to_numpy(float))
+    codes = StandardScaler().fit_transform(OrdinalEncoder().fit_transform(X[cat].astype(str)))
+    unit, chi2 = [], []
+    for c in cat:
+        onehot = OneHotEncoder(sparse_output=False).fit_transform(X[[c]].astype(str))
+        p = onehot.mean(axis=0)
+        unit.append(onehot / np.sqrt(1.0 - (p ** 2).sum()))
+        chi2.append(onehot / np.sqrt(p))
+    spaces = [np.hstack([codes, num]), sparse.csr_matrix(np.hstack(unit + [num])),
+              sparse.csr_matrix(np.hstack(chi2 + [num]))]
+    parts = [KMeans(k, n_init=10, random_state=seed).fit(z).labels_ for z in spaces]
+    agree = [np.mean([adjusted_rand_score(parts[i], parts[j]) for j in range(3) if j != i])
+             for i in range(3)]
+    return parts[int(np.argmax(agree))]
+
+
+def test_reference_spaces_by_hand() -> None:
+    codes = np.array([[0, 1], [1, 1], [2, 0], [0, 1]])
+    nums = np.array([[1.0], [3.0], [5.0], [7.0]])
+    state = _guard.reference_state(codes, nums)
+    assert state["sizes"].tolist() == [3, 2]
+    np.testing.assert_allclose(state["shares"], [0.5, 0.25, 0.25, 0.25, 0.75])
+    z = (nums[:, 0] - 4.0) / np.sqrt(5.0)
+    x = _guard.reference_input(codes, nums, state, "codes")
+    np.testing.assert_allclose(x[:, 0], (codes[:, 0] - 0.75) / np.sqrt(0.6875))
+    np.testing.assert_allclose(x[:, 2], z)
+    # one-hot: column 0 has shares 1/2, 1/4, 1/4, indicator variance 1 - 6/16 = 5/8
+    x = _guard.reference_input(codes, nums, state, "onehot").toarray()
+    assert x.shape == (4, 6)
+    np.testing.assert_allclose(x[0], [np.sqrt(8 / 5), 0, 0, 0, np.sqrt(16 / 6), z[0]])
+    np.testing.assert_allclose(x.var(axis=0)[:3].sum(), 1.0)  # each column: variance 1
+    np.testing.assert_allclose(x.var(axis=0)[3:5].sum(), 1.0)
+    # chi-square: an indicator over the root of its value's share
+    x = _guard.reference_input(codes, nums, state, "chi2").toarray()
+    np.testing.assert_allclose(x[2], [0, 0, 2.0, 2.0, 0, z[2]])
+    # a value unseen by the state has no indicator
+    assert _guard.reference_input(np.array([[3, 2]]), np.array([[4.0]]), state,
+                                  "onehot").nnz == 0
 
 
 def test_effective_clusters_and_diagnosis() -> None:
@@ -71,7 +109,7 @@ def test_agreement_picks_the_consensus_restart() -> None:
 
 
 @pytest.mark.parametrize("cls", [AutoencoderKMeans, IDEC, AttentionClusterer])
-def test_a_collapsed_fit_falls_back_to_the_standardised_kmeans(cls, monkeypatch) -> None:
+def test_a_collapsed_fit_falls_back_to_the_reference_kmeans(cls, monkeypatch) -> None:
     X, _ = planted(90, seed=2)
     original = clustering._DeepClusterer._fit_one
 
@@ -85,7 +123,7 @@ def test_a_collapsed_fit_falls_back_to_the_standardised_kmeans(cls, monkeypatch)
         m = cls(3, n_init=2, random_state=4, **KW).fit(X)
     assert m.fallback_ and m.degenerate_.tolist() == [True, True]
     assert all("collapse" in d["reasons"] for d in m.restart_diagnoses_)
-    np.testing.assert_array_equal(m.labels_, _standardised_kmeans(X, 3, 4))
+    np.testing.assert_array_equal(m.labels_, _reference_kmeans(X, 3, 4))
     np.testing.assert_array_equal(m.predict(X), m.labels_)
     assert m.labels_.dtype == np.int32
     # the centres follow the fallback partition: the soft assignment mostly agrees
@@ -162,7 +200,7 @@ def test_thesis_collapse_falls_back(monkeypatch) -> None:
     with pytest.warns(CatEmbedWarning, match="falling back"):
         m = ThesisClusterer(3, n_init=2, random_state=7, **TKW).fit(X)
     assert m.fallback_ and m.degenerate_.all()
-    np.testing.assert_array_equal(m.labels_, _standardised_kmeans(X, 3, 7))
+    np.testing.assert_array_equal(m.labels_, _reference_kmeans(X, 3, 7))
     np.testing.assert_array_equal(m.predict(X), m.labels_)
 
 
@@ -198,7 +236,8 @@ def test_reference_partition_of_a_larger_table_streams(monkeypatch):
     full = guard.reference_partition(codes, nums, 2, seed=0)
     monkeypatch.setattr(guard, "REFERENCE_SAMPLE", 100)
     sampled = guard.reference_partition(codes, nums, 2, seed=0)
-    assert np.allclose(sampled.mean, full.mean) and np.allclose(sampled.scale, full.scale)
+    for key in ("sizes", "shares", "code_mean", "code_scale", "mean", "scale"):
+        assert np.allclose(sampled.state[key], full.state[key])
     assert len(sampled.labels) == 400
     assert np.array_equal(sampled.labels, sampled.predict(codes, nums))
     assert guard.adjusted_rand_score(full.labels, sampled.labels) == 1.0

@@ -8,10 +8,12 @@ training loss. This module gives every deep clusterer (:class:`~catembed.deep.ID
 :class:`~catembed.deep.ThesisClusterer`) the same label-free checks, made against a
 reference partition that needs no network:
 
-* **the standardised input** (:func:`standardised_input`): label codes of the categorical
-  columns and the numbers, every column z-scored, the input of the Fehling thesis'
-  classical "k-means" baseline; its k-means partition (:func:`reference_partition`,
-  ``n_init=10``) is the *reference*.
+* **the reference** (:func:`reference_partition`): k-means (``n_init=10``) of the input in
+  three spaces, the numbers z-scored beside the categorical columns as label codes
+  (z-scored: the Fehling thesis' classical "k-means" input, the only space until 24
+  November 2026), as one-hot indicators of unit variance a column, or as one-hot
+  indicators in the chi-square metric (:func:`reference_input`); the partition that agrees
+  most with the other two is the *reference*.
 * **collapse**: the effective number of clusters ``exp(H(sizes))`` (:func:`effective_clusters`)
   of a restart's partition is below :data:`COLLAPSE_RATIO` times that of the reference.
 * **lost structure**: the adjusted Rand index between a restart's partition and the
@@ -37,6 +39,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
@@ -45,6 +48,7 @@ from .._validation import CatEmbedWarning
 
 __all__ = [
     "COLLAPSE_RATIO",
+    "REFERENCE_SPACES",
     "RESTART_CRITERIA",
     "STRUCTURE_ARI",
     "Reference",
@@ -52,8 +56,9 @@ __all__ = [
     "choose_restart",
     "diagnose",
     "effective_clusters",
+    "reference_input",
     "reference_partition",
-    "standardised_input",
+    "reference_state",
 ]
 
 #: a partition is collapsed when its effective number of clusters is below this fraction of
@@ -67,74 +72,138 @@ RESTART_CRITERIA = ("agreement", "objective")
 REFERENCE_SAMPLE = 50_000
 
 
-def standardised_input(codes: np.ndarray, nums: np.ndarray, mean: Any = None,
-                       scale: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Label codes and numbers side by side, every column z-scored.
+#: the candidate spaces of the reference partition, in the order ties are broken
+REFERENCE_SPACES = ("codes", "onehot", "chi2")
 
-    ``codes`` are column-local value ids ``(n, m_cat)`` (sorted categories, as scikit-learn's
-    ``OrdinalEncoder``), ``nums`` the numbers ``(n, m_num)``. ``mean`` and ``scale`` (fitted
-    ones, for new rows) default to those of the rows themselves; a constant column gets scale
-    1. Returns ``(Z, mean, scale)``.
-    """
-    x = np.hstack([np.asarray(codes, dtype=np.float64).reshape(len(codes), -1),
-                   np.asarray(nums, dtype=np.float64).reshape(len(codes), -1)])
-    if mean is None:
-        mean = x.mean(axis=0)
-        scale = x.std(axis=0)
-        scale = np.where(scale > 0, scale, 1.0)
-    return (x - mean) / scale, mean, scale
+
+def reference_state(codes: np.ndarray, nums: np.ndarray) -> dict[str, np.ndarray]:
+    """What :func:`reference_input` needs, learned from rows (column by column, no ``n x m``
+    float copy): each categorical column's number of values ``sizes``, the value shares
+    ``shares`` (all columns' values end to end), the codes' ``code_mean`` / ``code_scale``
+    and the numbers' ``mean`` / ``scale`` (a constant column gets scale 1)."""
+    codes = np.asarray(codes).reshape(len(codes), -1)
+    nums = np.asarray(nums).reshape(len(codes), -1)
+    n = max(len(codes), 1)
+    counts = [np.bincount(np.asarray(codes[:, j], dtype=np.int64))
+              for j in range(codes.shape[1])]
+
+    def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cols = [np.asarray(x[:, j], dtype=np.float64) for j in range(x.shape[1])]
+        mean = np.array([c.mean() if len(c) else 0.0 for c in cols], dtype=np.float64)
+        sd = np.array([c.std() if len(c) else 1.0 for c in cols], dtype=np.float64)
+        return mean, np.where(sd > 0, sd, 1.0)
+
+    code_mean, code_scale = moments(codes)
+    mean, scale = moments(nums)
+    return {"sizes": np.asarray([len(c) for c in counts], dtype=np.int64),
+            "shares": (np.concatenate(counts) / n if counts else np.zeros(0)),
+            "code_mean": code_mean, "code_scale": code_scale, "mean": mean, "scale": scale}
+
+
+def _value_weights(state: dict[str, np.ndarray], space: str) -> np.ndarray:
+    """The weight of each value's indicator: ``"onehot"`` one weight a column, making its
+    indicators' total variance ``1 - sum_v p_v^2`` equal to 1; ``"chi2"`` ``1 / sqrt(p_v)``
+    (the chi-square metric of MCA / FAMD)."""
+    p = state["shares"]
+    if space == "chi2":
+        return 1.0 / np.sqrt(np.where(p > 0, p, 1.0))
+    bounds = np.concatenate([[0], np.cumsum(state["sizes"])]).astype(np.int64)
+    w = np.ones(len(p))
+    for j in range(len(state["sizes"])):
+        var = 1.0 - float((p[bounds[j]:bounds[j + 1]] ** 2).sum())
+        w[bounds[j]:bounds[j + 1]] = 1.0 / np.sqrt(var) if var > 1e-12 else 1.0
+    return w
+
+
+def reference_input(codes: np.ndarray, nums: np.ndarray, state: dict[str, np.ndarray],
+                    space: str = "codes") -> Any:
+    """A candidate reference space: the numbers z-scored, beside the categorical columns as
+    ``"codes"`` (label codes, z-scored: dense ``(n, m_cat + m_num)``), ``"onehot"`` (one-hot,
+    each column's indicators of total variance 1, as one z-scored number's) or ``"chi2"``
+    (one-hot, each indicator over the square root of its value's share); the one-hot spaces
+    are sparse ``(n, sum(sizes) + m_num)``. ``codes`` are column-local value ids ``(n,
+    m_cat)``; a code outside ``[0, size)`` (unseen by ``state``) has no indicator."""
+    n = len(codes)
+    codes = np.asarray(codes).reshape(n, -1)
+    num = (np.asarray(nums, dtype=np.float64).reshape(n, -1) - state["mean"]) / state["scale"]
+    if space == "codes":
+        return np.hstack([(codes.astype(np.float64) - state["code_mean"]) / state["code_scale"],
+                          num])
+    sizes = state["sizes"]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    c = codes.astype(np.int64)
+    ok = (c >= 0) & (c < sizes[None, :])
+    rows = np.broadcast_to(np.arange(n)[:, None], c.shape)[ok]
+    cols = (c + offsets[None, :])[ok]
+    cat = sparse.csr_matrix((_value_weights(state, space)[cols], (rows, cols)),
+                            shape=(n, int(sizes.sum())))
+    return sparse.hstack([cat, sparse.csr_matrix(num)], format="csr")
 
 
 class Reference:
-    """The reference partition: k-means (``n_init=10``) of the standardised input.
+    """The reference partition: k-means (``n_init=10``) of the input in one of
+    :data:`REFERENCE_SPACES` (:func:`reference_partition` says which).
 
     Attributes
     ----------
     labels : ndarray of shape (n_samples,)
-    mean, scale : ndarray
-        The standardisation (for :meth:`predict`).
+    state : dict
+        :func:`reference_state` (for :meth:`predict`).
+    space : str
+        The space chosen.
     centers : ndarray of shape (n_clusters, n_columns)
+    agreement : dict
+        Each candidate space's mean adjusted Rand index to the other candidates.
     """
 
-    def __init__(self, labels: np.ndarray, mean: np.ndarray, scale: np.ndarray,
-                 centers: np.ndarray) -> None:
+    def __init__(self, labels: np.ndarray, state: dict[str, np.ndarray], space: str,
+                 centers: np.ndarray, agreement: dict[str, float]) -> None:
         self.labels = labels
-        self.mean = mean
-        self.scale = scale
+        self.state = state
+        self.space = space
         self.centers = centers
+        self.agreement = agreement
 
     def predict(self, codes: np.ndarray, nums: np.ndarray) -> np.ndarray:
         """The nearest reference centre of every row (column-local codes, raw numbers)."""
-        z, _, _ = standardised_input(codes, nums, self.mean, self.scale)
-        d = ((z[:, None, :] - self.centers[None]) ** 2).sum(axis=2)
+        x = reference_input(codes, nums, self.state, self.space)
+        d = (self.centers ** 2).sum(axis=1)[None, :] - 2.0 * np.asarray(x @ self.centers.T)
         return d.argmin(axis=1)
 
 
 def reference_partition(codes: np.ndarray, nums: np.ndarray, n_clusters: int,
                         seed: int) -> Reference:
-    """k-means of :func:`standardised_input` (a uniform sample of at most
-    :data:`REFERENCE_SAMPLE` rows fits it; every row goes to its nearest centre)."""
+    """The reference: k-means (``n_init=10``) of the input in each of
+    :data:`REFERENCE_SPACES`, and the partition that agrees most (mean adjusted Rand index)
+    with the other two kept.
+
+    No one space is right for every table: label codes give the categories an order their
+    names have, not the data; one-hot with one weight a column lets a z-scored number
+    outweigh a many-valued column's signal; the chi-square metric makes rows with rare
+    values outliers. On planted tables (``benchmarks/deep_guard_reference.py``) each fails
+    somewhere and the vote of the three is never worse than the label codes (the only space
+    before 24 November 2026), better where value names are in no particular order. A
+    uniform sample of at most :data:`REFERENCE_SAMPLE` rows fits the k-means (shares and
+    moments are those of every row); every row then goes to its nearest centre, chunk by
+    chunk.
+    """
     n = len(codes)
-    if n <= REFERENCE_SAMPLE:
-        z, mean, scale = standardised_input(codes, nums)
-        km = KMeans(int(n_clusters), n_init=10, random_state=seed).fit(z)
-        return Reference(np.asarray(km.labels_, dtype=np.int64), mean, scale,
-                         km.cluster_centers_)
-    # a larger table: the standardisation column by column, the sample standardised alone
-    # and every row assigned chunk by chunk (no n x m float64 copy of the table)
-    columns = [codes[:, j] for j in range(codes.shape[1])] + \
-        [nums[:, j] for j in range(nums.shape[1])]
-    moments = [(float(c.mean()), float(c.std()))
-               for c in (np.asarray(col, dtype=np.float64) for col in columns)]
-    mean = np.array([m for m, _ in moments])
-    scale = np.array([sd for _, sd in moments])
-    scale = np.where(scale > 0, scale, 1.0)
-    rows = np.random.RandomState(seed).choice(n, REFERENCE_SAMPLE, replace=False)
-    km = KMeans(int(n_clusters), n_init=10, random_state=seed).fit(
-        standardised_input(codes[rows], nums[rows], mean, scale)[0])
-    ref = Reference(np.empty(0, dtype=np.int64), mean, scale, km.cluster_centers_)
-    ref.labels = np.concatenate([ref.predict(codes[s:s + 8192], nums[s:s + 8192])
-                                 for s in range(0, n, 8192)]).astype(np.int64)
+    state = reference_state(codes, nums)
+    rows = (None if n <= REFERENCE_SAMPLE else
+            np.random.RandomState(seed).choice(n, REFERENCE_SAMPLE, replace=False))
+    sc, sn = (codes, nums) if rows is None else (codes[rows], nums[rows])
+    fits = {space: KMeans(int(n_clusters), n_init=10, random_state=seed).fit(
+        reference_input(sc, sn, state, space)) for space in REFERENCE_SPACES}
+    agreement = {a: float(np.mean([adjusted_rand_score(fits[a].labels_, fits[b].labels_)
+                                   for b in REFERENCE_SPACES if b != a]))
+                 for a in REFERENCE_SPACES}
+    space = max(REFERENCE_SPACES, key=lambda a: (agreement[a], -REFERENCE_SPACES.index(a)))
+    km = fits[space]
+    ref = Reference(np.asarray(km.labels_, dtype=np.int64), state, space,
+                    km.cluster_centers_, agreement)
+    if rows is not None:
+        ref.labels = np.concatenate([ref.predict(codes[s:s + 8192], nums[s:s + 8192])
+                                     for s in range(0, n, 8192)]).astype(np.int64)
     return ref
 
 
@@ -209,9 +278,9 @@ def choose_restart(partitions: list[np.ndarray], objectives: list[float],
                          f"reference {d['ari_reference']:.3f})" for i, d in enumerate(diagnoses))
         warnings.warn(
             f"{estimator}: every restart ended in a degenerate partition ({what}); falling "
-            "back to the k-means partition of the standardised input (label codes and "
-            "numbers, z-scored). See degenerate_ and fallback_.", CatEmbedWarning,
-            stacklevel=stacklevel)
+            "back to the reference partition (k-means of the input; reference_.space says "
+            "in which space). See degenerate_ and fallback_.",
+            CatEmbedWarning, stacklevel=stacklevel)
         return None, diagnoses, agreement
     if bad:
         warnings.warn(
