@@ -295,8 +295,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The cluster of every row: the most probable centre (for k-means: the nearest);
-        after a fallback (``fallback_``) the nearest centre of the reference k-means in the
-        standardised input space, the partition ``labels_`` holds."""
+        after a fallback (``fallback_``) the nearest centre of the reference k-means, the
+        partition ``labels_`` holds."""
         if getattr(self, "fallback_", False):
             check_is_fitted(self, "model_")
             df = check_inference_input(self, X)

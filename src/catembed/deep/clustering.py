@@ -26,8 +26,9 @@ Value embeddings can start from catembed's CDE or UNTIE value vectors (``value_i
 projected by PCA to ``embedding_dim`` and scaled to unit variance.
 
 ``n_init`` restarts (default 1) train from seeds drawn from ``random_state``. A guard
-(:mod:`catembed.deep._guard`) diagnoses every restart against the k-means partition of the
-standardised input (label codes and numbers, z-scored; the thesis' classical baseline): a
+(:mod:`catembed.deep._guard`) diagnoses every restart against a reference partition: k-means
+of the input as label codes, as one-hot and as chi-square one-hot (numbers z-scored), the one
+of the three that agrees most with the other two: a
 partition that collapsed (effective number of clusters under half the reference's), that
 lost the input's structure (adjusted Rand index to the reference under 0.05) or whose loss
 diverged is not kept; when every restart is degenerate, the fit falls back to the reference
@@ -137,8 +138,9 @@ class AutoencoderKMeans(_DeepClusterer):
         to the other restarts and to the reference partition (a consensus choice);
         ``"objective"``: the lowest final objective (see :attr:`objective_`).
     guard : bool, default=True
-        Diagnose every restart (collapse, lost structure, divergence) against the k-means
-        partition of the standardised input and fall back to that partition, with a
+        Diagnose every restart (collapse, lost structure, divergence) against the reference
+        k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
+        to that partition, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate
         (:mod:`catembed.deep._guard`; thresholds chosen on planted synthetic tables).
     device : str, default="cpu"
@@ -182,7 +184,8 @@ class AutoencoderKMeans(_DeepClusterer):
     restart_agreement_ : ndarray
         Mean ARI of every restart to the other restarts and the reference.
     reference_ : catembed.deep._guard.Reference or None
-        The k-means partition of the standardised input (``None`` when ``guard=False``).
+        The reference k-means partition; ``reference_.space`` names its space (``None``
+        when ``guard=False``).
     model_ : torch.nn.Module
     encoding_ : MixedEncoding
     categorical_features_, numeric_features_ : list of str

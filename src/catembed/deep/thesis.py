@@ -110,8 +110,9 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         other restarts and the reference partition, or the lowest loss of the last epoch
         (:mod:`catembed.deep._guard`).
     guard : bool, default=True
-        Diagnose every restart (collapse, lost structure, divergence) against the k-means
-        partition of the standardised input and fall back to it, with a
+        Diagnose every restart (collapse, lost structure, divergence) against the reference
+        k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
+        to it, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate.
     device : str, default="cpu"
     random_state : int, RandomState or None
@@ -145,7 +146,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     restart_agreement_ : ndarray
         Mean ARI of every restart to the others and the reference.
     reference_ : catembed.deep._guard.Reference or None
-        The k-means partition of the standardised input (``None`` when ``guard=False``).
+        The reference k-means partition; ``reference_.space`` names its space (``None``
+        when ``guard=False``).
     """
 
     def __init__(self, n_clusters: int = 8, *, network: str = "ae",
@@ -476,7 +478,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The nearest cluster centre of every row (for DEC / IDEC also the most probable
         cluster of the Student-t assignment); after a fallback (``fallback_``) the nearest
-        centre of the reference k-means of the standardised input, as ``labels_``."""
+        centre of the reference k-means, as ``labels_``."""
         if getattr(self, "fallback_", False):
             _, codes, nums = self._tensors(X)
             return self.reference_.predict(codes.numpy(), nums.numpy())
