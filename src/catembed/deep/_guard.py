@@ -130,13 +130,25 @@ def reference_input(codes: np.ndarray, nums: np.ndarray, state: dict[str, np.nda
         return np.hstack([(codes.astype(np.float64) - state["code_mean"]) / state["code_scale"],
                           num])
     sizes = state["sizes"]
+    width = int(sizes.sum())
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     c = codes.astype(np.int64)
     ok = (c >= 0) & (c < sizes[None, :])
+    cols = c + offsets[None, :]
+    m = c.shape[1] + num.shape[1]
+    if ok.all():  # every row holds one entry a column: build the CSR arrays directly
+        indices = np.empty((n, m), dtype=np.int32)
+        indices[:, :c.shape[1]] = cols
+        indices[:, c.shape[1]:] = width + np.arange(num.shape[1])
+        data = np.empty((n, m), dtype=np.float64)
+        data[:, :c.shape[1]] = _value_weights(state, space)[cols]
+        data[:, c.shape[1]:] = num
+        return sparse.csr_matrix((data.ravel(), indices.ravel(),
+                                  np.arange(0, n * m + 1, m, dtype=np.int64)),
+                                 shape=(n, width + num.shape[1]))
     rows = np.broadcast_to(np.arange(n)[:, None], c.shape)[ok]
-    cols = (c + offsets[None, :])[ok]
-    cat = sparse.csr_matrix((_value_weights(state, space)[cols], (rows, cols)),
-                            shape=(n, int(sizes.sum())))
+    cat = sparse.csr_matrix((_value_weights(state, space)[cols[ok]], (rows, cols[ok])),
+                            shape=(n, width))
     return sparse.hstack([cat, sparse.csr_matrix(num)], format="csr")
 
 
