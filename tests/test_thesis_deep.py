@@ -94,6 +94,34 @@ def test_bad_options(planted):
         ThesisClusterer(3, clustering="spectral").fit(X)
     with pytest.raises(CatEmbedError, match="n_heads"):
         ThesisClusterer(3, network="transformer", n_heads=5).fit(X)
+    with pytest.raises(CatEmbedError, match="batch_order"):
+        ThesisClusterer(3, batch_order="sorted").fit(X)
+
+
+def test_fixed_batch_order_is_a_dataloader_without_shuffle():
+    """One permutation, then the same consecutive batches every epoch, the last one short
+    (``DataLoader(shuffle=False, drop_last=False)`` over a table shuffled once)."""
+    from catembed.deep._batches import _FixedBatches
+
+    b = _FixedBatches(10, 4, np.random.RandomState(3))
+    perm = np.arange(10)
+    np.random.RandomState(3).shuffle(perm)
+    steps = -(-10 // 4)  # ThesisClusterer's steps an epoch
+    for _ in range(3):  # three epochs, the same batches each time
+        got = [b.next().tolist() for _ in range(steps)]
+        assert got == [perm[:4].tolist(), perm[4:8].tolist(), perm[8:].tolist()]
+
+
+def test_fixed_batch_order_fits_reproducibly(planted):
+    X, _ = planted
+    kw = dict(network="ae", clustering="idec", epochs=3, cluster_epochs=2)
+    a = ThesisClusterer(3, random_state=1, batch_order="fixed", **kw).fit(X)
+    b = ThesisClusterer(3, random_state=1, batch_order="fixed", **kw).fit(X)
+    c = ThesisClusterer(3, random_state=1, **kw).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.pretrain_loss_ == b.pretrain_loss_
+    # the first epoch sees every row once in both orders, later epochs differ
+    assert a.pretrain_loss_ != c.pretrain_loss_
 
 
 def test_thesis_preset(tmp_path):

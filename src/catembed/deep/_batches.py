@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _data
 
-__all__ = ["_Batches", "_Rows", "forward_chunks", "label_dtype"]
+__all__ = ["_Batches", "_FixedBatches", "_Rows", "forward_chunks", "label_dtype"]
 
 
 def label_dtype(k: int) -> type:
@@ -56,6 +56,27 @@ class _Batches:
     def next(self) -> np.ndarray:
         if self.pos + self.bs > self.n:
             self.rng.shuffle(self.perm)
+            self.pos = 0
+        out = self.perm[self.pos:self.pos + self.bs]
+        self.pos += self.bs
+        return out
+
+
+class _FixedBatches:
+    """One shuffle up front, then the same consecutive mini-batches every epoch, the last
+    one short when ``batch_size`` does not divide ``n``: what a PyTorch ``DataLoader`` with
+    ``shuffle=False`` (its default) and ``drop_last=False`` gives over a table shuffled
+    once, as the finished thesis' code trains (its ``load_datasets.py`` shuffles each table
+    once with ``random_state=0`` and builds ``DataLoader(dataset, batch_size=32)``)."""
+
+    def __init__(self, n: int, batch_size: int, rng: np.random.RandomState) -> None:
+        self.n, self.bs = n, batch_size
+        self.perm = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+        rng.shuffle(self.perm)
+        self.pos = 0
+
+    def next(self) -> np.ndarray:
+        if self.pos >= self.n:
             self.pos = 0
         out = self.perm[self.pos:self.pos + self.bs]
         self.pos += self.bs

@@ -58,16 +58,17 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import check_int, check_option, check_positive
 from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
-from ._batches import _Batches
+from ._batches import _Batches, _FixedBatches
 from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
 
-__all__ = ["CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
+__all__ = ["BATCH_ORDERS", "CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
 
 NETWORKS = ("ae", "attention", "transformer", "ft-transformer")
 CLUSTERINGS = ("kmeans", "dec", "idec", "dcn")
+BATCH_ORDERS = ("reshuffle", "fixed")
 
 
 class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -114,6 +115,15 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
         to it, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate.
+    batch_order : {"reshuffle", "fixed"}, default="reshuffle"
+        ``"reshuffle"``: the rows are reshuffled every epoch and every mini-batch holds
+        ``batch_size`` rows (the usual practice, and this class' behaviour before the option
+        existed). ``"fixed"``: the rows are shuffled once (from the restart's seed) and the
+        same consecutive mini-batches are used every epoch, the last one short: what the
+        thesis' code does (``DataLoader(dataset, batch_size=32)``, PyTorch's default
+        ``shuffle=False``, over a table shuffled once in ``load_datasets.py``; the thesis'
+        text does not say). The summary in the shared folder does not give the batch order,
+        so the default stays ``"reshuffle"``; docs/deep.md compares the two.
     device : str, default="cpu"
     random_state : int, RandomState or None
         Seeds the weights, the batch order and k-means; an integer gives the same labels.
@@ -157,6 +167,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  categorical_features: Any = "auto", value_init: Any = "random",
                  n_init: int = 1,
                  restart_criterion: str = "agreement", guard: bool = True,
+                 batch_order: str = "reshuffle",
                  device: str = "cpu", random_state: Any = None,
                  n_threads: int | None = 1) -> None:
         self.n_clusters = n_clusters
@@ -175,6 +186,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_init = n_init
         self.restart_criterion = restart_criterion
         self.guard = guard
+        self.batch_order = batch_order
         self.device = device
         self.random_state = random_state
         self.n_threads = n_threads
@@ -201,6 +213,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
                 f"ValueEmbedder; got {self.value_init!r}.")
         check_option("restart_criterion", self.restart_criterion, RESTART_CRITERIA)
+        check_option("batch_order", self.batch_order, BATCH_ORDERS)
         check_positive("learning_rate", self.learning_rate)
         check_positive("gamma", self.gamma)
         check_positive("dcn_lambda", self.dcn_lambda)
@@ -317,7 +330,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             codes = torch.as_tensor(codes_np, device=dev)
             nums = torch.as_tensor(nums_np, device=dev)
             n = len(codes_np)
-            batches = _Batches(n, min(int(self.batch_size), n), np.random.RandomState(seed))
+            order = _FixedBatches if self.batch_order == "fixed" else _Batches
+            batches = order(n, min(int(self.batch_size), n), np.random.RandomState(seed))
             pretrain = self._pretrain(torch, model, codes, nums, batches)
             labels = self._kmeans(torch, model, codes, nums, seed)
             self.cluster_loss_: list[float] = []
