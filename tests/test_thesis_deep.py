@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 
 from catembed import CatEmbedError  # noqa: E402
 from catembed.deep import ThesisClusterer  # noqa: E402
-from catembed.deep.thesis import CLUSTERINGS, NETWORKS  # noqa: E402
+from catembed.deep.thesis import CLUSTERINGS, NETWORKS, THESIS_CHAIN  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,8 @@ def test_every_network_and_clustering_fits(network, clustering, planted):
     assert est.transform(X).shape == (len(X), est.n_components_)
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     assert len(est.pretrain_loss_) == 1
-    assert len(est.cluster_loss_) == (0 if clustering == "kmeans" else 1)
+    # the thesis' protocol runs its notebook's chain: DEC after DCN, IDEC after DCN and DEC
+    assert len(est.cluster_loss_) == len(THESIS_CHAIN.get(clustering, ()))
 
 
 @pytest.mark.parametrize("network", ["ae", "ft-transformer"])
@@ -55,9 +56,15 @@ def test_same_seed_same_labels(network, planted):
 def test_dcn_objective_decreases_on_a_planted_table(planted):
     X, _ = planted
     est = ThesisClusterer(3, network="ae", clustering="dcn", epochs=10, cluster_epochs=10,
-                          random_state=0).fit(X)
+                          cluster_protocol="catembed", random_state=0).fit(X)
     loss = est.cluster_loss_
     assert len(loss) == 10 and loss[-1] < loss[0]
+    # the thesis' rules (nearest-centre term, centroid pass after every epoch)
+    est = ThesisClusterer(3, network="ae", clustering="dcn", epochs=10, cluster_epochs=30,
+                          cluster_learning_rate=1e-3, cluster_protocol="thesis-single",
+                          random_state=0).fit(X)
+    loss = est.cluster_loss_
+    assert len(loss) == 30 and np.mean(loss[-5:]) < np.mean(loss[:5])
 
 
 def test_architecture_rules():
@@ -223,3 +230,45 @@ def test_attention_modules_as_the_thesis_builds_them():
     assert tok.shared.shape == (4, 4) and tok.num_weight.shape == (2, 28)
     for p in (tok.shared, tok.num_weight, tok.num_bias):
         assert float(p.abs().max()) <= 1.0 and float(p.std()) > 0.3
+
+
+@pytest.mark.parametrize("protocol", ["thesis-single", "catembed"])
+@pytest.mark.parametrize("clustering", ["dec", "idec", "dcn"])
+def test_single_stage_protocols(protocol, clustering, planted):
+    X, _ = planted
+    est = ThesisClusterer(3, clustering=clustering, cluster_protocol=protocol, epochs=2,
+                          cluster_epochs=2, random_state=0).fit(X)
+    assert len(est.cluster_loss_) == 2
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_cluster_protocol_defaults():
+    """The thesis' code's settings (ClustPy's defaults as its notebook leaves them) unless
+    given; the older rules with ``cluster_protocol="catembed"``."""
+    est = ThesisClusterer(2)
+    assert est.cluster_epochs is None and est.dcn_lambda is None
+    assert (est._stage_epochs(), est._stage_lr(), est._dcn_lambda()) == (150, 1e-4, 0.05)
+    old = ThesisClusterer(2, cluster_protocol="catembed")
+    assert (old._stage_epochs(), old._stage_lr(), old._dcn_lambda()) == (100, 1e-3, 1.0)
+    given = ThesisClusterer(2, cluster_epochs=7, cluster_learning_rate=0.5, dcn_lambda=2.0)
+    assert (given._stage_epochs(), given._stage_lr(), given._dcn_lambda()) == (7, 0.5, 2.0)
+    with pytest.raises(CatEmbedError, match="cluster_protocol"):
+        ThesisClusterer(2, cluster_protocol="clustpy").fit(pd.DataFrame({"a": list("xyxy")}))
+
+
+def test_dec_batch_loss_by_hand():
+    """q = [[.8, .2], [.4, .6]]: f = (1.2, .8); p_i ~ q_ij^2 / f_j, row-normalised."""
+    import torch
+
+    from catembed.deep._thesis_nets import dec_batch_loss
+
+    q = torch.tensor([[0.8, 0.2], [0.4, 0.6]], dtype=torch.float64)
+    w = np.array([[0.64 / 1.2, 0.04 / 0.8], [0.16 / 1.2, 0.36 / 0.8]])
+    p = w / w.sum(axis=1, keepdims=True)
+    want = -np.mean(np.sum(p * np.log(q.numpy() + 1e-8), axis=1))
+    assert float(dec_batch_loss(q)) == pytest.approx(want, rel=1e-12)
+    # the target is detached: the gradient is -(p / q) / n, not that of p log q in q too
+    q.requires_grad_(True)
+    dec_batch_loss(q).backward()
+    np.testing.assert_allclose(q.grad.numpy(), -p / (q.detach().numpy() + 1e-8) / 2,
+                               rtol=1e-10)

@@ -217,6 +217,16 @@ class ThesisAutoencoder(nn.Module):
         return q / q.sum(dim=1, keepdim=True)
 
 
+def dec_batch_loss(q: torch.Tensor) -> torch.Tensor:
+    """DEC's loss as the thesis' code computes it (ClustPy's DEC): the target ``p`` of Xie
+    et al. (2016) Eq. 3 from the batch's own soft assignments ``q`` (``f_j`` summed over the
+    batch), detached, and the cross-entropy ``-mean_i sum_j p_ij log(q_ij + 1e-8)`` (equal
+    to ``KL(P || Q)`` up to the entropy of ``P``, which has no gradient)."""
+    w = q.pow(2) / q.sum(dim=0)
+    p = (w / w.sum(dim=1, keepdim=True)).detach()
+    return -(p * torch.log(q + 1e-8)).sum(dim=1).mean()
+
+
 def dcn_centroid_step(centers: torch.Tensor, counts: torch.Tensor, rows: torch.Tensor,
                       near: torch.Tensor) -> torch.Tensor:
     """DCN's centroid update (Yang et al. 2017, Algorithm 1) for a batch, in place.

@@ -4,9 +4,9 @@ Fehling, *Attention in Mixed-Type Clustering* (bachelor thesis, LMU Munich). The
 chapters on autoencoders, deep clustering and attention were empty (the estimators of
 :mod:`catembed.deep.clustering` are our own design from the literature it cites); the
 finished thesis fills them in. :class:`ThesisClusterer` follows the finished thesis as it is
-summarised in ``papers/thesis-final.md`` of the project's shared folder: one estimator,
-four networks (``network``) times four clustering stages (``clustering``). Written from that
-summary; no code of the thesis' repository is used.
+summarised in ``papers/thesis-final.md`` of the project's shared folder, and its clustering
+stage as the thesis' public code runs it: one estimator, four networks (``network``) times
+four clustering stages (``clustering``). No code of the thesis' repository is copied.
 
 Where each choice comes from (thesis chapter as the summary names it):
 
@@ -34,13 +34,22 @@ Where each choice comes from (thesis chapter as the summary names it):
   ``gamma``; Guo et al. 2017), ``"dcn"`` (reconstruction + ``lambda / 2 * ||z -
   mu_assigned||^2``, alternating network, assignment and centroid updates; Yang et al. 2017).
 
-Choices the summary does not give, ours and stated: the clustering stage runs
-``cluster_epochs=100`` epochs (as the pretraining) with the DEC/IDEC target renewed at the
-start of every epoch; ``gamma=0.1`` (IDEC's default); ``dcn_lambda=1.0``; DCN's centroid
-update is its Algorithm 1 (per-centroid step ``1 / count``, counts starting at the k-means
-cluster sizes); the Student-t kernel has ``alpha=1``; the attention target is the detached
-flattened input tokens (pre-attention), the analogue of the embedded input; a value unseen
-at fit time has its own embedding row per column (never trained).
+The clustering stage (``cluster_protocol="thesis"``, the default) follows the thesis' code,
+read after the summary (its repository, ``jaanisfehling/attention-mixed-type-clustering``,
+``duped_modules/`` and ``deep_clustering_comparison.ipynb``; read, not copied): ClustPy's DEC /
+IDEC / DCN with their defaults as the notebook leaves them, 150 epochs at Adam ``1e-4``, DEC
+and IDEC with the target of each batch's own soft assignments (IDEC's KL weight 0.1), DCN
+with ``degree_of_space_distortion=0.05`` on the distance to the nearest centre and a
+centroid pass after every epoch (counts starting at 100), k-means on the final latent
+vectors as the labels, and DCN, DEC and IDEC fitted one after another on the same network
+(:data:`THESIS_CHAIN`). ``cluster_protocol="catembed"`` keeps the rules this class had when
+only the summary was known (100 epochs at ``1e-3``, the target of all rows renewed every
+epoch, ``dcn_lambda=1.0``, DCN's counts starting at the k-means cluster sizes, labels the
+nearest centre). Ours and stated in both: the Student-t kernel has ``alpha=1``; the
+attention target is the detached flattened input tokens (pre-attention), the analogue of
+the embedded input; a value unseen at fit time has its own embedding row per column (never
+trained). The thesis' code trains on a ``DataLoader`` without reshuffling
+(``batch_order="fixed"``); the default reshuffles every epoch.
 """
 
 from __future__ import annotations
@@ -64,11 +73,17 @@ from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
 
-__all__ = ["BATCH_ORDERS", "CLUSTERINGS", "NETWORKS", "ThesisClusterer", "thesis_labels"]
+__all__ = ["BATCH_ORDERS", "CLUSTER_PROTOCOLS", "CLUSTERINGS", "NETWORKS", "ThesisClusterer",
+           "thesis_labels"]
 
 NETWORKS = ("ae", "attention", "transformer", "ft-transformer")
 CLUSTERINGS = ("kmeans", "dec", "idec", "dcn")
 BATCH_ORDERS = ("reshuffle", "fixed")
+CLUSTER_PROTOCOLS = ("thesis", "thesis-single", "catembed")
+#: the thesis' clustering-stage settings (ClustPy's DEC / IDEC / DCN defaults as its code uses them)
+THESIS_CLUSTER_EPOCHS, THESIS_CLUSTER_LR, THESIS_DCN_LAMBDA, THESIS_DCN_COUNT = 150, 1e-4, 0.05, 100
+#: the stages the thesis' notebook runs, on one network, for each cell
+THESIS_CHAIN = {"dcn": ("dcn",), "dec": ("dcn", "dec"), "idec": ("dcn", "dec", "idec")}
 
 
 class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -87,18 +102,25 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         k-means on the pretrained latent space, or DEC / IDEC / DCN started from it.
     epochs : int, default=100
         Pretraining epochs of the autoencoder (thesis: 100).
-    cluster_epochs : int, default=100
-        Epochs of the DEC / IDEC / DCN stage (ignored for ``"kmeans"``).
+    cluster_epochs : int or None, default=None
+        Epochs of each DEC / IDEC / DCN stage (ignored for ``"kmeans"``); ``None``: 150 with
+        the thesis' protocols (its code's), 100 with ``cluster_protocol="catembed"``.
     batch_size : int, default=32
     learning_rate : float, default=1e-3
+        Adam's learning rate of the pretraining (and of the ``"catembed"`` clustering stage).
+    cluster_learning_rate : float or None, default=None
+        Adam's learning rate of a clustering stage; ``None``: ``1e-4`` with the thesis'
+        protocols (its code's), ``learning_rate`` with ``"catembed"``.
     n_blocks : int, default=6
         Transformer blocks of ``"transformer"`` and ``"ft-transformer"``.
     n_heads : int, default=8
         Attention heads of a transformer block (32 / n_heads dimensions each).
     gamma : float, default=0.1
         IDEC's weight of the KL term.
-    dcn_lambda : float, default=1.0
-        DCN's weight of the k-means term (``lambda / 2 * ||z - mu||^2``).
+    dcn_lambda : float or None, default=None
+        DCN's weight of the k-means term (``lambda / 2 * ||z - mu||^2``); ``None``: 0.05
+        with the thesis' protocols (its code's ``degree_of_space_distortion``), 1.0 with
+        ``"catembed"``.
     categorical_features : "auto", "all", list or mask, default="auto"
     value_init : {"random", "cde", "untie"} or ValueEmbedder, default="random"
         Start the value embeddings from CDE / UNTIE value vectors (coupling-aware; PCA to
@@ -115,6 +137,23 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
         to it, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate.
+    cluster_protocol : {"thesis", "thesis-single", "catembed"}, default="thesis"
+        How a DEC / IDEC / DCN stage runs. ``"thesis"``: as the thesis' code (ClustPy's DEC,
+        IDEC and DCN as copied into its repository, run as its notebook runs them): Adam at
+        ``1e-4`` for 150 epochs; DEC / IDEC take their target from each batch's own soft
+        assignments (``f`` summed over the batch) and minimise the cross-entropy
+        ``-mean(sum_j p_ij log q_ij)`` (IDEC adds the reconstruction, the KL term weighted by
+        ``gamma``); DCN minimises the reconstruction + ``lambda / 2`` times the mean squared
+        distance to the nearest centre, and after every epoch passes over the batches to
+        reassign the rows and move the centres (counts starting at 100); every stage starts
+        with k-means on the current latent vectors and ends with k-means on them, whose
+        labels are the result (``labels_``); and the notebook fits DCN, then DEC, then IDEC
+        on the same network, so the thesis' DEC cell is DCN then DEC and its IDEC cell DCN,
+        DEC, then IDEC (:data:`THESIS_CHAIN`). ``"thesis-single"``: the same rules, one
+        stage only. ``"catembed"``: this class' rules before the thesis' code was read (the
+        target of all rows renewed every epoch, KL divergence, DCN's assignments kept per
+        row with counts from the k-means sizes, labels the nearest centre; 100 epochs at
+        ``learning_rate``, ``dcn_lambda=1``).
     batch_order : {"reshuffle", "fixed"}, default="reshuffle"
         ``"reshuffle"``: the rows are reshuffled every epoch and every mini-batch holds
         ``batch_size`` rows (the usual practice, and this class' behaviour before the option
@@ -161,13 +200,15 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters: int = 8, *, network: str = "ae",
-                 clustering: str = "kmeans", epochs: int = 100, cluster_epochs: int = 100,
-                 batch_size: int = 32, learning_rate: float = 1e-3, n_blocks: int = 6,
-                 n_heads: int = 8, gamma: float = 0.1, dcn_lambda: float = 1.0,
+                 clustering: str = "kmeans", epochs: int = 100,
+                 cluster_epochs: int | None = None,
+                 batch_size: int = 32, learning_rate: float = 1e-3,
+                 cluster_learning_rate: float | None = None, n_blocks: int = 6,
+                 n_heads: int = 8, gamma: float = 0.1, dcn_lambda: float | None = None,
                  categorical_features: Any = "auto", value_init: Any = "random",
                  n_init: int = 1,
                  restart_criterion: str = "agreement", guard: bool = True,
-                 batch_order: str = "reshuffle",
+                 cluster_protocol: str = "thesis", batch_order: str = "reshuffle",
                  device: str = "cpu", random_state: Any = None,
                  n_threads: int | None = 1) -> None:
         self.n_clusters = n_clusters
@@ -177,6 +218,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.cluster_epochs = cluster_epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
+        self.cluster_learning_rate = cluster_learning_rate
         self.n_blocks = n_blocks
         self.n_heads = n_heads
         self.gamma = gamma
@@ -186,6 +228,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_init = n_init
         self.restart_criterion = restart_criterion
         self.guard = guard
+        self.cluster_protocol = cluster_protocol
         self.batch_order = batch_order
         self.device = device
         self.random_state = random_state
@@ -199,7 +242,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_option("network", self.network, NETWORKS)
         check_option("clustering", self.clustering, CLUSTERINGS)
         check_int("epochs", self.epochs, minimum=0)
-        check_int("cluster_epochs", self.cluster_epochs, minimum=0)
+        if self.cluster_epochs is not None:
+            check_int("cluster_epochs", self.cluster_epochs, minimum=0)
         check_int("batch_size", self.batch_size)
         check_int("n_blocks", self.n_blocks)
         check_int("n_heads", self.n_heads)
@@ -214,9 +258,13 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 f"ValueEmbedder; got {self.value_init!r}.")
         check_option("restart_criterion", self.restart_criterion, RESTART_CRITERIA)
         check_option("batch_order", self.batch_order, BATCH_ORDERS)
+        check_option("cluster_protocol", self.cluster_protocol, CLUSTER_PROTOCOLS)
+        if self.cluster_learning_rate is not None:
+            check_positive("cluster_learning_rate", self.cluster_learning_rate)
         check_positive("learning_rate", self.learning_rate)
         check_positive("gamma", self.gamma)
-        check_positive("dcn_lambda", self.dcn_lambda)
+        if self.dcn_lambda is not None:
+            check_positive("dcn_lambda", self.dcn_lambda)
         from .._validation import CatEmbedError
 
         if 32 % int(self.n_heads):
@@ -335,8 +383,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             pretrain = self._pretrain(torch, model, codes, nums, batches)
             labels = self._kmeans(torch, model, codes, nums, seed)
             self.cluster_loss_: list[float] = []
-            if self.clustering != "kmeans" and int(self.cluster_epochs) > 0:
-                labels = self._cluster(torch, model, codes, nums, batches, labels)
+            if self.clustering != "kmeans" and self._stage_epochs() > 0:
+                if self.cluster_protocol == "catembed":
+                    labels = self._cluster(torch, model, codes, nums, batches, labels)
+                else:
+                    labels = self._cluster_thesis(torch, model, codes, nums, batches, seed)
         cluster = self.cluster_loss_
         history = cluster or pretrain
         return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
@@ -420,9 +471,79 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
         return km.labels_ if rows is None else nearest_centre(model, codes, nums)
 
+    def _stage_epochs(self) -> int:
+        if self.cluster_epochs is not None:
+            return int(self.cluster_epochs)
+        return 100 if self.cluster_protocol == "catembed" else THESIS_CLUSTER_EPOCHS
+
+    def _stage_lr(self) -> float:
+        if self.cluster_learning_rate is not None:
+            return float(self.cluster_learning_rate)
+        return float(self.learning_rate) if self.cluster_protocol == "catembed" \
+            else THESIS_CLUSTER_LR
+
+    def _dcn_lambda(self) -> float:
+        if self.dcn_lambda is not None:
+            return float(self.dcn_lambda)
+        return 1.0 if self.cluster_protocol == "catembed" else THESIS_DCN_LAMBDA
+
+    def _cluster_thesis(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
+                        seed: int) -> np.ndarray:
+        """The DEC / IDEC / DCN stages as the thesis' code runs them (``cluster_protocol``
+        ``"thesis"`` / ``"thesis-single"``): each stage starts from k-means on the current
+        latent vectors (the centres; the pretrained one was run by :meth:`_kmeans`) and
+        the result is k-means on the latent vectors after the last stage. DEC / IDEC: Xie
+        et al. (2016) Eq. 1-3 with ``f`` over the batch; DCN: Yang et al. (2017) Eq. 5 with
+        the nearest centre and Algorithm 1's centroid step (counts starting at 100)."""
+        from ._thesis_nets import dcn_centroid_step, dec_batch_loss
+
+        F = torch.nn.functional  # noqa: N806
+        stages = THESIS_CHAIN[self.clustering] if self.cluster_protocol == "thesis" \
+            else (self.clustering,)
+        self.cluster_loss_ = []
+        n, bs = len(codes), min(int(self.batch_size), len(codes))
+        for i, kind in enumerate(stages):
+            if i:  # the next stage's centres: k-means on the latent vectors as they are now
+                self._kmeans(torch, model, codes, nums, seed)
+            if kind == "dcn":  # DCN's centroids follow their own rule, not Adam
+                params = [p for name, p in model.named_parameters() if name != "centers"]
+                counts = torch.full((int(self.n_clusters),), float(THESIS_DCN_COUNT),
+                                    device=codes.device)
+            else:
+                params = list(model.parameters())
+            opt = self._adam(torch, params, self._stage_lr())
+            for _ in range(self._stage_epochs()):
+                model.train()
+                total, steps = 0.0, self._epoch(n)
+                for _ in range(steps):
+                    idx = torch.as_tensor(batches.next(), device=codes.device)
+                    z, rec, target = model(*self._take(codes, nums, idx))
+                    if kind == "dcn":
+                        dist = torch.cdist(z, model.centers.detach()).pow(2)
+                        loss = F.mse_loss(rec, target) + self._dcn_lambda() / 2 * (
+                            dist.min(dim=1).values.mean())
+                    else:
+                        loss = dec_batch_loss(model.soft_assign(z))
+                        if kind == "idec":
+                            loss = F.mse_loss(rec, target) + float(self.gamma) * loss
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    total += float(loss.detach())
+                self.cluster_loss_.append(total / steps)
+                if kind == "dcn":  # assignments and centroids, batch by batch in row order
+                    model.eval()
+                    with torch.no_grad():
+                        for s in range(0, n, bs):
+                            zb = model.embed(*self._take(codes, nums, slice(s, s + bs)))
+                            near = torch.cdist(zb, model.centers).argmin(dim=1)
+                            counts = dcn_centroid_step(model.centers, counts, zb, near)
+        return self._kmeans(torch, model, codes, nums, seed)
+
     def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
                  labels: np.ndarray) -> np.ndarray:
-        """The DEC / IDEC / DCN stage; returns the final labels."""
+        """The DEC / IDEC / DCN stage with ``cluster_protocol="catembed"``; returns the final
+        labels."""
         from ._nets import target_distribution
         from ._thesis_nets import dcn_centroid_step, nearest_centre
 
@@ -436,10 +557,10 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             params = list(model.parameters())
         else:  # DCN: the centroids are updated by its own rule, not by Adam
             params = [p for name, p in model.named_parameters() if name != "centers"]
-        opt = self._adam(torch, params, float(self.learning_rate))
+        opt = self._adam(torch, params, self._stage_lr())
         assign = torch.as_tensor(labels, dtype=torch.int64, device=dev)
         counts = torch.bincount(assign, minlength=int(self.n_clusters)).to(torch.float32)
-        for _ in range(int(self.cluster_epochs)):
+        for _ in range(self._stage_epochs()):
             if kind in ("dec", "idec"):  # the target P, renewed every epoch
                 with torch.no_grad():
                     p_all = target_distribution(
@@ -458,7 +579,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 else:
                     # (1) network step with the assignments and centroids fixed
                     mu = model.centers.detach()[assign[idx]]
-                    loss = F.mse_loss(rec, target) + float(self.dcn_lambda) / 2 * (
+                    loss = F.mse_loss(rec, target) + self._dcn_lambda() / 2 * (
                         (z - mu).pow(2).sum(dim=1).mean())
                 opt.zero_grad()
                 loss.backward()
