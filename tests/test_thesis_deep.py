@@ -272,3 +272,18 @@ def test_dec_batch_loss_by_hand():
     dec_batch_loss(q).backward()
     np.testing.assert_allclose(q.grad.numpy(), -p / (q.detach().numpy() + 1e-8) / 2,
                                rtol=1e-10)
+
+
+def test_one_idec_chain_gives_the_dcn_and_dec_cells(planted):
+    """The thesis' notebook fits DCN, DEC, IDEC on one network: the labels after each stage
+    of one ``"idec"`` fit equal the ``"dcn"`` and ``"dec"`` fits from the same seed."""
+    X, _ = planted
+    kw = dict(network="ae", epochs=3, cluster_epochs=2, random_state=4)
+    chain = ThesisClusterer(3, clustering="idec", **kw).fit(X)
+    assert sorted(chain.stage_labels_) == ["dcn", "dec", "idec"]
+    np.testing.assert_array_equal(chain.stage_labels_["idec"], chain.labels_)
+    for stage in ("dcn", "dec"):
+        alone = ThesisClusterer(3, clustering=stage, **kw).fit(X)
+        np.testing.assert_array_equal(chain.stage_labels_[stage], alone.labels_)
+        assert chain.cluster_loss_[:len(alone.cluster_loss_)] == alone.cluster_loss_
+    assert ThesisClusterer(3, epochs=1, random_state=0).fit(X).stage_labels_ == {}

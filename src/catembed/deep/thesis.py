@@ -190,6 +190,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         The guard's verdict on every restart.
     fallback_ : bool
         True when every restart was degenerate and ``labels_`` is the reference partition.
+    stage_labels_ : dict
+        With the thesis' protocols, the labels after each clustering stage of the kept
+        restart (k-means of the latent vectors then; before the guard), by stage name: the
+        ``"idec"`` chain gives the thesis' DCN, DEC and IDEC cells of one network in one fit,
+        as its notebook computes them. Empty otherwise.
     restart_diagnoses_ : list of dict
         :func:`catembed.deep._guard.diagnose` of every restart.
     restart_agreement_ : ndarray
@@ -345,6 +350,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.best_init_ = index
         best = runs[index]
         del runs
+        self.stage_labels_ = best["stage_labels"]
         self.pretrain_loss_ = best["pretrain_loss"]
         self.cluster_loss_ = best["cluster_loss"]
         self.objective_ = best["objective"]
@@ -389,9 +395,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 else:
                     labels = self._cluster_thesis(torch, model, codes, nums, batches, seed)
         cluster = self.cluster_loss_
+        stage_labels = self.__dict__.pop("_stage_labels", {})
         history = cluster or pretrain
         return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
                 "pretrain_loss": pretrain, "cluster_loss": cluster,
+                "stage_labels": stage_labels,
                 "objective": float(history[-1]) if history else float("nan")}
 
     def _local(self, pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -501,10 +509,13 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         stages = THESIS_CHAIN[self.clustering] if self.cluster_protocol == "thesis" \
             else (self.clustering,)
         self.cluster_loss_ = []
+        self._stage_labels: dict[str, np.ndarray] = {}
         n, bs = len(codes), min(int(self.batch_size), len(codes))
         for i, kind in enumerate(stages):
             if i:  # the next stage's centres: k-means on the latent vectors as they are now
-                self._kmeans(torch, model, codes, nums, seed)
+                # (its labels are the previous stage's result, as in the thesis' notebook)
+                self._stage_labels[stages[i - 1]] = self._kmeans(torch, model, codes, nums,
+                                                                 seed)
             if kind == "dcn":  # DCN's centroids follow their own rule, not Adam
                 params = [p for name, p in model.named_parameters() if name != "centers"]
                 counts = torch.full((int(self.n_clusters),), float(THESIS_DCN_COUNT),
@@ -538,7 +549,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                             zb = model.embed(*self._take(codes, nums, slice(s, s + bs)))
                             near = torch.cdist(zb, model.centers).argmin(dim=1)
                             counts = dcn_centroid_step(model.centers, counts, zb, near)
-        return self._kmeans(torch, model, codes, nums, seed)
+        self._stage_labels[stages[-1]] = labels = self._kmeans(torch, model, codes, nums, seed)
+        return labels
 
     def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
                  labels: np.ndarray) -> np.ndarray:

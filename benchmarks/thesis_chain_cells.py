@@ -1,0 +1,91 @@
+"""The thesis' DEC / IDEC / DCN cells of a network from one chain per seed (issue 20).
+
+The thesis' notebook (``deep_clustering_comparison.ipynb`` of its public repository) fits
+DCN, then DEC, then IDEC on the same pretrained network object, so its DEC cell is DCN then
+DEC and its IDEC cell DCN, DEC then IDEC (``catembed.deep.thesis.THESIS_CHAIN``, the default
+``cluster_protocol="thesis"``). One ``ThesisClusterer(clustering="idec")`` fit therefore
+holds all three cells in ``stage_labels_``; the separate ``thesis-<network>-dcn`` / ``-dec``
+/ ``-idec`` bench columns refit the shared prefix (pretraining + DCN 1x, 2x, 3x). This
+script runs ``catembed bench`` on those cells with every fit done once: it registers
+``chain-<network>-<stage>`` methods whose labels come from one cached ``"idec"`` fit per
+(table, k, seed, network), each stage's labels passed through the same guard as a fit of
+that stage alone (``choose_restart`` with that stage's last-epoch loss). The numbers equal
+the separate columns' (``tests/test_thesis_deep.py::test_one_idec_chain_gives_the_dcn_and_dec_cells``
+checks the labels; a bench check is in docs/deep.md).
+
+Usage (the arguments after the networks go to ``catembed bench``)::
+
+    python benchmarks/thesis_chain_cells.py ae,attention --datasets heart_cleveland --runs 5 --seed 0 --json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+NETWORKS = {"ae": "AE+emb", "attention": "Attention", "transformer": "Transformer",
+            "ft-transformer": "FT-Transformer"}
+STAGES = ("dcn", "dec", "idec")
+_CACHE: dict[tuple, object] = {}
+
+
+def _chain(X: pd.DataFrame, k: int, seed: int, network: str, params: dict) -> object:
+    from catembed.deep import ThesisClusterer
+
+    key = (network, k, seed, len(X), int(pd.util.hash_pandas_object(X, index=False).sum()),
+           tuple(sorted(params.items())))
+    if key not in _CACHE:
+        _CACHE[key] = ThesisClusterer(k, network=network, clustering="idec",
+                                      random_state=seed, **params).fit(X)
+    return _CACHE[key]
+
+
+def chain_labels(X: pd.DataFrame, n_clusters: int, *, random_state: int, network: str,
+                 stage: str, **params: object) -> np.ndarray:
+    """The labels of ``stage`` (guarded as a fit of that stage alone would be)."""
+    from catembed.deep._guard import choose_restart
+
+    est = _chain(X, int(n_clusters), int(random_state), network, params)
+    labels = est.stage_labels_[stage]
+    if est.reference_ is None:
+        return labels
+    epochs = est._stage_epochs()
+    objective = est.cluster_loss_[(STAGES.index(stage) + 1) * epochs - 1] if epochs else np.nan
+    index, _, _ = choose_restart([labels], [objective], est.reference_.labels,
+                                 est.restart_criterion, "ThesisClusterer", stacklevel=2)
+    return est.reference_.labels if index is None else labels
+
+
+def main(argv: list[str]) -> int:
+    from catembed.__main__ import main as cli
+    from catembed.evaluation.methods import register_method
+
+    networks, rest = argv[0].split(","), argv[1:]
+    src = Path(__file__).resolve().parents[1] / "src/catembed/evaluation/tables"
+    table = json.loads((src / "thesis-final-nmi.json").read_text(encoding="utf-8"))
+    columns = []
+    for net in networks:
+        for stage in STAGES:
+            name = f"chain-{net}-{stage}"
+            register_method(name, labels=chain_labels, random=True,
+                            params={"network": net, "stage": stage},
+                            description=f"the thesis' {stage} cell of {net}, from one chain")
+            columns.append({"label": f"{stage.upper()} {NETWORKS[net]}", "method": name})
+    table["id"] = "thesis-final-nmi-chain"
+    table["columns"] = columns
+    labels = {c["label"] for c in columns}
+    for d in table["datasets"]:
+        d["scores"] = {c: v for c, v in d["scores"].items() if c in labels}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "thesis-final-nmi-chain.json"
+        path.write_text(json.dumps(table), encoding="utf-8")
+        return cli(["bench", "--table", str(path), "--jobs", "1", *rest])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
