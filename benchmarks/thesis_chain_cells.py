@@ -10,12 +10,13 @@ script runs ``catembed bench`` on those cells with every fit done once: it regis
 ``chain-<network>-<stage>`` methods whose labels come from one cached ``"idec"`` fit per
 (table, k, seed, network), each stage's labels passed through the same guard as a fit of
 that stage alone (``choose_restart`` with that stage's last-epoch loss). The numbers equal
-the separate columns' (``tests/test_thesis_deep.py::test_one_idec_chain_gives_the_dcn_and_dec_cells``
-checks the labels; a bench check is in docs/deep.md).
+the separate columns' (``test_one_idec_chain_gives_the_dcn_and_dec_cells`` in
+``tests/test_thesis_deep.py`` checks the labels; a bench check is in docs/deep.md).
 
 Usage (the arguments after the networks go to ``catembed bench``)::
 
-    python benchmarks/thesis_chain_cells.py ae,attention --datasets heart_cleveland --runs 5 --seed 0 --json
+    python benchmarks/thesis_chain_cells.py ae,attention --datasets heart_cleveland \
+        --runs 5 --seed 0 --json
 """
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ def test_dcn_objective_decreases_on_a_planted_table(planted):
 def test_architecture_rules():
     from catembed.deep._thesis_nets import embedding_width, layer_widths
 
-    assert [embedding_width(v) for v in (2, 3, 7, 100, 101, 500)] == [1, 2, 4, 50, 50, 50]
+    widths = [embedding_width(v) for v in (1, 2, 3, 7, 49, 50, 100, 500)]
+    assert widths == [1, 1, 2, 4, 25, 25, 25, 25]
     # d_in 5: round(log2 5) = 2 layers, latent round(5 / 4) = 1
     assert layer_widths(5, 5) == [5, 3, 1]
     # d_in 66: 6 layers shrinking by (66 - 16) / 6 each

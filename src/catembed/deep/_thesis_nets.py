@@ -23,8 +23,11 @@ TOKEN_DIM, SHARED_DIM = 32, 4
 
 
 def embedding_width(n_values: int) -> int:
-    """``min(50, ceil(|values| / 2))`` (thesis, categorical embeddings)."""
-    return int(min(50, max(1, math.ceil(n_values / 2))))
+    """``min(50, |values| + 1) // 2`` (at least 1), as the thesis' code computes it
+    (``load_datasets.py``); the summary's ``min(50, ceil(|values| / 2))`` is the same up to
+    49 values but caps at 50 instead of 25 (no column of the thesis' sets has more than 42
+    values)."""
+    return int(max(1, min(50, int(n_values) + 1) // 2))
 
 
 def layer_widths(d_in: int, d_out: int) -> list[int]:

@@ -14,9 +14,9 @@ Where each choice comes from (thesis chapter as the summary names it):
   (z-scores); the ``thesis`` preset of :mod:`catembed.datasets` prepares the tables.
 * network ``"ae"`` (autoencoder chapter, "AE with categorical embeddings", the "all features
   in, all features out" variant): a learned embedding per categorical column of width
-  ``min(50, ceil(|values| / 2))``, concatenated with the numbers; symmetric encoder and
-  decoder stacks with ``max(1, round(log2 d_in))`` linear layers, widths shrinking by equal
-  steps to the latent width ``max(1, min(round(d_in / 4), round(d_out / 4)))``; LeakyReLU;
+  ``min(50, |values| + 1) // 2`` (the thesis' code), concatenated with the numbers;
+  symmetric encoder and decoder stacks with ``max(1, round(log2 d_in))`` linear layers,
+  widths shrinking by equal steps to the latent width ``max(1, min(round(d_in / 4), round(d_out / 4)))``; LeakyReLU;
   MSE to a detached copy of the embedded input (+ numbers); Adam, learning rate ``1e-3``,
   batch 32, 100 epochs.
 * network ``"attention"`` (attention chapter, "AE with Attention"): every categorical column
