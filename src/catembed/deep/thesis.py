@@ -16,9 +16,9 @@ Where each choice comes from (thesis chapter as the summary names it):
   in, all features out" variant): a learned embedding per categorical column of width
   ``min(50, |values| + 1) // 2`` (the thesis' code), concatenated with the numbers;
   symmetric encoder and decoder stacks with ``max(1, round(log2 d_in))`` linear layers,
-  widths shrinking by equal steps to the latent width ``max(1, min(round(d_in / 4), round(d_out / 4)))``; LeakyReLU;
-  MSE to a detached copy of the embedded input (+ numbers); Adam, learning rate ``1e-3``,
-  batch 32, 100 epochs.
+  widths shrinking by equal steps to the latent width
+  ``max(1, min(round(d_in / 4), round(d_out / 4)))``; LeakyReLU; MSE to a detached copy of
+  the embedded input (+ numbers); Adam, learning rate ``1e-3``, batch 32, 100 epochs.
 * network ``"attention"`` (attention chapter, "AE with Attention"): every categorical column
   a token of width 32, 28 learned value dimensions + 4 dimensions of a learned per-column
   shared embedding; one single-head scaled dot-product self-attention over the tokens; the
