@@ -125,7 +125,9 @@ def test_fixed_batch_order_fits_reproducibly(planted):
     kw = dict(network="ae", clustering="idec", epochs=3, cluster_epochs=2)
     a = ThesisClusterer(3, random_state=1, batch_order="fixed", **kw).fit(X)
     b = ThesisClusterer(3, random_state=1, batch_order="fixed", **kw).fit(X)
-    c = ThesisClusterer(3, random_state=1, **kw).fit(X)
+    c = ThesisClusterer(3, random_state=1, batch_order="reshuffle", **kw).fit(X)
+    d = ThesisClusterer(3, random_state=1, **kw).fit(X)  # the default is the thesis' order
+    assert d.pretrain_loss_ == a.pretrain_loss_
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.pretrain_loss_ == b.pretrain_loss_
     # the first epoch sees every row once in both orders, later epochs differ
@@ -281,10 +283,10 @@ def test_one_idec_chain_gives_the_dcn_and_dec_cells(planted):
     X, _ = planted
     kw = dict(network="ae", epochs=3, cluster_epochs=2, random_state=4)
     chain = ThesisClusterer(3, clustering="idec", **kw).fit(X)
-    assert sorted(chain.stage_labels_) == ["dcn", "dec", "idec"]
+    assert sorted(chain.stage_labels_) == ["dcn", "dec", "idec", "kmeans"]
     np.testing.assert_array_equal(chain.stage_labels_["idec"], chain.labels_)
-    for stage in ("dcn", "dec"):
+    for stage in ("kmeans", "dcn", "dec"):
         alone = ThesisClusterer(3, clustering=stage, **kw).fit(X)
         np.testing.assert_array_equal(chain.stage_labels_[stage], alone.labels_)
         assert chain.cluster_loss_[:len(alone.cluster_loss_)] == alone.cluster_loss_
-    assert ThesisClusterer(3, epochs=1, random_state=0).fit(X).stage_labels_ == {}
+        assert chain.pretrain_loss_ == alone.pretrain_loss_

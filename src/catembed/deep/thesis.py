@@ -154,15 +154,14 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         target of all rows renewed every epoch, KL divergence, DCN's assignments kept per
         row with counts from the k-means sizes, labels the nearest centre; 100 epochs at
         ``learning_rate``, ``dcn_lambda=1``).
-    batch_order : {"reshuffle", "fixed"}, default="reshuffle"
-        ``"reshuffle"``: the rows are reshuffled every epoch and every mini-batch holds
-        ``batch_size`` rows (the usual practice, and this class' behaviour before the option
-        existed). ``"fixed"``: the rows are shuffled once (from the restart's seed) and the
-        same consecutive mini-batches are used every epoch, the last one short: what the
-        thesis' code does (``DataLoader(dataset, batch_size=32)``, PyTorch's default
-        ``shuffle=False``, over a table shuffled once in ``load_datasets.py``; the thesis'
-        text does not say). The summary in the shared folder does not give the batch order,
-        so the default stays ``"reshuffle"``; docs/deep.md compares the two.
+    batch_order : {"fixed", "reshuffle"}, default="fixed"
+        ``"fixed"``: the rows are shuffled once (from the restart's seed) and the same
+        consecutive mini-batches are used every epoch, the last one short, as the thesis'
+        code trains (``DataLoader(dataset, batch_size=32)``, PyTorch's default
+        ``shuffle=False``, over a table shuffled once in its ``load_datasets.py``; the
+        thesis' text does not say). ``"reshuffle"``: the rows are reshuffled every epoch and
+        every mini-batch holds ``batch_size`` rows (the usual practice, and this class'
+        behaviour before 24 November 2026).
     device : str, default="cpu"
     random_state : int, RandomState or None
         Seeds the weights, the batch order and k-means; an integer gives the same labels.
@@ -191,10 +190,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     fallback_ : bool
         True when every restart was degenerate and ``labels_`` is the reference partition.
     stage_labels_ : dict
-        With the thesis' protocols, the labels after each clustering stage of the kept
-        restart (k-means of the latent vectors then; before the guard), by stage name: the
-        ``"idec"`` chain gives the thesis' DCN, DEC and IDEC cells of one network in one fit,
-        as its notebook computes them. Empty otherwise.
+        The labels after each stage of the kept restart (k-means of the latent vectors
+        then; before the guard), by stage name: ``"kmeans"`` after the pretraining and, with
+        the thesis' protocols, each clustering stage run; the ``"idec"`` chain gives the
+        thesis' k-means, DCN, DEC and IDEC cells of one network in one fit, as its notebook
+        computes them.
     restart_diagnoses_ : list of dict
         :func:`catembed.deep._guard.diagnose` of every restart.
     restart_agreement_ : ndarray
@@ -213,7 +213,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                  categorical_features: Any = "auto", value_init: Any = "random",
                  n_init: int = 1,
                  restart_criterion: str = "agreement", guard: bool = True,
-                 cluster_protocol: str = "thesis", batch_order: str = "reshuffle",
+                 cluster_protocol: str = "thesis", batch_order: str = "fixed",
                  device: str = "cpu", random_state: Any = None,
                  n_threads: int | None = 1) -> None:
         self.n_clusters = n_clusters
@@ -388,6 +388,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             batches = order(n, min(int(self.batch_size), n), np.random.RandomState(seed))
             pretrain = self._pretrain(torch, model, codes, nums, batches)
             labels = self._kmeans(torch, model, codes, nums, seed)
+            self._stage_labels = {"kmeans": labels}
             self.cluster_loss_: list[float] = []
             if self.clustering != "kmeans" and self._stage_epochs() > 0:
                 if self.cluster_protocol == "catembed":
@@ -509,7 +510,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         stages = THESIS_CHAIN[self.clustering] if self.cluster_protocol == "thesis" \
             else (self.clustering,)
         self.cluster_loss_ = []
-        self._stage_labels: dict[str, np.ndarray] = {}
         n, bs = len(codes), min(int(self.batch_size), len(codes))
         for i, kind in enumerate(stages):
             if i:  # the next stage's centres: k-means on the latent vectors as they are now
