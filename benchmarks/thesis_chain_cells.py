@@ -51,12 +51,13 @@ def chain_labels(X: pd.DataFrame, n_clusters: int, *, random_state: int, network
                  stage: str, **params: object) -> np.ndarray:
     """The labels of ``stage`` (guarded as a fit of that stage alone would be)."""
     from catembed.deep._guard import choose_restart
+    from catembed.deep._thesis_stages import stage_epochs
 
     est = _chain(X, int(n_clusters), int(random_state), network, params)
     labels = est.stage_labels_[stage]
     if est.reference_ is None:
         return labels
-    epochs = est._stage_epochs()
+    epochs = stage_epochs(est)
     if stage == "kmeans":  # the objective of a k-means fit: its last pretraining epoch
         objective = est.pretrain_loss_[-1] if est.pretrain_loss_ else np.nan
     else:

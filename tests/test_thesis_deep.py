@@ -192,10 +192,10 @@ def test_codes_held_compactly(planted):
 
 
 def test_kmeans_on_a_sample_of_a_larger_table(planted, monkeypatch):
-    import catembed.deep.thesis as thesis
+    import catembed.deep._thesis_stages as stages
 
     X, _ = planted
-    monkeypatch.setattr(thesis, "KMEANS_SAMPLE", 50)
+    monkeypatch.setattr(stages, "KMEANS_SAMPLE", 50)
     est = ThesisClusterer(3, epochs=2, random_state=0).fit(X)
     assert len(est.labels_) == len(X) > 50
     if not est.fallback_:  # every row at its nearest centre
@@ -245,16 +245,22 @@ def test_single_stage_protocols(protocol, clustering, planted):
     np.testing.assert_array_equal(est.predict(X), est.labels_)
 
 
+def _settings(est):
+    from catembed.deep._thesis_stages import dcn_lambda, stage_epochs, stage_lr
+
+    return stage_epochs(est), stage_lr(est), dcn_lambda(est)
+
+
 def test_cluster_protocol_defaults():
     """The thesis' code's settings (ClustPy's defaults as its notebook leaves them) unless
     given; the older rules with ``cluster_protocol="catembed"``."""
     est = ThesisClusterer(2)
     assert est.cluster_epochs is None and est.dcn_lambda is None
-    assert (est._stage_epochs(), est._stage_lr(), est._dcn_lambda()) == (150, 1e-4, 0.05)
+    assert _settings(est) == (150, 1e-4, 0.05)
     old = ThesisClusterer(2, cluster_protocol="catembed")
-    assert (old._stage_epochs(), old._stage_lr(), old._dcn_lambda()) == (100, 1e-3, 1.0)
+    assert _settings(old) == (100, 1e-3, 1.0)
     given = ThesisClusterer(2, cluster_epochs=7, cluster_learning_rate=0.5, dcn_lambda=2.0)
-    assert (given._stage_epochs(), given._stage_lr(), given._dcn_lambda()) == (7, 0.5, 2.0)
+    assert _settings(given) == (7, 0.5, 2.0)
     with pytest.raises(CatEmbedError, match="cluster_protocol"):
         ThesisClusterer(2, cluster_protocol="clustpy").fit(pd.DataFrame({"a": list("xyxy")}))
 

@@ -59,18 +59,16 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
 from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
+from . import _thesis_stages as _st
 from ._batches import _Batches, _FixedBatches
 from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
-from ._objectives import KMEANS_SAMPLE
 from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["BATCH_ORDERS", "CLUSTER_PROTOCOLS", "CLUSTERINGS", "NETWORKS", "ThesisClusterer",
@@ -79,11 +77,7 @@ __all__ = ["BATCH_ORDERS", "CLUSTER_PROTOCOLS", "CLUSTERINGS", "NETWORKS", "Thes
 NETWORKS = ("ae", "attention", "transformer", "ft-transformer")
 CLUSTERINGS = ("kmeans", "dec", "idec", "dcn")
 BATCH_ORDERS = ("reshuffle", "fixed")
-CLUSTER_PROTOCOLS = ("thesis", "thesis-single", "catembed")
-#: the thesis' clustering-stage settings (ClustPy's DEC / IDEC / DCN defaults as its code uses them)
-THESIS_CLUSTER_EPOCHS, THESIS_CLUSTER_LR, THESIS_DCN_LAMBDA, THESIS_DCN_COUNT = 150, 1e-4, 0.05, 100
-#: the stages the thesis' notebook runs, on one network, for each cell
-THESIS_CHAIN = {"dcn": ("dcn",), "dec": ("dcn", "dec"), "idec": ("dcn", "dec", "idec")}
+CLUSTER_PROTOCOLS, THESIS_CHAIN = _st.CLUSTER_PROTOCOLS, _st.THESIS_CHAIN
 
 
 class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -386,15 +380,15 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             n = len(codes_np)
             order = _FixedBatches if self.batch_order == "fixed" else _Batches
             batches = order(n, min(int(self.batch_size), n), np.random.RandomState(seed))
-            pretrain = self._pretrain(torch, model, codes, nums, batches)
-            labels = self._kmeans(torch, model, codes, nums, seed)
+            pretrain = _st.pretrain(self, torch, model, codes, nums, batches)
+            labels = _st.kmeans(self, torch, model, codes, nums, seed)
             self._stage_labels = {"kmeans": labels}
             self.cluster_loss_: list[float] = []
-            if self.clustering != "kmeans" and self._stage_epochs() > 0:
+            if self.clustering != "kmeans" and _st.stage_epochs(self) > 0:
                 if self.cluster_protocol == "catembed":
-                    labels = self._cluster(torch, model, codes, nums, batches, labels)
+                    labels = _st.cluster_catembed(self, torch, model, codes, nums, batches, labels)
                 else:
-                    labels = self._cluster_thesis(torch, model, codes, nums, batches, seed)
+                    labels = _st.cluster_thesis(self, torch, model, codes, nums, batches, seed)
         cluster = self.cluster_loss_
         stage_labels = self.__dict__.pop("_stage_labels", {})
         history = cluster or pretrain
@@ -415,199 +409,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             codes[s:s + 65_536] -= offsets[None, :]
         return codes, nums
 
-    @staticmethod
-    def _take(codes: Any, nums: Any, idx: Any) -> tuple[Any, Any]:
-        """The rows ``idx`` of the compact table, value ids widened to ``int64``."""
-        return codes[idx].long(), nums[idx]
-
-    @staticmethod
-    def _adam(torch: Any, params: Any, lr: float) -> Any:
-        """Adam (lr as given, PyTorch's defaults otherwise), the fused kernel where this
-        PyTorch has it: the same update in one kernel per step instead of a loop over the
-        parameters (batch 32 makes the optimiser's per-parameter overhead a large part of
-        a step on a CPU)."""
-        params = list(params)
-        try:
-            return torch.optim.Adam(params, lr=lr, fused=True)
-        except (RuntimeError, TypeError, ValueError):  # pragma: no cover - old torch
-            return torch.optim.Adam(params, lr=lr)
-
-    def _epoch(self, n: int) -> int:
-        return -(-n // min(int(self.batch_size), n))
-
-    def _pretrain(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any
-                  ) -> list[float]:
-        opt = self._adam(torch, model.parameters(), float(self.learning_rate))
-        history = []
-        model.train()
-        for _ in range(int(self.epochs)):
-            total = 0.0
-            steps = self._epoch(len(codes))
-            for _ in range(steps):
-                idx = torch.as_tensor(batches.next(), device=codes.device)
-                _, rec, target = model(*self._take(codes, nums, idx))
-                loss = torch.nn.functional.mse_loss(rec, target)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                total += float(loss.detach())
-            history.append(total / steps)
-        return history
-
-    def _latent(self, torch: Any, model: Any, codes: Any, nums: Any) -> Any:
-        model.eval()
-        with torch.no_grad():
-            return torch.cat([model.embed(codes[s:s + 4096].long(), nums[s:s + 4096])
-                              for s in range(0, len(codes), 4096)])
-
-    def _kmeans(self, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -> np.ndarray:
-        """k-means (``n_init=10``) on the latent vectors of every row, or of a uniform
-        sample of :data:`~catembed.deep._objectives.KMEANS_SAMPLE` rows on larger tables
-        (then every row goes to its nearest centre): the latent vectors are never held for
-        more than that many rows."""
-        from ._thesis_nets import nearest_centre
-
-        n = len(codes)
-        rows = None
-        if n > KMEANS_SAMPLE:
-            rows = torch.as_tensor(np.sort(sample_without_replacement(
-                n, KMEANS_SAMPLE, random_state=seed)), device=codes.device)
-        sub = (codes, nums) if rows is None else (codes[rows], nums[rows])
-        z = self._latent(torch, model, *sub).cpu().numpy().astype(np.float64)
-        km = KMeans(int(self.n_clusters), n_init=10, random_state=seed).fit(z)
-        del z, sub
-        with torch.no_grad():
-            model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-        return km.labels_ if rows is None else nearest_centre(model, codes, nums)
-
-    def _stage_epochs(self) -> int:
-        if self.cluster_epochs is not None:
-            return int(self.cluster_epochs)
-        return 100 if self.cluster_protocol == "catembed" else THESIS_CLUSTER_EPOCHS
-
-    def _stage_lr(self) -> float:
-        if self.cluster_learning_rate is not None:
-            return float(self.cluster_learning_rate)
-        return float(self.learning_rate) if self.cluster_protocol == "catembed" \
-            else THESIS_CLUSTER_LR
-
-    def _dcn_lambda(self) -> float:
-        if self.dcn_lambda is not None:
-            return float(self.dcn_lambda)
-        return 1.0 if self.cluster_protocol == "catembed" else THESIS_DCN_LAMBDA
-
-    def _cluster_thesis(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
-                        seed: int) -> np.ndarray:
-        """The DEC / IDEC / DCN stages as the thesis' code runs them (``cluster_protocol``
-        ``"thesis"`` / ``"thesis-single"``): each stage starts from k-means on the current
-        latent vectors (the centres; the pretrained one was run by :meth:`_kmeans`) and
-        the result is k-means on the latent vectors after the last stage. DEC / IDEC: Xie
-        et al. (2016) Eq. 1-3 with ``f`` over the batch; DCN: Yang et al. (2017) Eq. 5 with
-        the nearest centre and Algorithm 1's centroid step (counts starting at 100)."""
-        from ._thesis_nets import dcn_centroid_step, dec_batch_loss
-
-        F = torch.nn.functional  # noqa: N806
-        stages = THESIS_CHAIN[self.clustering] if self.cluster_protocol == "thesis" \
-            else (self.clustering,)
-        self.cluster_loss_ = []
-        n, bs = len(codes), min(int(self.batch_size), len(codes))
-        for i, kind in enumerate(stages):
-            if i:  # the next stage's centres: k-means on the latent vectors as they are now
-                # (its labels are the previous stage's result, as in the thesis' notebook)
-                self._stage_labels[stages[i - 1]] = self._kmeans(torch, model, codes, nums,
-                                                                 seed)
-            if kind == "dcn":  # DCN's centroids follow their own rule, not Adam
-                params = [p for name, p in model.named_parameters() if name != "centers"]
-                counts = torch.full((int(self.n_clusters),), float(THESIS_DCN_COUNT),
-                                    device=codes.device)
-            else:
-                params = list(model.parameters())
-            opt = self._adam(torch, params, self._stage_lr())
-            for _ in range(self._stage_epochs()):
-                model.train()
-                total, steps = 0.0, self._epoch(n)
-                for _ in range(steps):
-                    idx = torch.as_tensor(batches.next(), device=codes.device)
-                    z, rec, target = model(*self._take(codes, nums, idx))
-                    if kind == "dcn":
-                        dist = torch.cdist(z, model.centers.detach()).pow(2)
-                        loss = F.mse_loss(rec, target) + self._dcn_lambda() / 2 * (
-                            dist.min(dim=1).values.mean())
-                    else:
-                        loss = dec_batch_loss(model.soft_assign(z))
-                        if kind == "idec":
-                            loss = F.mse_loss(rec, target) + float(self.gamma) * loss
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    total += float(loss.detach())
-                self.cluster_loss_.append(total / steps)
-                if kind == "dcn":  # assignments and centroids, batch by batch in row order
-                    model.eval()
-                    with torch.no_grad():
-                        for s in range(0, n, bs):
-                            zb = model.embed(*self._take(codes, nums, slice(s, s + bs)))
-                            near = torch.cdist(zb, model.centers).argmin(dim=1)
-                            counts = dcn_centroid_step(model.centers, counts, zb, near)
-        self._stage_labels[stages[-1]] = labels = self._kmeans(torch, model, codes, nums, seed)
-        return labels
-
-    def _cluster(self, torch: Any, model: Any, codes: Any, nums: Any, batches: Any,
-                 labels: np.ndarray) -> np.ndarray:
-        """The DEC / IDEC / DCN stage with ``cluster_protocol="catembed"``; returns the final
-        labels."""
-        from ._nets import target_distribution
-        from ._thesis_nets import dcn_centroid_step, nearest_centre
-
-        F = torch.nn.functional  # noqa: N806
-        kind = self.clustering
-        dev = codes.device
-        if kind == "dec":  # DEC fine-tunes the encoder (and the centres) only
-            params = [p for name, p in model.named_parameters()
-                      if not name.startswith("decoder.")]
-        elif kind == "idec":
-            params = list(model.parameters())
-        else:  # DCN: the centroids are updated by its own rule, not by Adam
-            params = [p for name, p in model.named_parameters() if name != "centers"]
-        opt = self._adam(torch, params, self._stage_lr())
-        assign = torch.as_tensor(labels, dtype=torch.int64, device=dev)
-        counts = torch.bincount(assign, minlength=int(self.n_clusters)).to(torch.float32)
-        for _ in range(self._stage_epochs()):
-            if kind in ("dec", "idec"):  # the target P, renewed every epoch
-                with torch.no_grad():
-                    p_all = target_distribution(
-                        model.soft_assign(self._latent(torch, model, codes, nums)))
-            model.train()
-            total, steps = 0.0, self._epoch(len(codes))
-            for _ in range(steps):
-                idx = torch.as_tensor(batches.next(), device=dev)
-                batch = self._take(codes, nums, idx)
-                z, rec, target = model(*batch)
-                if kind in ("dec", "idec"):
-                    q = model.soft_assign(z)
-                    loss = F.kl_div(q.log(), p_all[idx], reduction="batchmean")
-                    if kind == "idec":
-                        loss = F.mse_loss(rec, target) + float(self.gamma) * loss
-                else:
-                    # (1) network step with the assignments and centroids fixed
-                    mu = model.centers.detach()[assign[idx]]
-                    loss = F.mse_loss(rec, target) + self._dcn_lambda() / 2 * (
-                        (z - mu).pow(2).sum(dim=1).mean())
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                total += float(loss.detach())
-                if kind == "dcn":
-                    with torch.no_grad():
-                        # (2) assignments of the batch to the nearest centroid, (3) DCN
-                        # Algorithm 1's centroid steps 1 / count (dcn_centroid_step)
-                        zb = model.embed(*batch)
-                        near = torch.cdist(zb, model.centers).argmin(dim=1)
-                        assign[idx] = near
-                        counts = dcn_centroid_step(model.centers, counts, zb, near)
-            self.cluster_loss_.append(total / steps)
-        return nearest_centre(model, codes, nums)
-
     # ------------------------------------------------------------------ inference
     def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
         check_is_fitted(self, "model_")
@@ -620,7 +421,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         """The latent vectors ``(n_samples, n_components_)`` of the rows of ``X``."""
         torch, codes, nums = self._tensors(X)
         with _deterministic(torch, self.n_threads, False):
-            return self._latent(torch, self.model_, codes, nums).numpy().astype(np.float64)
+            return _st.latent(self, torch, self.model_, codes, nums).numpy().astype(np.float64)
 
     def predict(self, X: Any) -> np.ndarray:
         """The nearest cluster centre of every row (for DEC / IDEC also the most probable
