@@ -69,6 +69,46 @@ def test_table_writer_renames_only_on_success(tmp_path):
     assert list(tmp_path.iterdir()) == [out]
 
 
+def test_a_write_after_the_block_ended_creates_nothing(tmp_path):
+    """A write that a signal orphaned (its helper thread started while the main thread was
+    interrupted, so nobody waited for it) came after __exit__ had removed the temporary file
+    and created it again: a CI run of the SIGHUP test found one 200-row block left."""
+    out = tmp_path / "o.csv"
+    with pytest.raises(KeyboardInterrupt), cio.TableWriter(out) as w:
+        raise KeyboardInterrupt
+    with pytest.raises(ValueError, match="block has ended"):
+        w.write(pd.DataFrame({"x": [1.0]}))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("use", ["atomic_output", "TableWriter"])
+def test_a_signal_just_after_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeypatch,
+                                                                       use):
+    """The temporary name is kept before the file exists, so an interrupt between making
+    the file and keeping its name (possible with tempfile.mkstemp) removes it too."""
+    from catembed.io import _paths, _writers
+
+    made = _paths._reserve
+
+    def reserve_then_interrupt(tmp):
+        made(tmp)
+        if ".tmp" in tmp.name:  # not the folder's write probe of check_output_path
+            raise KeyboardInterrupt
+        return True
+
+    monkeypatch.setattr(_paths, "_reserve", reserve_then_interrupt)
+    monkeypatch.setattr(_writers, "_reserve", reserve_then_interrupt)
+    out = tmp_path / "o.csv"
+    with pytest.raises(KeyboardInterrupt):
+        if use == "atomic_output":
+            with cio.atomic_output(out):
+                pass
+        else:
+            with cio.TableWriter(out):
+                pass
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_check_not_input_sees_links(tmp_path):
     src = tmp_path / "in.csv"
     src.write_text("a\nx\n")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -93,12 +93,19 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     parent = path.parent
     if not parent.is_dir():
         raise CatEmbedError(f"{flag}: the folder {parent} does not exist; create it first.")
+    probe = None
     try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
+        while True:  # a probe file in the folder, removed at once
+            probe = parent / f".{path.name}.{secrets.token_hex(5)}.probe"
+            if _reserve(probe):
+                break
     except OSError as exc:
         raise CatEmbedError(f"{flag}: cannot write in the folder {parent} "
                             f"({exc.strerror or exc}).") from None
+    finally:
+        if probe is not None:
+            with contextlib.suppress(OSError):
+                probe.unlink()
     if path.exists() and not os.access(path, os.W_OK):
         raise CatEmbedError(f"{flag} {path} exists and is read-only; give another name or "
                             "make it writable.")
@@ -117,10 +124,24 @@ def output_mode(path: str | os.PathLike) -> int:
 
 
 def _temp_name(path: Path) -> Path:
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-                                + path.suffix)
+    """A free temporary name in ``path``'s folder (``.NAME.RANDOM.tmpSUFFIX``); not created."""
+    return path.parent / f".{path.name}.{secrets.token_hex(5)}.tmp{path.suffix}"
+
+
+def _reserve(tmp: Path) -> bool:
+    """Create the empty file ``tmp`` (``0o600``, never through a link); False if it exists.
+
+    Callers record ``tmp`` *before* calling this, so that a signal (SIGTERM, Ctrl-C) that
+    ends the program at any moment finds the name to remove (with :func:`tempfile.mkstemp`
+    the file existed for a moment before its name was kept anywhere)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(tmp, flags, 0o600)
+    except FileExistsError:
+        return False
     os.close(fd)
-    return Path(name)
+    return True
 
 
 def _publish(tmp: Path, target: Path, mode: int) -> None:
@@ -135,13 +156,18 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     ``path``, on any exception (Ctrl-C included) remove it, leaving ``path`` untouched."""
     target = Path(path)
     mode = output_mode(target)
-    tmp = _temp_name(target)
+    tmp: Path | None = None
     try:
+        while True:
+            tmp = _temp_name(target)
+            if _reserve(tmp):
+                break
         yield tmp
         _publish(tmp, target, mode)
     except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         raise
 
 

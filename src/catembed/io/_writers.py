@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
-from ._paths import _publish, _sep, _temp_name, check_output_path, output_mode, table_format
+from ._paths import (
+    _publish,
+    _reserve,
+    _sep,
+    _temp_name,
+    check_output_path,
+    output_mode,
+    table_format,
+)
 
 __all__ = ["TableWriter"]
 
@@ -41,16 +50,37 @@ class TableWriter:
         self._tmp: Path | None = None
         self._mode = 0o644
         self.rows = 0
+        # write() may run in a helper thread; one that a signal orphaned (its thread started
+        # while the main thread's submit was interrupted, so nobody waits for it) must not
+        # create the temporary file again after __exit__ removed it
+        self._lock = threading.Lock()
+        self._closed = False
 
     def __enter__(self) -> TableWriter:
         if self.path is not None:
             check_output_path(self.path)
             self._mode = output_mode(self.path)
-            self._tmp = _temp_name(self.path)
+            try:  # the name is kept before the file exists (see _reserve)
+                while True:
+                    self._tmp = _temp_name(self.path)
+                    if _reserve(self._tmp):
+                        break
+            except BaseException:  # __exit__ is not called when __enter__ raises
+                if self._tmp is not None:
+                    with contextlib.suppress(OSError):
+                        self._tmp.unlink()
+                self._tmp = None
+                raise
         return self
 
     def write(self, df: Any) -> None:
         """Append one chunk (a DataFrame, or a ``pyarrow.Table`` written as it is)."""
+        with self._lock:
+            if self._closed:
+                raise ValueError("write to a TableWriter whose block has ended")
+            self._write(df)
+
+    def _write(self, df: Any) -> None:
         import sys
 
         import pyarrow as pa
@@ -99,6 +129,11 @@ class TableWriter:
         self._csv_writer.write_table(table)
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        with self._lock:
+            self._closed = True
+            self._finish(exc_type)
+
+    def _finish(self, exc_type: Any) -> None:
         try:
             if self._parquet_writer is not None:
                 self._parquet_writer.close()
