@@ -14,10 +14,11 @@ that stage alone (``choose_restart`` with that stage's last-epoch loss). The num
 the separate columns' (``test_one_idec_chain_gives_the_dcn_and_dec_cells`` in
 ``tests/test_thesis_deep.py`` checks the labels; a bench check is in docs/deep.md).
 
-Usage (the arguments after the networks go to ``catembed bench``)::
+Usage (the arguments after the networks go to ``catembed bench``, except ``--device``,
+the fits' torch device, default ``cpu``)::
 
     python benchmarks/thesis_chain_cells.py ae,attention --datasets heart_cleveland \
-        --runs 5 --seed 0 --json
+        --runs 5 --seed 0 --json [--device cuda]
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def main(argv: list[str]) -> int:
     from catembed.evaluation.methods import register_method
 
     networks, rest = argv[0].split(","), argv[1:]
+    device = "cpu"
+    if "--device" in rest:  # ours, not catembed bench's: the fits' torch device
+        i = rest.index("--device")
+        device, rest = rest[i + 1], rest[:i] + rest[i + 2:]
     src = Path(__file__).resolve().parents[1] / "src/catembed/evaluation/tables"
     table = json.loads((src / "thesis-final-nmi.json").read_text(encoding="utf-8"))
     columns = []
@@ -79,7 +84,8 @@ def main(argv: list[str]) -> int:
         for stage in STAGES:
             name = f"chain-{net}-{stage}"
             register_method(name, labels=chain_labels, random=True,
-                            params={"network": net, "stage": stage},
+                            params={"network": net, "stage": stage,
+                                    **({} if device == "cpu" else {"device": device})},
                             description=f"the thesis' {stage} cell of {net}, from one chain")
             label = NETWORKS[net] if stage == "kmeans" else f"{stage.upper()} {NETWORKS[net]}"
             columns.append({"label": label, "method": name})
