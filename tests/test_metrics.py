@@ -9,6 +9,7 @@ import pytest
 from catembed import CatEmbedError, ValueStatistics
 from catembed.metrics import (
     ari,
+    ari_codes,
     clustering_scores,
     f_score,
     fci,
@@ -115,3 +116,24 @@ def test_scores_accept_string_and_numpy_labels():
     y = np.array(["b", "a", "b", "a"])
     p = np.array([3, 4, 3, 4])
     assert f_score(y, p) == 1.0 and matched_accuracy(y, p) == 1.0
+
+
+def test_ari_codes_by_hand_and_equal_to_sklearn():
+    from sklearn.metrics import adjusted_rand_score
+
+    # a = {0,1},{2,3}, b = {0,1,2},{3}: pairs together in a 2, in b 3, in both 1 of 6;
+    # ARI = (1 - 2*3/6) / ((2+3)/2 - 2*3/6) = 0 / 1.5 = 0
+    assert ari_codes(np.array([0, 0, 1, 1]), np.array([0, 0, 0, 1])) == 0.0
+    assert ari_codes(np.array([0, 0, 0]), np.array([1, 1, 1])) == 1.0  # one cluster each
+    assert ari_codes(np.array([0, 1, 2]), np.array([2, 0, 1])) == 1.0  # singletons
+    rng = np.random.default_rng(0)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8):
+        a = rng.integers(0, 4, 3001).astype(dtype)
+        b = np.where(rng.random(3001) < 0.6, a, rng.integers(0, 6, 3001)).astype(dtype)
+        # exact, also when the table is counted in chunks smaller than the input
+        assert ari_codes(a, b, chunk=97) == adjusted_rand_score(a, b)
+    # not non-negative integers: scikit-learn's own
+    assert ari_codes(np.array([-1, -1, 2]), np.array([0, 0, 1])) == 1.0
+    assert ari_codes(np.array(["x", "y", "y"]), np.array([1, 0, 0])) == 1.0
+    with pytest.raises(CatEmbedError, match="labels"):
+        ari_codes(np.array([0, 1]), np.array([0]))

@@ -25,6 +25,7 @@ from .stats import ValueStatistics
 
 __all__ = [
     "ari",
+    "ari_codes",
     "clustering_scores",
     "F_SCORES",
     "f_score",
@@ -176,6 +177,38 @@ def ari(labels_true: Any, labels_pred: Any) -> float:
     chance."""
     y, p = _as_labels(labels_true, labels_pred)
     return float(adjusted_rand_score(y, p))
+
+
+def ari_codes(a: np.ndarray, b: np.ndarray, chunk: int = 1 << 16) -> float:
+    """Adjusted Rand index of two partitions given as non-negative integer codes (cluster
+    ids), equal to scikit-learn's :func:`~sklearn.metrics.adjusted_rand_score` (its
+    pair-confusion form, Hubert and Arabie 1985) but counted chunk by chunk: the
+    ``(k_a, k_b)`` contingency table is summed from ``np.bincount`` over ``chunk`` rows at a
+    time, so no per-row copy of the labels (scikit-learn's ``np.unique`` sorts copies and
+    makes ``int64`` inverses of both) is made. Labels that are not non-negative integers go to
+    scikit-learn."""
+    a, b = np.asarray(a), np.asarray(b)
+    if len(a) != len(b):
+        raise CatEmbedError(f"ari_codes: {len(a)} labels against {len(b)}.")
+    if (a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not len(a)
+            or int(a.min()) < 0 or int(b.min()) < 0):
+        return float(adjusted_rand_score(a, b))
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    table = np.zeros(ka * kb, dtype=np.int64)
+    for s in range(0, len(a), chunk):
+        table += np.bincount(a[s:s + chunk].astype(np.int64) * kb + b[s:s + chunk],
+                             minlength=ka * kb)
+    table = table.reshape(ka, kb)
+    n = len(a)
+    squares = int((table * table).sum())
+    n_a, n_b = table.sum(axis=1), table.sum(axis=0)
+    tp = squares - n
+    fp = int(table.dot(n_b).sum()) - squares
+    fn = int(table.T.dot(n_a).sum()) - squares
+    tn = n * n - fp - fn - squares
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
 
 
 def clustering_scores(labels_true: Any, labels_pred: Any, f_definition: str = "hungarian"

@@ -51,6 +51,7 @@ from .._validation import (
     is_dask_collection,
     select_categorical,
 )
+from ..metrics import ari_codes
 from ..stats import ValueStatistics, encode, factorize
 from . import _consensus_state as _state
 
@@ -116,33 +117,13 @@ def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int = 262144) -> np.ndar
     return out
 
 
-def _ari(a: np.ndarray, b: np.ndarray) -> float:
-    """Adjusted Rand index of two partitions given as small non-negative ints (bincount)."""
-    ka, kb = int(a.max()) + 1, int(b.max()) + 1
-    table = np.bincount(a.astype(np.int64) * kb + b, minlength=ka * kb).astype(np.float64)
-    n = float(len(a))
-
-    def pairs(x: np.ndarray) -> float:
-        return float((x * (x - 1)).sum() / 2.0)
-
-    both = pairs(table)
-    ra = pairs(table.reshape(ka, kb).sum(axis=1))
-    rb = pairs(table.reshape(ka, kb).sum(axis=0))
-    total = n * (n - 1) / 2.0
-    expected = ra * rb / total if total else 0.0
-    top = (ra + rb) / 2.0
-    if top == expected:
-        return 1.0
-    return (both - expected) / (top - expected)
-
-
 def _stability(runs: list[np.ndarray], max_rows: int, rs: np.random.RandomState) -> float:
     """Mean pairwise ARI of a member's runs (on at most ``max_rows`` rows)."""
     if len(runs) < 2:
         return 1.0
     n = len(runs[0])
     rows = rs.choice(n, size=max_rows, replace=False) if n > max_rows else slice(None)
-    vals = [_ari(runs[a][rows], runs[b][rows])
+    vals = [ari_codes(runs[a][rows], runs[b][rows])
             for a in range(len(runs)) for b in range(a + 1, len(runs))]
     return float(np.mean(vals))
 
@@ -345,7 +326,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.cluster_centers_ = km.cluster_centers_
         self.labels_ = _nearest(U, self.cluster_centers_).astype(np.int64)
         self.member_agreement_ = np.array(
-            [np.mean([_ari(self.labels_, r) for r in runs])
+            [np.mean([ari_codes(self.labels_, r) for r in runs])
              for runs in runs_all])
 
     def _make_member(self, name: str, width: int, rs: np.random.RandomState) -> Any:

@@ -14,12 +14,24 @@ import numpy as np
 
 from . import _data
 
-__all__ = ["_Batches", "_FixedBatches", "_Rows", "forward_chunks", "label_dtype"]
+__all__ = ["_Batches", "_FixedBatches", "_Rows", "count_labels", "forward_chunks", "label_dtype"]
 
 
 def label_dtype(k: int) -> type:
     """The smallest integer type that holds ``k`` cluster labels."""
     return np.int16 if k < 2**15 else np.int32
+
+
+def count_labels(labels: np.ndarray, minlength: int = 0, chunk: int = 1 << 16) -> np.ndarray:
+    """``np.bincount(labels, minlength=minlength)`` counted ``chunk`` labels at a time
+    (``np.bincount`` widens its whole input to ``intp`` first: 8 bytes a row)."""
+    labels = np.asarray(labels)
+    size = max(int(minlength), int(labels.max()) + 1 if len(labels) else 0)
+    counts = np.zeros(size, dtype=np.int64)
+    for s in range(0, len(labels), chunk):
+        part = np.bincount(labels[s:s + chunk])
+        counts[:len(part)] += part
+    return counts
 
 
 class _Rows:

@@ -34,6 +34,38 @@ from ..stats import ValueStatistics, compute_statistics, encode, factorize
 CHUNK = 8192
 
 
+#: rows a pass of :func:`column_moments` reads at a time
+MOMENT_CHUNK = 1 << 16
+
+
+def column_moments(part: Any, n: int, step: int = MOMENT_CHUNK) -> tuple[float, float, int]:
+    """Mean, population standard deviation and count of the non-missing values of one
+    column of ``n`` rows, read ``step`` rows at a time (``part(start, stop)`` gives them as
+    a ``float64`` array, missing = NaN): two passes, the mean then the squared deviations,
+    so no full-length ``float64`` copy is made. With one chunk and no missing value the
+    figures are NumPy's ``mean`` and ``std`` of the column, bit for bit. ``(0.0, 1.0, 0)``
+    when every value is missing."""
+    total, count, gaps = 0.0, 0, False
+    for s in range(0, n, step):
+        x = part(s, s + step)
+        ok = ~np.isnan(x)
+        if ok.all():
+            total += x.sum()
+            count += len(x)
+        else:
+            gaps = True
+            total += np.where(ok, x, 0.0).sum()
+            count += int(ok.sum())
+    if count == 0:
+        return 0.0, 1.0, 0
+    mean = total / count
+    squares = 0.0
+    for s in range(0, n, step):
+        d = part(s, s + step) - mean
+        squares += np.square(np.where(np.isnan(d), 0.0, d) if gaps else d).sum()
+    return float(mean), float(np.sqrt(squares / count)), count
+
+
 @dataclass
 class MixedEncoding:
     """What :func:`fit_encoding` learned about a mixed table.
@@ -139,7 +171,8 @@ def fit_encoding(df: pd.DataFrame, categorical: list[str], numeric: list[str]) -
 
     The value statistics are counted chunk by chunk and merged exactly
     (:func:`catembed.stats.compute_statistics`); means and population standard deviations
-    are taken one column at a time, skipping missing numbers.
+    are taken one column at a time, skipping missing numbers, chunk by chunk
+    (:func:`column_moments`).
     """
     if categorical:
         stats = compute_statistics(chunks(df, 8 * CHUNK), columns=categorical)
@@ -150,10 +183,12 @@ def fit_encoding(df: pd.DataFrame, categorical: list[str], numeric: list[str]) -
     mean = np.zeros(len(numeric))
     scale = np.ones(len(numeric))
     for j, c in enumerate(numeric):
-        col = df[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        if np.isnan(col).all():
+        col = df[c]
+        m, sd, count = column_moments(
+            lambda s, e, col=col: col.iloc[s:e].to_numpy(dtype=np.float64, na_value=np.nan),
+            len(col))
+        if not count:
             continue
-        m, sd = np.nanmean(col), np.nanstd(col)
         mean[j] = m if np.isfinite(m) else 0.0
         scale[j] = sd if np.isfinite(sd) and sd > 0 else 1.0
     return MixedEncoding(list(categorical), list(numeric), stats, offsets[: len(sizes)],

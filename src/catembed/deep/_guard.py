@@ -41,10 +41,13 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 from sklearn.cluster import KMeans
-from sklearn.metrics import adjusted_rand_score
+from sklearn.utils.random import sample_without_replacement
 
 from .._params import check_option
 from .._validation import CatEmbedWarning
+from ..metrics import ari_codes
+from ._batches import count_labels, label_dtype
+from ._data import MOMENT_CHUNK, column_moments
 
 __all__ = [
     "COLLAPSE_RATIO",
@@ -84,13 +87,14 @@ def reference_state(codes: np.ndarray, nums: np.ndarray) -> dict[str, np.ndarray
     codes = np.asarray(codes).reshape(len(codes), -1)
     nums = np.asarray(nums).reshape(len(codes), -1)
     n = max(len(codes), 1)
-    counts = [np.bincount(np.asarray(codes[:, j], dtype=np.int64))
-              for j in range(codes.shape[1])]
+    step = MOMENT_CHUNK
+    counts = [count_labels(codes[:, j], chunk=step) for j in range(codes.shape[1])]
 
     def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        cols = [np.asarray(x[:, j], dtype=np.float64) for j in range(x.shape[1])]
-        mean = np.array([c.mean() if len(c) else 0.0 for c in cols], dtype=np.float64)
-        sd = np.array([c.std() if len(c) else 1.0 for c in cols], dtype=np.float64)
+        got = [column_moments(lambda s, e, j=j: x[s:e, j].astype(np.float64), len(x), step)
+               for j in range(x.shape[1])]
+        mean = np.array([g[0] for g in got], dtype=np.float64)
+        sd = np.array([g[1] for g in got], dtype=np.float64)
         return mean, np.where(sd > 0, sd, 1.0)
 
     code_mean, code_scale = moments(codes)
@@ -159,6 +163,7 @@ class Reference:
     Attributes
     ----------
     labels : ndarray of shape (n_samples,)
+        In the narrowest integer type that holds the clusters (``label_dtype``).
     state : dict
         :func:`reference_state` (for :meth:`predict`).
     space : str
@@ -201,27 +206,28 @@ def reference_partition(codes: np.ndarray, nums: np.ndarray, n_clusters: int,
     """
     n = len(codes)
     state = reference_state(codes, nums)
-    rows = (None if n <= REFERENCE_SAMPLE else
-            np.random.RandomState(seed).choice(n, REFERENCE_SAMPLE, replace=False))
+    rows = (None if n <= REFERENCE_SAMPLE else  # no n-long permutation behind the draw
+            np.sort(sample_without_replacement(n, REFERENCE_SAMPLE, random_state=seed)))
     sc, sn = (codes, nums) if rows is None else (codes[rows], nums[rows])
     fits = {space: KMeans(int(n_clusters), n_init=10, random_state=seed).fit(
         reference_input(sc, sn, state, space)) for space in REFERENCE_SPACES}
-    agreement = {a: float(np.mean([adjusted_rand_score(fits[a].labels_, fits[b].labels_)
+    agreement = {a: float(np.mean([ari_codes(fits[a].labels_, fits[b].labels_)
                                    for b in REFERENCE_SPACES if b != a]))
                  for a in REFERENCE_SPACES}
     space = max(REFERENCE_SPACES, key=lambda a: (agreement[a], -REFERENCE_SPACES.index(a)))
     km = fits[space]
-    ref = Reference(np.asarray(km.labels_, dtype=np.int64), state, space,
-                    km.cluster_centers_, agreement)
-    if rows is not None:
-        ref.labels = np.concatenate([ref.predict(codes[s:s + 8192], nums[s:s + 8192])
-                                     for s in range(0, n, 8192)]).astype(np.int64)
+    dtype = label_dtype(int(n_clusters))
+    ref = Reference(km.labels_.astype(dtype), state, space, km.cluster_centers_, agreement)
+    if rows is not None:  # every row's nearest centre, written chunk by chunk
+        ref.labels = np.empty(n, dtype=dtype)
+        for s in range(0, n, 8192):
+            ref.labels[s:s + 8192] = ref.predict(codes[s:s + 8192], nums[s:s + 8192])
     return ref
 
 
 def effective_clusters(labels: np.ndarray) -> float:
     """``exp`` of the entropy of the cluster sizes: ``k`` for equal clusters, 1 for one."""
-    counts = np.bincount(np.asarray(labels, dtype=np.int64))
+    counts = count_labels(labels)
     p = counts[counts > 0] / max(len(labels), 1)
     return float(np.exp(-(p * np.log(p)).sum()))
 
@@ -235,7 +241,7 @@ def diagnose(labels: np.ndarray, reference: np.ndarray) -> dict[str, Any]:
     """
     eff = effective_clusters(labels)
     eff_ref = effective_clusters(reference)
-    ari = float(adjusted_rand_score(reference, labels))
+    ari = float(ari_codes(reference, labels))
     reasons = []
     if eff < COLLAPSE_RATIO * eff_ref:
         reasons.append("collapse")
@@ -255,7 +261,7 @@ def agreement_scores(partitions: list[np.ndarray], reference: np.ndarray | None 
     if len(voters) < 2:
         return scores
     for i in range(r):
-        scores[i] = np.mean([adjusted_rand_score(partitions[i], voters[j])
+        scores[i] = np.mean([ari_codes(partitions[i], voters[j])
                              for j in range(len(voters)) if j != i])
     return scores
 

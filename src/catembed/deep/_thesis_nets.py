@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -269,23 +270,31 @@ def _chunks(codes: torch.Tensor, nums: torch.Tensor, size: int = 4096):
 
 def nearest_centre(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Tensor):
     """The nearest centre of every row's latent vector, streamed over chunks of rows (the
-    latent vectors of all rows are never held at once); an ``int64`` NumPy array."""
+    latent vectors of all rows are never held at once); a NumPy array of the narrowest
+    label type (:func:`~catembed.deep._batches.label_dtype`), written chunk by chunk."""
+    from ._batches import label_dtype
+
     model.eval()
+    out = np.empty(len(codes), dtype=label_dtype(int(model.centers.shape[0])))
     with torch.no_grad():
-        return torch.cat([torch.cdist(model.embed(c, x), model.centers).argmin(dim=1)
-                          for c, x in _chunks(codes, nums)]).cpu().numpy()
+        for s, (c, x) in enumerate(_chunks(codes, nums)):
+            near = torch.cdist(model.embed(c, x), model.centers).argmin(dim=1)
+            out[s * 4096:s * 4096 + len(near)] = near.cpu().numpy()
+    return out
 
 
 def latent_means(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Tensor,
                  labels: object, k: int) -> torch.Tensor:
     """The mean latent vector of every cluster of ``labels`` (an empty cluster: zero),
-    streamed over chunks of rows."""
+    streamed over chunks of rows (the labels widened one chunk at a time)."""
+    from ._batches import count_labels
+
     model.eval()
-    lab = torch.as_tensor(labels, dtype=torch.int64)
+    labels = np.asarray(labels)
     sums = torch.zeros(k, int(model.n_components), dtype=torch.float64)
     with torch.no_grad():
         for s, (c, x) in enumerate(_chunks(codes, nums)):
-            part = lab[s * 4096:(s + 1) * 4096].to(codes.device)
-            sums.index_add_(0, part.cpu(), model.embed(c, x).double().cpu())
-    counts = torch.bincount(lab, minlength=k).clamp(min=1).double()[:, None]
+            part = torch.as_tensor(labels[s * 4096:(s + 1) * 4096].astype(np.int64))
+            sums.index_add_(0, part, model.embed(c, x).double().cpu())
+    counts = torch.as_tensor(count_labels(labels, k)).clamp(min=1).double()[:, None]
     return (sums / counts).to(model.centers.dtype)

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
+from ._batches import label_dtype
 from ._objectives import KMEANS_SAMPLE
 
 CLUSTER_PROTOCOLS = ("thesis", "thesis-single", "catembed")
@@ -85,7 +86,8 @@ def kmeans(est: Any, torch: Any, model: Any, codes: Any, nums: Any, seed: int) -
     del z, sub
     with torch.no_grad():
         model.centers.copy_(torch.as_tensor(km.cluster_centers_, dtype=torch.float32))
-    return km.labels_ if rows is None else nearest_centre(model, codes, nums)
+    return (km.labels_.astype(label_dtype(int(est.n_clusters))) if rows is None
+            else nearest_centre(model, codes, nums))
 
 def stage_epochs(est: Any) -> int:
     if est.cluster_epochs is not None:

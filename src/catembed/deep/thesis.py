@@ -164,7 +164,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
+    labels_ : ndarray of shape (n_samples,), int32
     cluster_centers_ : ndarray of shape (n_clusters, n_components_)
     n_components_ : int
         Latent width.
@@ -358,7 +358,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                     self.model_, torch.as_tensor(codes_np), torch.as_tensor(nums_np), labels,
                     int(self.n_clusters)))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
-        self.labels_ = np.asarray(labels, dtype=np.int64)
+        self.labels_ = np.asarray(labels, dtype=np.int32)  # as KMeans' labels_
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
@@ -392,7 +392,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         cluster = self.cluster_loss_
         stage_labels = self.__dict__.pop("_stage_labels", {})
         history = cluster or pretrain
-        return {"model": model.cpu(), "labels": np.asarray(labels, dtype=np.int64),
+        return {"model": model.cpu(), "labels": labels,
                 "pretrain_loss": pretrain, "cluster_loss": cluster,
                 "stage_labels": stage_labels,
                 "objective": float(history[-1]) if history else float("nan")}
