@@ -7,13 +7,16 @@ batch 32, Adam 1e-3) unless ``--epochs`` / ``--cluster-epochs`` lower them for a
 Reported: the child's CPU seconds (user + sys, ``resource.getrusage``, all threads) of the fit,
 its wall seconds, peak RSS (``ru_maxrss``) and the growth of the peak during the fit over the
 RSS after a warm-up fit on 256 rows (so PyTorch's lazily imported modules fall before the
-baseline), and the load average before and after.
+baseline), and the load average before and after. ``--tracemalloc`` adds the peak of the
+allocations Python and NumPy make during the fit (``numpy_peak_mib``, under ``tracemalloc``:
+exact for arrays, blind to PyTorch's own allocator); its difference between two row counts
+divided by the rows added is the growth per row.
 
 ``--src DIR`` runs the child with ``DIR`` first on ``sys.path`` (e.g. an older checkout's
 ``src``), so old and new code can be interleaved in one session.
 
 Usage: ``python benchmarks/bench_thesis_adult.py --networks ae,attention --clustering kmeans
-[--epochs 100] [--rows 30162] [--src OLD/src,NEW/src]``
+[--epochs 100] [--rows 30162] [--src OLD/src,NEW/src] [--tracemalloc]``
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ def _cpu() -> float:
 
 
 def child(network: str, clustering: str, rows: int, epochs: int | None,
-          cluster_epochs: int | None) -> dict:
+          cluster_epochs: int | None, trace: bool = False) -> dict:
     """One fit in this process; returns its figures."""
     import gc
 
@@ -67,9 +70,17 @@ def child(network: str, clustering: str, rows: int, epochs: int | None,
     before = _rss_mib()
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load0 = os.getloadavg()[0]
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
     t0, c0 = time.perf_counter(), _cpu()
     model = ThesisClusterer(2, random_state=0, **kw).fit(X)
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    extra = {}
+    if trace:
+        extra["numpy_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
+        tracemalloc.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     import catembed
 
@@ -79,7 +90,8 @@ def child(network: str, clustering: str, rows: int, epochs: int | None,
             "cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "rss_before_mib": round(before, 1),
             "peak_mib": round(peak, 1), "growth_mib": round(peak - max(before, peak_before), 1),
             "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-            "fallback": bool(model.fallback_), "last_pretrain_loss": model.pretrain_loss_[-1]}
+            "fallback": bool(model.fallback_), "last_pretrain_loss": model.pretrain_loss_[-1],
+            **extra}
 
 
 def main() -> None:
@@ -91,10 +103,12 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=None, help="default: the class' (100)")
     ap.add_argument("--cluster-epochs", type=int, default=None)
     ap.add_argument("--src", default="", help="comma-separated src folders to interleave")
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="also report the peak of NumPy's allocations (slower)")
     args = ap.parse_args()
     if args.mode == "child":
         print(json.dumps(child(args.networks, args.clustering, int(args.rows), args.epochs,
-                               args.cluster_epochs)))
+                               args.cluster_epochs, args.tracemalloc)))
         return
     srcs = [s for s in args.src.split(",") if s] or [""]
     for network in args.networks.split(","):
@@ -109,6 +123,8 @@ def main() -> None:
                     cmd += ["--epochs", str(args.epochs)]
                 if args.cluster_epochs is not None:
                     cmd += ["--cluster-epochs", str(args.cluster_epochs)]
+                if args.tracemalloc:
+                    cmd += ["--tracemalloc"]
                 out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
                 print(out.stdout.strip().splitlines()[-1], flush=True)
 
