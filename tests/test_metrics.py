@@ -127,7 +127,7 @@ def test_ari_codes_by_hand_and_equal_to_sklearn():
     assert ari_codes(np.array([0, 0, 0]), np.array([1, 1, 1])) == 1.0  # one cluster each
     assert ari_codes(np.array([0, 1, 2]), np.array([2, 0, 1])) == 1.0  # singletons
     rng = np.random.default_rng(0)
-    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8):
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64):
         a = rng.integers(0, 4, 3001).astype(dtype)
         b = np.where(rng.random(3001) < 0.6, a, rng.integers(0, 6, 3001)).astype(dtype)
         # exact, also when the table is counted in chunks smaller than the input

@@ -196,8 +196,8 @@ def ari_codes(a: np.ndarray, b: np.ndarray, chunk: int = 1 << 16) -> float:
     ka, kb = int(a.max()) + 1, int(b.max()) + 1
     table = np.zeros(ka * kb, dtype=np.int64)
     for s in range(0, len(a), chunk):
-        table += np.bincount(a[s:s + chunk].astype(np.int64) * kb + b[s:s + chunk],
-                             minlength=ka * kb)
+        table += np.bincount(a[s:s + chunk].astype(np.int64) * kb
+                             + b[s:s + chunk].astype(np.int64), minlength=ka * kb)
     table = table.reshape(ka, kb)
     n = len(a)
     squares = int((table * table).sum())
