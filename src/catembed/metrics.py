@@ -6,7 +6,9 @@
   the clusters, weighted by class size (Larsen and Aone 1999; the ``Fmeasure.m`` style); and
   ``"pairwise"``, the F of the pairs of objects put together (Manning et al. 2008, 16.3);
 * :func:`matched_accuracy`: accuracy after the same matching;
-* :func:`nmi` (arithmetic normalisation) and :func:`ari`, from scikit-learn;
+* :func:`nmi` (arithmetic normalisation) and :func:`ari`, from scikit-learn, and
+  :func:`ari_codes`, the same adjusted Rand index of two integer label arrays counted
+  chunk by chunk (no per-row copy; the deep guard and ``Consensus`` use it);
 * :func:`clustering_scores`: all four at once;
 * the data factors :func:`fci` (CDE Eq. 7) and :func:`vci` (CDE Eq. 8).
 """
