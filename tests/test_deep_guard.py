@@ -278,3 +278,41 @@ def test_thesis_clusterer_labels_are_int32_and_the_reference_narrow():
     assert m.labels_.dtype == np.int32
     assert m.reference_.labels.dtype == np.int16
     assert all(v.dtype == np.int16 for v in m.stage_labels_.values())
+
+
+def test_coded_numbers_equal_the_float_numbers():
+    """Numbers with few distinct values are held as codes into their values: the rows they
+    give equal ``encode_compact``'s ``float32`` numbers (missing numbers too), and a column
+    with too many values leaves the numbers as floats."""
+    import pandas as pd
+
+    from catembed.deep import _data
+
+    df = pd.DataFrame({"a": [1.0, np.nan, 2.5, 0.0, 3.0, 1.0, 7.25],
+                       "b": [5, 5, 6, 7, 8, 9, 5],
+                       "k": list("xyxyxyz")})
+    enc = _data.fit_encoding(df, ["k"], ["a", "b"])
+    _, nums = _data.encode_compact(enc, df)
+    coded = _data.code_numbers(enc, df)
+    assert coded.codes.dtype == np.uint8 and coded.shape == (7, 2)
+    assert len(coded.values) == 6 + 5  # a: 1, 2.5, 0, 3, 7.25 and missing; b: 5 values
+    assert np.array_equal(coded[:], nums)
+    assert np.array_equal(coded[np.array([6, 1, 1])], nums[[6, 1, 1]])
+    assert np.array_equal(coded[2:5, 1], nums[2:5, 1])
+    assert np.array_equal(_data.encode_compact(enc, df, numbers=False)[1].shape, (7, 0))
+    wide = pd.DataFrame({"a": np.arange(40_000) / 7.0, "k": ["x", "y"] * 20_000})
+    assert _data.code_numbers(_data.fit_encoding(wide, ["k"], ["a"]), wide) is None
+    assert _data.code_numbers(_data.fit_encoding(df, ["k"], []), df[["k"]]) is None
+
+
+def test_thesis_clusterer_same_fit_with_coded_or_float_numbers(monkeypatch):
+    import catembed.deep._data as data
+
+    X, _ = planted()
+    X = X.assign(num=np.round(np.random.RandomState(0).normal(size=len(X)), 1))
+    coded = ThesisClusterer(3, network="ft-transformer", random_state=0, **TKW).fit(X)
+    monkeypatch.setattr(data, "NUMBER_CODES_MAX", 0)  # every table keeps float numbers
+    floats = ThesisClusterer(3, network="ft-transformer", random_state=0, **TKW).fit(X)
+    assert np.array_equal(coded.labels_, floats.labels_)
+    assert coded.pretrain_loss_ == floats.pretrain_loss_
+    assert np.array_equal(coded.reference_.labels, floats.reference_.labels)

@@ -47,7 +47,7 @@ from .._params import check_option
 from .._validation import CatEmbedWarning
 from ..metrics import ari_codes
 from ._batches import count_labels, label_dtype
-from ._data import MOMENT_CHUNK, column_moments
+from ._data import MOMENT_CHUNK, CodedNumbers, column_moments
 
 __all__ = [
     "COLLAPSE_RATIO",
@@ -79,13 +79,15 @@ REFERENCE_SAMPLE = 50_000
 REFERENCE_SPACES = ("codes", "onehot", "chi2")
 
 
-def reference_state(codes: np.ndarray, nums: np.ndarray) -> dict[str, np.ndarray]:
+def reference_state(codes: np.ndarray, nums: np.ndarray | CodedNumbers
+                    ) -> dict[str, np.ndarray]:
     """What :func:`reference_input` needs, learned from rows (column by column, no ``n x m``
     float copy): each categorical column's number of values ``sizes``, the value shares
     ``shares`` (all columns' values end to end), the codes' ``code_mean`` / ``code_scale``
     and the numbers' ``mean`` / ``scale`` (a constant column gets scale 1)."""
     codes = np.asarray(codes).reshape(len(codes), -1)
-    nums = np.asarray(nums).reshape(len(codes), -1)
+    if not isinstance(nums, CodedNumbers):  # those are read a chunk at a time below
+        nums = np.asarray(nums).reshape(len(codes), -1)
     n = max(len(codes), 1)
     step = MOMENT_CHUNK
     counts = [count_labels(codes[:, j], chunk=step) for j in range(codes.shape[1])]
@@ -188,8 +190,8 @@ class Reference:
         return d.argmin(axis=1)
 
 
-def reference_partition(codes: np.ndarray, nums: np.ndarray, n_clusters: int,
-                        seed: int) -> Reference:
+def reference_partition(codes: np.ndarray, nums: np.ndarray | CodedNumbers,
+                        n_clusters: int, seed: int) -> Reference:
     """The reference: k-means (``n_init=10``) of the input in each of
     :data:`REFERENCE_SPACES`, and the partition that agrees most (mean adjusted Rand index)
     with the other two kept.
@@ -208,7 +210,7 @@ def reference_partition(codes: np.ndarray, nums: np.ndarray, n_clusters: int,
     state = reference_state(codes, nums)
     rows = (None if n <= REFERENCE_SAMPLE else  # no n-long permutation behind the draw
             np.sort(sample_without_replacement(n, REFERENCE_SAMPLE, random_state=seed)))
-    sc, sn = (codes, nums) if rows is None else (codes[rows], nums[rows])
+    sc, sn = (codes, nums[:]) if rows is None else (codes[rows], nums[rows])
     fits = {space: KMeans(int(n_clusters), n_init=10, random_state=seed).fit(
         reference_input(sc, sn, state, space)) for space in REFERENCE_SPACES}
     agreement = {a: float(np.mean([ari_codes(fits[a].labels_, fits[b].labels_)

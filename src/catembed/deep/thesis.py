@@ -67,7 +67,14 @@ from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
 from . import _thesis_stages as _st
 from ._batches import _Batches, _FixedBatches
-from ._data import check_inference_input, encode_compact, fit_encoding, split_columns
+from ._data import (
+    CodedNumbers,
+    check_inference_input,
+    code_numbers,
+    encode_compact,
+    fit_encoding,
+    split_columns,
+)
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._training import VALUE_INITS, initial_value_vectors
 
@@ -311,7 +318,10 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)
         self.encoding_ = enc
-        codes_np, nums_np = self._local(encode_compact(enc, df))
+        coded = code_numbers(enc, df)  # numbers with few values: a byte or two a cell
+        codes_np, nums_np = self._local(encode_compact(enc, df, numbers=coded is None))
+        if coded is not None:
+            nums_np = coded
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)
         # one seed per restart drawn up front: n_init=1 is the first restart of n_init=3
@@ -355,8 +365,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
             labels = self.reference_.labels
             with torch.no_grad():  # centres: the latent means of the reference clusters
                 self.model_.centers.copy_(latent_means(
-                    self.model_, torch.as_tensor(codes_np), torch.as_tensor(nums_np), labels,
-                    int(self.n_clusters)))
+                    self.model_, torch.as_tensor(codes_np), _numbers_on(torch, nums_np, None),
+                    labels, int(self.n_clusters)))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.labels_ = np.asarray(labels, dtype=np.int32)  # as KMeans' labels_
         self.fit_seconds_ = time.perf_counter() - t0
@@ -376,7 +386,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 start_values(model, enc, self._init_rows)
             model = model.to(dev)
             codes = torch.as_tensor(codes_np, device=dev)
-            nums = torch.as_tensor(nums_np, device=dev)
+            nums = _numbers_on(torch, nums_np, dev)
             n = len(codes_np)
             order = _FixedBatches if self.batch_order == "fixed" else _Batches
             batches = order(n, min(int(self.batch_size), n), np.random.RandomState(seed))
@@ -438,6 +448,14 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         """``latent0, latent1, ...``."""
         check_is_fitted(self, "model_")
         return np.asarray([f"latent{i}" for i in range(self.n_components_)], dtype=object)
+
+
+def _numbers_on(torch: Any, nums: Any, device: Any) -> Any:
+    """The training table's numbers on ``device``: a float tensor, or the code lookup of
+    :class:`~catembed.deep._data.CodedNumbers`."""
+    if isinstance(nums, CodedNumbers):
+        return nums.to_torch(torch, device)
+    return torch.as_tensor(nums, device=device)
 
 
 def thesis_labels(X: Any, n_clusters: int, *, random_state: Any = None,
