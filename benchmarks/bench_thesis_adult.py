@@ -7,7 +7,9 @@ batch 32, Adam 1e-3) unless ``--epochs`` / ``--cluster-epochs`` lower them for a
 Reported: the child's CPU seconds (user + sys, ``resource.getrusage``, all threads) of the fit,
 its wall seconds, peak RSS (``ru_maxrss``) and the growth of the peak during the fit over the
 RSS after a warm-up fit on 256 rows (so PyTorch's lazily imported modules fall before the
-baseline), and the load average before and after. ``--tracemalloc`` adds the peak of the
+baseline), ``fit_peak_growth_mib`` (Linux: the kernel's peak-RSS mark reset at the start of
+the fit, after ``gc`` and ``malloc_trim``, so neither loading the data nor the warm-up
+counts), and the load average before and after. ``--tracemalloc`` adds the peak of the
 allocations Python and NumPy make during the fit (``numpy_peak_mib``, under ``tracemalloc``:
 exact for arrays, blind to PyTorch's own allocator); its difference between two row counts
 divided by the rows added is the growth per row.
@@ -34,12 +36,22 @@ SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents
 PRESET = {"columns": "mixed", "rows": "complete", "split": "train", "drop_constant": True}
 
 
-def _rss_mib() -> float:
+def _rss_mib(field: str = "VmRSS") -> float:
     with open("/proc/self/status", encoding="ascii") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")  # pragma: no cover
+
+
+def _reset_peak() -> bool:
+    """Reset the kernel's peak-RSS mark (``VmHWM``) to the current RSS (Linux)."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        return True
+    except OSError:  # pragma: no cover - not Linux, or not allowed
+        return False
 
 
 def _cpu() -> float:
@@ -63,12 +75,19 @@ def child(network: str, clustering: str, rows: int, epochs: int | None,
     kw = {"network": network, "clustering": clustering}
     ThesisClusterer(2, random_state=0, epochs=1, cluster_epochs=1, **kw).fit(X.iloc[:256])
     gc.collect()
+    try:  # hand freed heap back to the system, so the baseline holds only live memory
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
     if epochs is not None:
         kw["epochs"] = epochs
     if cluster_epochs is not None:
         kw["cluster_epochs"] = cluster_epochs
     before = _rss_mib()
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    hwm = _reset_peak()
     load0 = os.getloadavg()[0]
     if trace:
         import tracemalloc
@@ -82,6 +101,8 @@ def child(network: str, clustering: str, rows: int, epochs: int | None,
         extra["numpy_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
         tracemalloc.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if hwm:  # the peak of this fit alone, over the RSS at its start
+        extra["fit_peak_growth_mib"] = round(_rss_mib("VmHWM") - before, 1)
     import catembed
 
     return {"network": network, "clustering": clustering, "rows": len(X),
