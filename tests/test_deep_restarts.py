@@ -12,7 +12,12 @@ torch = pytest.importorskip("torch")
 
 from catembed.deep import IDEC, AttentionClusterer, AutoencoderKMeans, _data  # noqa: E402
 from catembed.deep._batches import _Batches  # noqa: E402
-from catembed.deep._data import encode_compact, fit_encode_compact, fit_encoding  # noqa: E402
+from catembed.deep._data import (  # noqa: E402
+    CodedNumbers,
+    encode_compact,
+    fit_encode_compact,
+    fit_encoding,
+)
 from catembed.deep._nets import target_distribution  # noqa: E402
 from test_deep import _one_thread, planted  # noqa: E402, F401 (autouse fixture)
 
@@ -86,7 +91,10 @@ def test_one_pass_encoding_equals_count_then_encode(monkeypatch) -> None:
         [list(map(str, c)) for c in ref.stats.categories]
     np.testing.assert_array_equal(enc.stats.counts, ref.stats.counts)
     np.testing.assert_array_equal(codes, ref_codes)
-    assert codes.dtype == np.uint8 and nums.dtype == np.float32
+    assert codes.dtype == np.uint8 and isinstance(nums, CodedNumbers)  # 200 values or less
+    assert nums.codes.dtype == np.uint8
+    nums = np.asarray(nums)
+    assert nums.dtype == np.float32
     np.testing.assert_allclose(enc.mean, np.nanmean(X[["x", "w"]].to_numpy(float), axis=0))
     np.testing.assert_allclose(enc.scale, np.nanstd(X[["x", "w"]].to_numpy(float), axis=0))
     np.testing.assert_allclose(nums, ref_nums, rtol=1e-6, atol=1e-6)

@@ -251,7 +251,8 @@ class CodedNumbers:
     gives the ``float32`` numbers :func:`encode_compact` gives (each distinct value goes
     through the same arithmetic; only the sign of a zero may differ), so a mini-batch costs
     one lookup more and the table ``m_num`` or ``2 m_num`` bytes a row instead of
-    ``4 m_num``. NumPy side: ``len``, ``shape``, ``x[rows]`` and ``x[rows, j]``;
+    ``4 m_num``. NumPy side: ``len``, ``shape``, ``x[rows]``, ``x[rows, j]`` and
+    ``np.asarray(x)`` (a full copy);
     :meth:`to_torch` gives the same lookup on torch tensors."""
 
     def __init__(self, codes: np.ndarray, values: np.ndarray, offsets: np.ndarray) -> None:
@@ -269,6 +270,11 @@ class CodedNumbers:
             rows, j = key
             return self.values[self.codes[rows, j].astype(np.int64) + self.offsets[j]]
         return self.values[self.codes[key].astype(np.int64) + self.offsets]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """Every row's numbers as one ``float32`` array (a full copy)."""
+        out = self[:]
+        return out if dtype is None else out.astype(dtype)
 
     def to_torch(self, torch: Any, device: Any) -> _TorchCodedNumbers:
         return _TorchCodedNumbers(torch.as_tensor(self.codes, device=device),
@@ -344,7 +350,7 @@ def _merge_moments(a: tuple[np.ndarray, np.ndarray, np.ndarray], vals: np.ndarra
 
 
 def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[str]
-                       ) -> tuple[MixedEncoding, np.ndarray, np.ndarray]:
+                       ) -> tuple[MixedEncoding, np.ndarray, np.ndarray | CodedNumbers]:
     """:func:`fit_encoding` and :func:`encode_compact` of ``df`` with one factorisation.
 
     Every chunk of ``8 * CHUNK`` rows is factorised once (:func:`catembed.stats.factorize`,
@@ -353,7 +359,8 @@ def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[s
     are kept in the narrowest type; at the end each chunk's codes are mapped to the merged
     (sorted) value order by the same position lookup that the merge uses. The statistics
     and codes equal those of ``fit_encoding`` + ``encode_compact``; only the numeric
-    means and scales are summed in another order (equal up to rounding).
+    means and scales are summed in another order (equal up to rounding). The numbers come as
+    :class:`CodedNumbers` when :func:`code_numbers` can hold them so, else as ``float32``.
     """
     n, m_cat, m_num = len(df), len(categorical), len(numeric)
     step = 8 * CHUNK
@@ -393,6 +400,9 @@ def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[s
                 raise CatEmbedError(f"column {categorical[j]!r}: a value was not placed in "
                                     "the merged categories; please report this table.")
             codes[start:start + len(local), j] = pos[local[:, j]] + offsets[j]
+    coded = code_numbers(enc, df)  # numbers with few values: a byte or two a cell
+    if coded is not None:
+        return enc, codes, coded
     nums = np.empty((n, m_num), dtype=np.float32)
     if m_num:
         for start in range(0, n, CHUNK):
@@ -400,3 +410,17 @@ def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[s
                                                                   na_value=np.nan)
             nums[start:start + CHUNK] = np.nan_to_num((vals - mean) / scale)
     return enc, codes, nums
+
+
+def shift_codes(enc: MixedEncoding, codes: np.ndarray, to: str) -> np.ndarray:
+    """``codes`` turned from global value ids into column-local ones (``to="local"``: the
+    unseen value of column ``j`` is ``sizes[j]``) or back (``to="global"``), in place and
+    chunk by chunk in their own narrow type (a local id is never above its global one), so
+    no wide copy of the table is made. Returns ``codes``."""
+    offsets = enc.offsets.astype(codes.dtype)
+    for s in range(0, len(codes), 65_536):
+        if to == "local":
+            codes[s:s + 65_536] -= offsets[None, :]
+        else:
+            codes[s:s + 65_536] += offsets[None, :]
+    return codes

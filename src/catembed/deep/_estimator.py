@@ -28,6 +28,7 @@ from ._data import (
     check_inference_input,
     chunks,
     fit_encode_compact,
+    shift_codes,
     split_columns,
 )
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
@@ -188,8 +189,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         data = _Rows(codes_np, nums_np, dev, torch)
         runs = fit_restarts(self, seeds, enc, data, init_rows, objective, dev, torch)
         self.fit_seconds_ = time.perf_counter() - t_start
-        best = self._choose(runs, codes_np.astype(np.int64) - enc.offsets[None, :], nums_np,
-                            seeds[0])
+        # the guard reads column-local ids: the table is shifted in place and back, not copied
+        best = self._choose(runs, shift_codes(enc, codes_np, "local"), nums_np, seeds[0])
+        shift_codes(enc, codes_np, "global")
         self.init_objectives_ = [r["objective"] for r in runs]
         self.init_n_iter_ = [r["n_iter"] for r in runs]
         self.objective_ = best["objective"]

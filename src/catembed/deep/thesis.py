@@ -73,6 +73,7 @@ from ._data import (
     code_numbers,
     encode_compact,
     fit_encoding,
+    shift_codes,
     split_columns,
 )
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
@@ -414,10 +415,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         once, compactly (one byte a cell when the table has at most 256 values), and widened
         one batch at a time."""
         codes, nums = pair
-        offsets = self.encoding_.offsets.astype(codes.dtype)
-        for s in range(0, len(codes), 65_536):
-            codes[s:s + 65_536] -= offsets[None, :]
-        return codes, nums
+        return shift_codes(self.encoding_, codes, "local"), nums
 
     # ------------------------------------------------------------------ inference
     def _tensors(self, X: Any) -> tuple[Any, Any, Any]:
