@@ -19,8 +19,12 @@
 
 The machine load (``os.getloadavg``) is printed beside every timing.
 
+``--tracemalloc`` adds the peak of NumPy's and Python's allocations during the fit (exact for
+arrays, blind to PyTorch's allocator); ``--steps N`` shortens the fits for a memory reading.
+
 Usage: ``python benchmarks/bench_deep.py [--methods ae,idec,attention] [--rows 30162,301620]
-[--threads 2] [--n-init 1]``; ``child`` runs one measurement and prints one JSON line.
+[--threads 2] [--n-init 1] [--tracemalloc] [--steps N]``; ``child`` runs one measurement and
+prints one JSON line.
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ def _rss_mib() -> float:
     return float("nan")  # pragma: no cover
 
 
-def child(method: str, rows: int, threads: int, warmup: bool = True, n_init: int = 1) -> dict:
+def child(method: str, rows: int, threads: int, warmup: bool = True, n_init: int = 1,
+          trace: bool = False, steps: int | None = None) -> dict:
     """One fit in this process; returns its figures."""
     import catembed.deep as deep
     from catembed.datasets import load_dataset
@@ -70,10 +75,20 @@ def child(method: str, rows: int, threads: int, warmup: bool = True, n_init: int
     before = _rss_mib()
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load0 = os.getloadavg()[0]
+    kw = {"n_init": n_init} if n_init != 1 else {}
+    if steps is not None:
+        kw.update(pretrain_steps=steps, cluster_steps=steps)
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
     t0, c0 = time.perf_counter(), time.process_time()
-    model = cls(2, random_state=0, n_threads=threads,
-                **({"n_init": n_init} if n_init != 1 else {})).fit(X)
+    model = cls(2, random_state=0, n_threads=threads, **kw).fit(X)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    extra = {}
+    if trace:
+        extra["numpy_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
+        tracemalloc.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"method": method, "rows": len(X), "columns": X.shape[1], "threads": threads,
             "warmup": warmup,
@@ -81,7 +96,7 @@ def child(method: str, rows: int, threads: int, warmup: bool = True, n_init: int
             "peak_mib": round(peak, 1), "fit_growth_mib": round(peak - max(before,
                                                                               peak_before), 1),
             "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-            "n_init": n_init, "n_iter": getattr(model, "n_iter_", 0)}
+            "n_init": n_init, "n_iter": getattr(model, "n_iter_", 0), **extra}
 
 
 def main() -> None:
@@ -91,13 +106,17 @@ def main() -> None:
     ap.add_argument("--rows", default="30162,301620")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--n-init", type=int, default=1, help="restarts per fit (default 1)")
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="also the peak of NumPy's allocations during the fit (slower)")
+    ap.add_argument("--steps", type=int, default=None,
+                    help="pretrain_steps = cluster_steps = STEPS (default: the classes')")
     ap.add_argument("--warmup", action=argparse.BooleanOptionalAction, default=True,
                     help="a short fit on 256 rows before the baseline reading (default on)")
     args = ap.parse_args()
     if args.mode == "child":
         (method,) = args.methods.split(",")
         print(json.dumps(child(method, int(args.rows), args.threads, args.warmup,
-                               args.n_init)))
+                               args.n_init, args.tracemalloc, args.steps)))
         return
     print(f"warm-up fit before the baseline: {'yes' if args.warmup else 'no'}")
     print(f"{'method':10} {'rows':>8} {'fit s':>7} {'CPU s':>7} {'before MiB':>10} {'peak MiB':>9} "
@@ -107,13 +126,17 @@ def main() -> None:
             out = subprocess.run(
                 [sys.executable, __file__, "child", "--methods", method, "--rows", rows,
                  "--threads", str(args.threads), "--n-init", str(args.n_init),
-                 "--warmup" if args.warmup else "--no-warmup"],
+                 "--warmup" if args.warmup else "--no-warmup",
+                 *(["--tracemalloc"] if args.tracemalloc else []),
+                 *(["--steps", str(args.steps)] if args.steps is not None else [])],
                 capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             print(f"{r['method']:10} {r['rows']:>8} {r['fit_s']:>7} {r['cpu_s']:>7} "
                   f"{r['rss_before_mib']:>10} "
                   f"{r['peak_mib']:>9} {r['fit_growth_mib']:>10} "
-                  f"{r['load_start']:>5}-{r['load_end']:<5}", flush=True)
+                  f"{r['load_start']:>5}-{r['load_end']:<5}"
+                  + (f" NumPy peak {r['numpy_peak_mib']} MiB" if "numpy_peak_mib" in r else ""),
+                  flush=True)
 
 
 if __name__ == "__main__":
