@@ -14,9 +14,9 @@ categorical cells: the codes that the counting factorises chunk by chunk are kep
 narrowest type for the chunk) and mapped to the merged value order at the end, so the
 categories are not matched a second time; the numbers' means and variances are merged
 chunk by chunk (Chan, Golub and LeVeque's pairwise update), so no full-length ``float64``
-column is materialised. :class:`CodedNumbers` (used by ``ThesisClusterer``'s training
-table) goes further for numbers with few distinct values, as census and survey columns
-usually are: one or two bytes a cell, a code into the column's values.
+column is materialised. :class:`CodedNumbers` (the training table of every deep
+clusterer) goes further for numbers with few distinct values, as census and survey
+columns usually are: one or two bytes a cell, a code into the column's values.
 """
 
 from __future__ import annotations
