@@ -316,3 +316,18 @@ def test_thesis_clusterer_same_fit_with_coded_or_float_numbers(monkeypatch):
     assert np.array_equal(coded.labels_, floats.labels_)
     assert coded.pretrain_loss_ == floats.pretrain_loss_
     assert np.array_equal(coded.reference_.labels, floats.reference_.labels)
+
+
+@pytest.mark.parametrize("cls", [IDEC, AttentionClusterer])
+def test_deep_clusterers_same_fit_with_coded_or_float_numbers(monkeypatch, cls):
+    import catembed.deep._data as data
+
+    X, _ = planted()
+    X = X.assign(num=np.round(np.random.RandomState(0).normal(size=len(X)), 1))
+    kw = {"pretrain_steps": 30, "cluster_steps": 30, "update_interval": 10, "random_state": 0}
+    coded = cls(3, **kw).fit(X)
+    monkeypatch.setattr(data, "NUMBER_CODES_MAX", 0)  # every table keeps float numbers
+    floats = cls(3, **kw).fit(X)
+    assert np.array_equal(coded.labels_, floats.labels_)
+    assert coded.objective_ == floats.objective_
+    assert np.array_equal(coded.transform(X), floats.transform(X))
