@@ -45,8 +45,10 @@ def column_moments(part: Any, n: int, step: int = MOMENT_CHUNK) -> tuple[float, 
     column of ``n`` rows, read ``step`` rows at a time (``part(start, stop)`` gives them as
     a ``float64`` array, missing = NaN): two passes, the mean then the squared deviations,
     so no full-length ``float64`` copy is made. With one chunk and no missing value the
-    figures are NumPy's ``mean`` and ``std`` of the column, bit for bit. ``(0.0, 1.0, 0)``
-    when every value is missing."""
+    figures are NumPy's ``mean`` and ``std`` of the column, bit for bit, which keeps
+    ``ThesisClusterer``'s and the guard's figures as they were; :func:`fit_encode_compact`
+    merges its chunks' moments in one pass instead (:func:`_merge_moments`), equal up to
+    rounding. ``(0.0, 1.0, 0)`` when every value is missing."""
     total, count, gaps = 0.0, 0, False
     for s in range(0, n, step):
         x = part(s, s + step)
@@ -197,8 +199,10 @@ def fit_encoding(df: pd.DataFrame, categorical: list[str], numeric: list[str]) -
                          sizes, mean, scale)
 
 
-def apply_encoding(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Global value ids ``(n, m_cat)`` (``int64``) and standardised numbers ``(n, m_num)``."""
+def apply_encoding(enc: MixedEncoding, df: pd.DataFrame, numbers: bool = True
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Global value ids ``(n, m_cat)`` (``int64``) and standardised numbers ``(n, m_num)``
+    (with ``numbers=False`` an empty ``(n, 0)`` array: the numbers are not computed)."""
     missing = [c for c in enc.columns if c not in df.columns]
     if missing:
         raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(map(str, missing))}.")
@@ -207,7 +211,7 @@ def apply_encoding(enc: MixedEncoding, df: pd.DataFrame) -> tuple[np.ndarray, np
         codes = np.where(codes < 0, enc.sizes[None, :], codes) + enc.offsets[None, :]
     else:
         codes = np.zeros((len(df), 0), dtype=np.int64)
-    if enc.numeric:
+    if enc.numeric and numbers:
         vals = df[enc.numeric].to_numpy(dtype=np.float64, na_value=np.nan)
         nums = np.nan_to_num((vals - enc.mean) / enc.scale).astype(np.float32)
     else:
@@ -231,7 +235,7 @@ def encode_compact(enc: MixedEncoding, df: pd.DataFrame, numbers: bool = True
     nums = np.empty((n, len(enc.numeric) if numbers else 0), dtype=np.float32)
     start = 0
     for part in chunks(df):
-        c, x = apply_encoding(enc, part)
+        c, x = apply_encoding(enc, part, numbers)
         codes[start:start + len(part)] = c
         if numbers:
             nums[start:start + len(part)] = x

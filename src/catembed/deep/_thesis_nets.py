@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._batches import count_labels, label_dtype
+
 #: token width of the attention networks: 28 learned value dimensions + 4 dimensions of a
 #: learned per-column "shared" embedding (thesis, attention chapter)
 TOKEN_DIM, SHARED_DIM = 32, 4
@@ -272,8 +274,6 @@ def nearest_centre(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Te
     """The nearest centre of every row's latent vector, streamed over chunks of rows (the
     latent vectors of all rows are never held at once); a NumPy array of the narrowest
     label type (:func:`~catembed.deep._batches.label_dtype`), written chunk by chunk."""
-    from ._batches import label_dtype
-
     model.eval()
     out = np.empty(len(codes), dtype=label_dtype(int(model.centers.shape[0])))
     with torch.no_grad():
@@ -287,8 +287,6 @@ def latent_means(model: ThesisAutoencoder, codes: torch.Tensor, nums: torch.Tens
                  labels: object, k: int) -> torch.Tensor:
     """The mean latent vector of every cluster of ``labels`` (an empty cluster: zero),
     streamed over chunks of rows (the labels widened one chunk at a time)."""
-    from ._batches import count_labels
-
     model.eval()
     labels = np.asarray(labels)
     sums = torch.zeros(k, int(model.n_components), dtype=torch.float64)
