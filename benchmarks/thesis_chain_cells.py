@@ -14,6 +14,11 @@ that stage alone (``choose_restart`` with that stage's last-epoch loss). The num
 the separate columns' (``test_one_idec_chain_gives_the_dcn_and_dec_cells`` in
 ``tests/test_thesis_deep.py`` checks the labels; a bench check is in docs/deep.md).
 
+Each cell also comes as ``<cell> (guard off)``: the stage's own labels, before the guard.
+The thesis ran no guard, and the guard only reads the fitted network (its reference
+partition is computed after the restarts, from its own seed), so these are the labels of
+the same fit with ``guard=False``.
+
 Usage (the arguments after the networks go to ``catembed bench``, except ``--device``,
 the fits' torch device, default ``cpu``)::
 
@@ -49,14 +54,15 @@ def _chain(X: pd.DataFrame, k: int, seed: int, network: str, params: dict) -> ob
 
 
 def chain_labels(X: pd.DataFrame, n_clusters: int, *, random_state: int, network: str,
-                 stage: str, **params: object) -> np.ndarray:
-    """The labels of ``stage`` (guarded as a fit of that stage alone would be)."""
+                 stage: str, raw: bool = False, **params: object) -> np.ndarray:
+    """The labels of ``stage`` (guarded as a fit of that stage alone would be, unless
+    ``raw``: then the stage's own labels, as with ``guard=False``)."""
     from catembed.deep._guard import choose_restart
     from catembed.deep._thesis_stages import stage_epochs
 
     est = _chain(X, int(n_clusters), int(random_state), network, params)
     labels = est.stage_labels_[stage]
-    if est.reference_ is None:
+    if raw or est.reference_ is None:
         return labels
     epochs = stage_epochs(est)
     if stage == "kmeans":  # the objective of a k-means fit: its last pretraining epoch
@@ -80,20 +86,25 @@ def main(argv: list[str]) -> int:
     src = Path(__file__).resolve().parents[1] / "src/catembed/evaluation/tables"
     table = json.loads((src / "thesis-final-nmi.json").read_text(encoding="utf-8"))
     columns = []
+    raw_of = {}
     for net in networks:
         for stage in STAGES:
-            name = f"chain-{net}-{stage}"
-            register_method(name, labels=chain_labels, random=True,
-                            params={"network": net, "stage": stage,
-                                    **({} if device == "cpu" else {"device": device})},
-                            description=f"the thesis' {stage} cell of {net}, from one chain")
             label = NETWORKS[net] if stage == "kmeans" else f"{stage.upper()} {NETWORKS[net]}"
-            columns.append({"label": label, "method": name})
+            for raw in (False, True):
+                name = f"chain-{net}-{stage}" + ("-raw" if raw else "")
+                register_method(name, labels=chain_labels, random=True,
+                                params={"network": net, "stage": stage, "raw": raw,
+                                        **({} if device == "cpu" else {"device": device})},
+                                description=f"the thesis' {stage} cell of {net}, from one chain"
+                                + (", guard off" if raw else ""))
+                columns.append({"label": f"{label} (guard off)" if raw else label,
+                                "method": name})
+            raw_of[label] = f"{label} (guard off)"
     table["id"] = "thesis-final-nmi-chain"
     table["columns"] = columns
-    labels = {c["label"] for c in columns}
     for d in table["datasets"]:
-        d["scores"] = {c: v for c, v in d["scores"].items() if c in labels}
+        kept = {c: v for c, v in d["scores"].items() if c in raw_of}
+        d["scores"] = {**kept, **{raw_of[c]: v for c, v in kept.items()}}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "thesis-final-nmi-chain.json"
         path.write_text(json.dumps(table), encoding="utf-8")
