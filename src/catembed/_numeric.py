@@ -109,24 +109,29 @@ def _bin_quantiles(n_bins: int, n_numbers: int) -> np.ndarray:
 MAX_PASSTHROUGH = 1e150
 
 
-def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str) -> None:
-    """Refuse infinite numbers, and numbers whose square overflows, in the numeric columns
-    ``names`` (the columns of ``x``) passed through (``where``: ``"fit"`` or ``"transform"``);
-    NaN is a missing number (issue 21 item 4)."""
+def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str, *,
+                         limit: float = MAX_PASSTHROUGH, remedy: str | None = None) -> None:
+    """Refuse infinite numbers, and numbers beyond ``limit`` in magnitude (by default those
+    whose square overflows), in the numeric columns ``names`` (the columns of ``x``);
+    ``where`` (``"fit"``, ``"transform"``, ``"predict"``) and ``remedy`` (what to do
+    instead; by default the ``numeric=`` options of the embedders) go into the message.
+    NaN is a missing number (issue 21 item 4): it passes."""
     x = np.asarray(x, dtype=np.float64)
     if x.ndim == 1:
         x = x[:, None]
     with np.errstate(invalid="ignore"):
-        bad = np.isinf(x) | (np.abs(x) > MAX_PASSTHROUGH)
+        bad = np.isinf(x) | (np.abs(x) > limit)
     if not bad.any():
         return
     j = int(np.flatnonzero(bad.any(axis=0))[0])
     i = int(np.flatnonzero(bad[:, j])[0])
+    bound = (f" and at most {limit:g} in magnitude (their square must not overflow)"
+             if np.isfinite(limit) else "")
     raise CatEmbedError(
         f"numeric column {str(names[j])!r} holds {float(x[i, j])!r} at {where}: numbers "
-        f"passed through must be finite and at most {MAX_PASSTHROUGH:g} in magnitude "
-        "(their square must not overflow); replace them with NaN (a missing "
-        "number), clip them, or use numeric='discretize' (CLI: --numeric discretize)."
+        f"must be finite{bound}; "
+        + (remedy or "replace them with NaN (a missing number), clip them, or use "
+           "numeric='discretize' (CLI: --numeric discretize).")
     )
 
 

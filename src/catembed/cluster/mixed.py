@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
+from .._numeric import check_finite_numbers
 from .._params import check_option
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..similarity.gower import GowerDistance
@@ -87,6 +88,23 @@ def _split(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list[str], 
     return df, cat, num
 
 
+def _check_numbers(name: str, df: pd.DataFrame, num: list[str]) -> None:
+    """Refuse numeric columns ``num`` that hold text, infinite numbers or numbers whose
+    square overflows (:func:`catembed._numeric.check_finite_numbers`), which scikit-learn
+    would report as "Input X contains NaN" after standardising."""
+    if not num:
+        return
+    try:
+        x = df[num].apply(pd.to_numeric).to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CatEmbedError(
+            f"{name} numeric columns must hold numbers; list text columns in "
+            "categorical_features."
+        ) from exc
+    check_finite_numbers(x, num, "fit", remedy="drop those rows, clip them, or rescale "
+                         "the column (e.g. its logarithm).")
+
+
 class _KMeansBaseline(ClusterMixin, BaseEstimator):
     def __init__(self, *, n_clusters: int = 8, n_init: Any = "auto",
                  random_state: Any = None, categorical_features: Any = "auto") -> None:
@@ -107,6 +125,7 @@ class _KMeansBaseline(ClusterMixin, BaseEstimator):
                 "drop or impute them first (thesis_preprocess drops them)."
             )
         self.categorical_features_, self.numeric_features_ = cat, num
+        _check_numbers(type(self).__name__, df, num)
         feats = self._features(df, cat, num)
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init,
                               random_state=self.random_state).fit(feats)
@@ -230,6 +249,7 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
 # ---------------------------------------------------------------------- protocol hooks
 def _standardised(X: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
     df, cat, num = _split(X, "auto")
+    _check_numbers("the mixed clusterers'", df, num)
     out = df.copy()
     if num:
         out[num] = StandardScaler().fit_transform(

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._encoding import _position
+from .._numeric import check_finite_numbers
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics, compute_statistics, encode, factorize
 
@@ -133,9 +134,34 @@ def _check_shape(df: pd.DataFrame, minimum_rows: int = 1) -> None:
         )
 
 
+#: what a user can do about an infinite or overflowing number given to a deep model
+_NUMBER_REMEDY = ("replace them with NaN (a missing number: the deep models read it as "
+                  "the column's mean), clip them, or rescale the column (e.g. its logarithm).")
+
+
+def check_numbers(df: pd.DataFrame, numeric: list[str], where: str) -> None:
+    """Refuse numeric columns of ``df`` that hold text, infinite numbers or numbers whose
+    square overflows (:func:`catembed._numeric.check_finite_numbers`: their mean and
+    variance would be NaN, and so every standardised number), read
+    :data:`MOMENT_CHUNK` rows at a time; ``where`` names the call in the message."""
+    for s in range(0, len(df), MOMENT_CHUNK):
+        part = df[numeric].iloc[s:s + MOMENT_CHUNK]
+        try:
+            x = part.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            bad = [c for c in numeric if not pd.api.types.is_numeric_dtype(part[c].dtype)]
+            raise CatEmbedError(
+                f"numeric column(s) {', '.join(map(repr, bad or numeric))} hold values "
+                f"that are not numbers at {where}; give the numbers the model was fitted "
+                "on (NaN for a missing one)."
+            ) from exc
+        check_finite_numbers(x, numeric, where, remedy=_NUMBER_REMEDY)
+
+
 def check_inference_input(est: Any, X: Any) -> pd.DataFrame:
     """The table given to ``predict`` / ``transform`` of a fitted deep model: at least one
-    row, and as many columns as at fit time (``n_features_in_``); names are strings."""
+    row, and as many columns as at fit time (``n_features_in_``); names are strings; its
+    numbers finite (:func:`check_numbers`)."""
     names = [str(c) for c in est.feature_names_in_]
     df = _frame(X, columns=names)
     _check_shape(df)
@@ -144,11 +170,16 @@ def check_inference_input(est: Any, X: Any) -> pd.DataFrame:
             f"X has {df.shape[1]} features, but {type(est).__name__} is expecting "
             f"{est.n_features_in_} features as input."
         )
-    return df.rename(columns=str)
+    df = df.rename(columns=str)
+    enc = getattr(est, "encoding_", None)
+    if enc is not None:
+        check_numbers(df, [c for c in enc.numeric if c in df.columns], "predict/transform")
+    return df
 
 
 def split_columns(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """The frame and its (categorical, numeric) columns (an all-numeric frame is numeric)."""
+    """The frame and its (categorical, numeric) columns (an all-numeric frame is numeric);
+    the numbers finite (:func:`check_numbers`)."""
     from ..cluster.mixed import _split
 
     df = _frame(X)
@@ -160,6 +191,7 @@ def split_columns(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list
             f"column(s) {', '.join(map(str, bad))} are not numeric; list them in "
             "categorical_features or convert them to numbers."
         )
+    check_numbers(df, num, "fit")
     return df, cat, num
 
 

@@ -236,14 +236,20 @@ def _mixed_preset(name: str, dataset: str) -> dict:
 
 def _standardise(data: Any) -> Any:
     """The numeric feature columns of ``data`` as z-scores (population standard deviation,
-    as scikit-learn's ``StandardScaler``; a constant column becomes 0)."""
+    as scikit-learn's ``StandardScaler``; a constant column becomes 0). Infinite numbers,
+    and numbers whose square overflows, are refused with the column's name: their mean
+    and deviation would turn every number of the column into NaN."""
     import numpy as np
+
+    from .._numeric import check_finite_numbers
 
     frame = data.frame.copy()
     for c in data.feature_columns:
         if data.column_kinds.get(c) != "numeric":
             continue
         x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        check_finite_numbers(x, [c], "fit", remedy="replace them with empty cells (missing "
+                             "numbers), clip them, or use --numeric discretize.")
         mean, sd = np.nanmean(x), np.nanstd(x)
         frame[c] = (x - mean) / (sd if np.isfinite(sd) and sd > 0 else 1.0)
     data.frame = frame

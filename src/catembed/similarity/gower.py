@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._numeric import check_finite_numbers
 from .._validation import CatEmbedError, as_frame, missing_mask, select_categorical
 from ..stats import encode_column, factorize
 
@@ -69,14 +70,16 @@ class GowerDistance(BaseEstimator):
         self.categorical_features_ = cat
         self.numeric_features_ = num
         self.categories_ = [factorize(df[c], "category")[1] for c in cat]
-        vals = self._numeric(df)
+        vals = self._numeric(df, "fit")
         with np.errstate(invalid="ignore"):
             lo = np.nanmin(vals, axis=0) if len(num) else np.zeros(0)
             hi = np.nanmax(vals, axis=0) if len(num) else np.zeros(0)
         self.ranges_ = np.nan_to_num(hi - lo, nan=0.0)
         return self
 
-    def _numeric(self, df: pd.DataFrame) -> np.ndarray:
+    def _numeric(self, df: pd.DataFrame, where: str) -> np.ndarray:
+        """The numeric columns as ``float64`` (missing: NaN); infinite numbers are refused
+        (their range, and every distance along them, would be NaN)."""
         out = np.empty((len(df), len(self.numeric_features_)))
         for k, c in enumerate(self.numeric_features_):
             try:
@@ -88,6 +91,9 @@ class GowerDistance(BaseEstimator):
                     f"column {c!r} is neither categorical nor numeric; list it in "
                     "categorical_features."
                 ) from exc
+        check_finite_numbers(out, self.numeric_features_, where, limit=np.inf,
+                             remedy="replace them with NaN (a missing number, skipped by "
+                             "Gower) or clip them.")
         return out
 
     def _codes(self, df: pd.DataFrame) -> np.ndarray:
@@ -110,7 +116,7 @@ class GowerDistance(BaseEstimator):
         lacking = [c for c in self.feature_names_in_ if c not in df.columns]
         if lacking:
             raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(lacking)}.")
-        return self._codes(df), self._numeric(df)
+        return self._codes(df), self._numeric(df, "pairwise")
 
     def pairwise_chunks(self, X: Any, Y: Any = None) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(start, block)``: Gower distances of rows ``start:start+c`` of X to all Y."""
