@@ -137,3 +137,10 @@ def test_ari_codes_by_hand_and_equal_to_sklearn():
     assert ari_codes(np.array(["x", "y", "y"]), np.array([1, 0, 0])) == 1.0
     with pytest.raises(CatEmbedError, match="labels"):
         ari_codes(np.array([0, 1]), np.array([0]))
+    # sparse ids (a contingency table of 2**40 x 3 cells) and uint64 beyond int64: sklearn's
+    assert ari_codes(np.array([2**40, 0, 2**40]), np.array([1, 2, 1])) == 1.0
+    assert ari_codes(np.array([2**63, 1, 2**63], dtype=np.uint64), np.array([0, 1, 0])) == 1.0
+    big = rng.integers(0, 2**40, 500)
+    assert ari_codes(big, big % 7) == adjusted_rand_score(big, big % 7)
+    with pytest.raises(CatEmbedError, match="1-D"):
+        ari_codes(np.array([[0, 1]]), np.array([[0, 1]]))

@@ -188,12 +188,17 @@ def ari_codes(a: np.ndarray, b: np.ndarray, chunk: int = 1 << 16) -> float:
     ``(k_a, k_b)`` contingency table is summed from ``np.bincount`` over ``chunk`` rows at a
     time, so no per-row copy of the labels (scikit-learn's ``np.unique`` sorts copies and
     makes ``int64`` inverses of both) is made. Labels that are not non-negative integers go to
-    scikit-learn."""
+    scikit-learn, and so do sparse codes (a table of ``max(a) + 1`` by ``max(b) + 1`` cells
+    larger than ``2 n + 4096``: ids such as ``2**40`` would otherwise allocate terabytes)."""
     a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 1 or b.ndim != 1:
+        raise CatEmbedError(f"ari_codes: labels must be 1-D arrays; got shapes {a.shape} and "
+                            f"{b.shape}.")
     if len(a) != len(b):
         raise CatEmbedError(f"ari_codes: {len(a)} labels against {len(b)}.")
     if (a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not len(a)
-            or int(a.min()) < 0 or int(b.min()) < 0):
+            or int(a.min()) < 0 or int(b.min()) < 0
+            or (int(a.max()) + 1) * (int(b.max()) + 1) > 2 * len(a) + 4096):
         return float(adjusted_rand_score(a, b))
     ka, kb = int(a.max()) + 1, int(b.max()) + 1
     table = np.zeros(ka * kb, dtype=np.int64)
