@@ -8,6 +8,7 @@ import pytest
 
 from catembed import CatEmbedError, ValueStatistics
 from catembed.metrics import (
+    F_SCORES,
     ari,
     ari_codes,
     clustering_scores,
@@ -144,3 +145,21 @@ def test_ari_codes_by_hand_and_equal_to_sklearn():
     assert ari_codes(big, big % 7) == adjusted_rand_score(big, big % 7)
     with pytest.raises(CatEmbedError, match="1-D"):
         ari_codes(np.array([[0, 1]]), np.array([[0, 1]]))
+
+
+def test_f_scores_and_accuracy_read_labels_as_nmi_does():
+    """A class named None is a class (it was read as an unmatched cluster: F 0.5, accuracy
+    2/3 for a perfect partition); a length mismatch or 2-D labels, and F-scores of no
+    objects, are CatEmbedError, as for nmi / ari."""
+    y, p = [None, "a", "a"], [0, 1, 1]
+    assert f_score(y, p) == 1.0 and matched_accuracy(y, p) == 1.0
+    assert nmi(y, p) == 1.0
+    for func in (f_score, matched_accuracy, *F_SCORES.values()):
+        with pytest.raises(CatEmbedError, match="1-d and of one length"):
+            func([0, 1], [0, 1, 1])
+        with pytest.raises(CatEmbedError, match="1-d"):
+            func([[0, 1]], [[0, 1]])
+    for func in F_SCORES.values():
+        with pytest.raises(CatEmbedError, match="at least one labelled object"):
+            func([], [])
+    assert np.isnan(matched_accuracy([], []))

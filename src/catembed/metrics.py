@@ -68,6 +68,18 @@ def match_clusters(labels_true: Any, labels_pred: Any) -> np.ndarray:
     return mapping[p_idx]
 
 
+def _matched_codes(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """The class code of every object, the class code its cluster is matched to (``-1``
+    for an unmatched cluster) and the number of classes: :func:`match_clusters` on the
+    codes of :func:`_as_labels`, so that a class named ``None`` is not read as "unmatched"."""
+    y, p = _as_labels(labels_true, labels_pred)
+    table = contingency_matrix(y, p)  # classes x clusters
+    rows, cols = linear_sum_assignment(-table)
+    mapping = np.full(table.shape[1], -1, dtype=np.int64)
+    mapping[cols] = rows
+    return y, mapping[p], table.shape[0]
+
+
 def f_score_hungarian(labels_true: Any, labels_pred: Any) -> float:
     """Macro-F1 over the true classes after Hungarian matching of clusters to classes.
 
@@ -75,16 +87,18 @@ def f_score_hungarian(labels_true: Any, labels_pred: Any) -> float:
     ``2 n_ij / (n_i + m_j)`` with its matched cluster ``j`` (0 when unmatched), and the score
     is the unweighted mean over the classes.
     """
-    y = np.asarray(labels_true, dtype=object)
-    matched = match_clusters(y, labels_pred)
-    ys = y.astype(str)
-    ms = np.array(["\x00unmatched" if m is None else str(m) for m in matched], dtype=object)
-    return float(f1_score(ys, ms, labels=np.unique(ys), average="macro", zero_division=0))
+    y, matched, n_classes = _matched_codes(labels_true, labels_pred)
+    if not len(y):
+        raise CatEmbedError("the F-score needs at least one labelled object.")
+    return float(f1_score(y, matched, labels=np.arange(n_classes), average="macro",
+                          zero_division=0))
 
 
 def _contingency(labels_true: Any, labels_pred: Any) -> np.ndarray:
     """Classes x clusters counts, as float."""
     y, p = _as_labels(labels_true, labels_pred)
+    if not len(y):
+        raise CatEmbedError("the F-score needs at least one labelled object.")
     return np.asarray(contingency_matrix(y, p), dtype=np.float64)
 
 
@@ -145,11 +159,9 @@ def f_score(labels_true: Any, labels_pred: Any, definition: str = "hungarian") -
 
 
 def matched_accuracy(labels_true: Any, labels_pred: Any) -> float:
-    """Fraction of objects whose matched cluster is their class."""
-    y = np.asarray(labels_true, dtype=object)
-    matched = match_clusters(y, labels_pred)
-    hits = [m is not None and str(m) == str(t) for m, t in zip(matched, y, strict=True)]
-    return float(np.mean(hits))
+    """Fraction of objects whose matched cluster is their class (NaN without objects)."""
+    y, matched, _ = _matched_codes(labels_true, labels_pred)
+    return float(np.mean(matched == y)) if len(y) else float("nan")
 
 
 def _as_labels(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
