@@ -58,6 +58,14 @@ def test_predict_on_training_rows_equals_labels(planted, fitted):
     np.testing.assert_array_equal(fitted.predict(df.iloc[::7]), fitted.labels_[::7])
 
 
+def test_predict_after_set_output_pandas(planted):
+    df, _ = planted
+    model = Consensus(4, random_state=0).fit(df.iloc[:300])
+    model.set_output(transform="pandas")
+    assert list(model.transform(df.iloc[:5]).columns) == [f"consensus{i}" for i in range(4)]
+    np.testing.assert_array_equal(model.predict(df.iloc[:300]), model.labels_)
+
+
 def test_transform_and_names(planted, fitted):
     df, _ = planted
     Z = fitted.transform(df.iloc[:50])

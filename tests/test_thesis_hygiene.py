@@ -71,3 +71,17 @@ def test_wrong_feature_count_and_empty_input(est, mixed):
         type(est)(**est.get_params()).fit(mixed.iloc[:0])
     with pytest.raises(CatEmbedError, match="0 feature"):
         type(est)(**est.get_params()).fit(mixed[[]])
+
+
+@pytest.mark.parametrize("est", [e for e in CHECKED if hasattr(e, "predict")],
+                         ids=lambda e: type(e).__name__)
+def test_predict_after_set_output_pandas(est, mixed):
+    """set_output(transform="pandas") wraps transform only: predict still gives the same
+    labels (ThesisClusterer.predict read the wrapped transform and failed on a DataFrame)."""
+    from sklearn.base import clone
+
+    fitted = clone(est).fit(mixed)
+    labels = fitted.predict(mixed)
+    fitted.set_output(transform="pandas")
+    assert isinstance(fitted.transform(mixed), pd.DataFrame)
+    np.testing.assert_array_equal(fitted.predict(mixed), labels)

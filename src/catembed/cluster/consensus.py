@@ -423,7 +423,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         """Nearest consensus centre: every member's runs label the rows, the rows' consensus
         coordinates are computed from those labels, then the nearest centre is taken. On
         the training rows this reproduces ``labels_`` exactly."""
-        return _nearest(self.transform(X), self.cluster_centers_).astype(np.int64)
+        with one_thread():  # the coordinates as NumPy, whatever set_output says
+            z = self._coordinates(self._runs_of(X))
+        return _nearest(z, self.cluster_centers_).astype(np.int64)
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         """Fit and return ``labels_``."""

@@ -427,6 +427,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X: Any) -> np.ndarray:
         """The latent vectors ``(n_samples, n_components_)`` of the rows of ``X``."""
+        return self._latent(X)
+
+    def _latent(self, X: Any) -> np.ndarray:
+        """:meth:`transform` as a NumPy array whatever ``set_output`` says (``predict``
+        reads it)."""
         torch, codes, nums = self._tensors(X)
         with _deterministic(torch, self.n_threads, False):
             return _st.latent(self, torch, self.model_, codes, nums).numpy().astype(np.float64)
@@ -438,7 +443,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         if getattr(self, "fallback_", False):
             _, codes, nums = self._tensors(X)
             return self.reference_.predict(codes.numpy(), nums.numpy())
-        z = self.transform(X)
+        z = self._latent(X)
         d = ((z[:, None, :] - self.cluster_centers_[None]) ** 2).sum(axis=2)
         return d.argmin(axis=1)
 
