@@ -26,6 +26,7 @@ __all__ = [
     "apply_numeric",
     "bin_labels",
     "check_finite_numbers",
+    "read_numbers",
     "fit_numeric",
     "numeric_block",
     "numeric_from_summaries",
@@ -133,6 +134,19 @@ def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str, *,
         + (remedy or "replace them with NaN (a missing number), clip them, or use "
            "numeric='discretize' (CLI: --numeric discretize).")
     )
+
+
+def read_numbers(df: pd.DataFrame, cols: Sequence[Any], owner: str) -> np.ndarray:
+    """``df[cols]`` as ``float64`` (missing: NaN); columns holding text are refused with
+    a message naming ``owner`` (an estimator's name) and the columns."""
+    try:
+        return df[list(cols)].apply(pd.to_numeric).to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c].dtype)] or cols
+        raise CatEmbedError(
+            f"{owner} numeric columns must hold numbers; {', '.join(map(repr, bad))} "
+            "hold text: list text columns in categorical_features."
+        ) from exc
 
 
 def quantile_edges(x: np.ndarray, n_bins: int) -> np.ndarray:

@@ -15,6 +15,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._numeric import read_numbers
 from .._validation import (
     CatEmbedError,
     CatEmbedWarning,
@@ -144,13 +145,7 @@ class KPrototypes(_Base):
         return df, cat, num
 
     def _numeric(self, df: pd.DataFrame) -> np.ndarray:
-        try:
-            arr = df[self.numeric_features_].apply(pd.to_numeric).to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise CatEmbedError(
-                "KPrototypes numeric columns must hold numbers; list text columns in "
-                "categorical_features."
-            ) from exc
+        arr = read_numbers(df, self.numeric_features_, "KPrototypes")
         if np.isnan(arr).any():
             col = self.numeric_features_[int(np.flatnonzero(np.isnan(arr).any(axis=0))[0])]
             raise CatEmbedError(

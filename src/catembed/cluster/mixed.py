@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from .._numeric import check_finite_numbers
+from .._numeric import check_finite_numbers, read_numbers
 from .._params import check_option
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..similarity.gower import GowerDistance
@@ -94,15 +94,9 @@ def _check_numbers(name: str, df: pd.DataFrame, num: list[str]) -> None:
     would report as "Input X contains NaN" after standardising."""
     if not num:
         return
-    try:
-        x = df[num].apply(pd.to_numeric).to_numpy(dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise CatEmbedError(
-            f"{name} numeric columns must hold numbers; list text columns in "
-            "categorical_features."
-        ) from exc
-    check_finite_numbers(x, num, "fit", remedy="drop those rows, clip them, or rescale "
-                         "the column (e.g. its logarithm).")
+    check_finite_numbers(read_numbers(df, num, name), num, "fit",
+                         remedy="drop those rows, clip them, or rescale the column (e.g. its "
+                         "logarithm).")
 
 
 class _KMeansBaseline(ClusterMixin, BaseEstimator):

@@ -45,7 +45,7 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._numeric import check_finite_numbers
+from .._numeric import check_finite_numbers, read_numbers
 from .._params import check_int, check_pooling
 from .._pooling import pool_rare_values, pooled_encoding
 from .._validation import (
@@ -306,13 +306,7 @@ class FAMD(TransformerMixin, BaseEstimator):
         cols = self.numeric_features_
         if not cols:
             return np.zeros((len(df), 0))
-        try:
-            x = df[cols].apply(pd.to_numeric).to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise CatEmbedError(
-                f"FAMD: the numeric columns {cols} must hold numbers; list text columns in "
-                "categorical_features."
-            ) from exc
+        x = read_numbers(df, cols, "FAMD")
         check_finite_numbers(x, cols, "transform")
         z = (x - self.mean_) / self.scale_
         return np.where(np.isnan(z), 0.0, z)
