@@ -144,7 +144,7 @@ def read_numbers(df: pd.DataFrame, cols: Sequence[Any], owner: str) -> np.ndarra
     except (TypeError, ValueError) as exc:
         bad = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c].dtype)] or cols
         raise CatEmbedError(
-            f"{owner} numeric columns must hold numbers; {', '.join(map(repr, bad))} "
+            f"{owner} numeric columns must hold numbers; column(s) {', '.join(map(repr, bad))} "
             "hold text: list text columns in categorical_features."
         ) from exc
 
