@@ -416,6 +416,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X: Any) -> np.ndarray:
         """The consensus spectral coordinates of each row (``n_clusters`` columns, unit rows)."""
+        return self._coordinates_of(X)
+
+    def _coordinates_of(self, X: Any) -> np.ndarray:
+        """:meth:`transform` as NumPy whatever ``set_output`` says (``predict`` reads it)."""
         with one_thread():
             return self._coordinates(self._runs_of(X))
 
@@ -423,9 +427,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         """Nearest consensus centre: every member's runs label the rows, the rows' consensus
         coordinates are computed from those labels, then the nearest centre is taken. On
         the training rows this reproduces ``labels_`` exactly."""
-        with one_thread():  # the coordinates as NumPy, whatever set_output says
-            z = self._coordinates(self._runs_of(X))
-        return _nearest(z, self.cluster_centers_).astype(np.int64)
+        return _nearest(self._coordinates_of(X), self.cluster_centers_).astype(np.int64)
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         """Fit and return ``labels_``."""
