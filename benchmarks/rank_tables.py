@@ -22,6 +22,13 @@ method
 ``--focus LABEL`` adds one line per set for that column: its score, the best column and its
 score, the gap, its rank among the set's columns.
 
+``--portfolio KEY,KEY,...`` (method keys, e.g. Consensus' members ``cde,mca,lcme,idf,onehot``)
+adds a ceiling for any rule that picks one of those methods per set: on each set the best of
+them *chosen with the labels* (an oracle no label-free rule can beat by picking), counted like
+the methods above (bottom third, within 0.05 of the set's best column other than the
+``--exclude`` column, e.g. ``Consensus``), and the sets where even that pick misses. It reads
+the labels' scores only; it chooses nothing.
+
 Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...] [--focus Consensus]``
 """
 
@@ -144,10 +151,36 @@ def focus_rows(sets: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
     return out
 
 
+def portfolio_ceiling(sets: list[dict[str, Any]], keys: set[str], exclude: str | None = None,
+                      near: float = NEAR_BEST) -> list[dict[str, Any]]:
+    """Per set holding at least one of the method ``keys``: the best of them (picked with the
+    labels), its score and rank among all the set's columns, and the set's best column other
+    than ``exclude`` (e.g. the combination whose members ``keys`` are) and its score."""
+    out = []
+    for s in sets:
+        idx = [j for j, k in enumerate(s["keys"]) if k in keys]
+        if not idx:
+            continue
+        j = max(idx, key=lambda j: s["scores"][j])
+        b = max((i for i, lab in enumerate(s["labels"]) if lab != exclude),
+                key=lambda i: s["scores"][i])
+        n = len(s["labels"])
+        out.append({"table": s["table"], "dataset": s["dataset"], "pick": s["labels"][j],
+                    "score": float(s["scores"][j]), "rank": float(s["ranks"][j]),
+                    "columns": n, "best": s["labels"][b], "best_score": float(s["scores"][b]),
+                    "bottom": bool(s["ranks"][j] > 2.0 * n / 3.0),
+                    "near": bool(s["scores"][j] >= s["scores"][b] - near - 1e-12)})
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--focus", help="a column label: one line per set (score vs the best)")
+    ap.add_argument("--portfolio", help="method keys, comma-separated: the best of them per "
+                    "set, picked with the labels (a ceiling for selecting one of them)")
+    ap.add_argument("--exclude", help="a column label left out of the set's best column for "
+                    "--portfolio (e.g. Consensus, whose members the portfolio lists)")
     args = ap.parse_args(argv)
     docs = []
     for path in args.runs:  # a run still going (empty file) or killed is skipped, said so
@@ -188,6 +221,21 @@ def main(argv: list[str] | None = None) -> None:
         for r in focus_rows(sets, args.focus):
             print(f"| {r['table']} | {r['dataset']} | {r['score']:.3f} | {r['best']} | "
                   f"{r['best_score']:.3f} | {r['gap']:+.3f} | {r['rank']:g} / {r['columns']} |")
+    if args.portfolio:
+        rows = portfolio_ceiling(sets, set(args.portfolio.split(",")), args.exclude)
+        print()
+        print(f"Best of {args.portfolio} per set, picked with the labels: {len(rows)} sets, "
+              f"bottom third on {sum(r['bottom'] for r in rows)}, within {NEAR_BEST:.2f} of "
+              f"the best column{' but ' + args.exclude if args.exclude else ''} on "
+              f"{sum(r['near'] for r in rows)}. The sets it misses:")
+        print()
+        print("| table | data set | best column | its score | best pick | its score | "
+              "rank / columns |")
+        print("|---|---|---|---:|---|---:|---:|")
+        for r in rows:
+            if r["bottom"] or not r["near"]:
+                print(f"| {r['table']} | {r['dataset']} | {r['best']} | {r['best_score']:.3f} "
+                      f"| {r['pick']} | {r['score']:.3f} | {r['rank']:g} / {r['columns']} |")
 
 
 if __name__ == "__main__":

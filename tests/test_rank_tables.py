@@ -77,3 +77,27 @@ def test_focus_rows_and_main(tmp_path, capsys):
     assert "| t2 | s1 | 0.650 | CDE-G | 0.700 | -0.050 | 2 / 4 |" in out
     assert "| t1 | nmi | 5 | 1 | CDE 1.00 (0.500), Consensus 2.00 (0.480), IDF 3.00 (0.200) |" \
         in out
+
+
+def test_portfolio_ceiling_picks_the_best_member_with_labels(tmp_path, capsys):
+    sets = rank_tables.set_rows(rank_tables.read_runs(DOCS))
+    rows = rank_tables.portfolio_ceiling(sets, {"idf", "mca"}, exclude="Consensus")
+    # t1/s1: idf 0.20 (rank 3 of 3, bottom third), best other than Consensus is CDE 0.50;
+    # t1/s2: idf 0.40 is the best; t2/s1: mca 0.60, 0.10 below CDE-G's 0.70 (rank 3 of 4)
+    assert [(r["dataset"], r["pick"], r["best"], r["rank"], r["bottom"], r["near"])
+            for r in rows] == [("s1", "IDF", "CDE", 3.0, True, False),
+                               ("s2", "IDF", "IDF", 1.0, False, True),
+                               ("s1", "MCA", "CDE-G", 3.0, True, False)]
+    # without exclude the combination itself can be the set's best column
+    solo = rank_tables.portfolio_ceiling(sets, {"consensus"})
+    assert [(r["pick"], r["best"]) for r in solo] == [("Consensus", "CDE"),
+                                                       ("Consensus", "CDE-G")]
+    paths = []
+    for i, d in enumerate(DOCS):
+        paths.append(str(tmp_path / f"run{i}.json"))
+        Path(paths[-1]).write_text(json.dumps(d))
+    rank_tables.main([*paths, "--portfolio", "idf,mca", "--exclude", "Consensus"])
+    out = capsys.readouterr().out
+    assert ("Best of idf,mca per set, picked with the labels: 3 sets, bottom third on 2, "
+            "within 0.05 of the best column but Consensus on 1.") in out
+    assert "| t2 | s1 | CDE-G | 0.700 | MCA | 0.600 | 3 / 4 |" in out
