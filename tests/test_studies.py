@@ -18,6 +18,7 @@ from catembed.evaluation.studies import (  # noqa: E402
     epsilon_gamma_curve,
     inter_heterogeneity,
     intra_heterogeneity,
+    run_study,
 )
 
 
@@ -67,9 +68,28 @@ def test_bench_study_writes_figure_and_table(tmp_path, capsys):
     assert (out / "untie-tsne.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     table = pd.read_csv(out / "untie-tsne.csv")
     assert list(table["method"]) == ["UNTIE", "CDE", "one-hot"]
+    assert sorted(p.name for p in out.iterdir()) == ["untie-tsne.csv", "untie-tsne.svg"]
     text = capsys.readouterr().out
     assert "dermatology" in text and "not found" in text  # the paper's set is named missing
     assert main(["bench", "--list"]) == 0
     listing = capsys.readouterr().out
     assert all(name in listing for name in STUDIES)
     assert main(["bench", "--study", "nope"]) == 2
+
+
+def test_study_that_fails_to_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    data = tmp_path / "data"
+    shutil.copytree(BUNDLED_DIR / "zoo", data / "zoo")
+    out = tmp_path / "out"
+
+    def boom(self, fname, *args, **kwargs):  # writes half a file, then fails
+        with open(fname, "wb") as fh:
+            fh.write(b"<?xml")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", boom)
+    with pytest.raises(OSError, match="disk full"):
+        run_study("untie-tsne", out, data_dir=str(data), quiet=True)
+    assert list(out.iterdir()) == []  # no ".untie-tsne.tmp.png" left behind

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from ..._validation import CatEmbedError
+from ...io import atomic_output
 from ._common import Study, StudyResult, _Ctx
 from .heterogeneity import (
     epsilon_gamma_curve,
@@ -103,12 +104,12 @@ def run_study(name: str, out_dir: str | os.PathLike, *, data_dir: str | None = N
     fig.suptitle(f"{STUDIES[name].title}  [{seconds:.0f} s]", fontsize=10)
     fig.tight_layout()
     figure = out / f"{name}.{fmt}"
-    tmp = out / f".{name}.tmp.{fmt}"
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, figure)
+    try:
+        with atomic_output(figure) as tmp:
+            fig.savefig(tmp, dpi=110, format=fmt)
+    finally:
+        plt.close(fig)
     table_path = out / f"{name}.csv"
-    tmp = out / f".{name}.tmp.csv"
-    table.to_csv(tmp, index=False)
-    os.replace(tmp, table_path)
+    with atomic_output(table_path) as tmp:
+        table.to_csv(tmp, index=False)
     return StudyResult(name, table, figure, table_path, seconds, notes)
