@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
 from .._numeric import apply_numeric, fit_numeric, is_numeric
-from .._params import check_int, check_option
+from .._params import check_int, check_option, check_random_state_param
 from .._threads import one_thread
 from .._validation import (
     CatEmbedError,
@@ -198,6 +198,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
         for name in ("n_clusters", "n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
+        # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
+        check_int("sample_size", self.sample_size, minimum=int(self.n_clusters),
+                  extra=" (n_clusters)")
+        check_random_state_param(self.random_state)
         if not (isinstance(self.weight_power, (int, float)) and self.weight_power >= 0):
             raise CatEmbedError(
                 f"weight_power must be a non-negative number; got {self.weight_power!r}."
@@ -400,7 +404,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def _runs_of(self, X: Any) -> list[list[np.ndarray]]:
         check_is_fitted(self, "labels_")
         df = self._table(_gather(X), reset=False)
-        if getattr(self, "feature_names_in_", None) is None:
+        if getattr(self, "feature_names_in_", None) is None and (
+                set(map(str, df.columns)) != set(self.feature_names_)):  # else: by name
             df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
                 self.feature_names_) else list(df.columns), axis=1)
         df = apply_numeric(df, getattr(self, "numeric_bins_", {}))

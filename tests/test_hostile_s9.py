@@ -1,0 +1,41 @@
+"""Hostile inputs to Consensus, KModes, the F-score helpers and the CLI (sweep s9)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError
+from catembed.cluster import Consensus
+
+X = pd.DataFrame({
+    "a": list("xyzxyzxyzxyzxyzxyzxy"),
+    "b": list("ppqqppqqppqqppqqppqq"),
+    "c": list("uvwwvuuvwwvuuvwwvuuv"),
+})
+
+
+def _consensus(**kw):
+    return Consensus(**{"n_clusters": 3, "members": ["mca", "onehot"], "n_init": 2,
+                        "random_state": 0, **kw})
+
+
+def test_consensus_integer_column_names_matched_by_name_at_predict():
+    Xi = X.set_axis([0, 1, 2], axis=1)
+    model = _consensus().fit(Xi)
+    shuffled = Xi[[2, 0, 1]]
+    np.testing.assert_array_equal(model.predict(shuffled), model.labels_)
+    np.testing.assert_array_equal(model.transform(shuffled), model.transform(Xi))
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 2**40, 1.5])
+def test_consensus_bad_random_state_names_the_parameter(seed):
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        _consensus(random_state=seed).fit(X)
+
+
+def test_consensus_sample_size_below_n_clusters_is_refused():
+    with pytest.raises(CatEmbedError, match=r"sample_size must be an integer of at least 3 "
+                       r"\(n_clusters\); got 2"):
+        _consensus(sample_size=2).fit(X)
