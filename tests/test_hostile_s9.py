@@ -39,3 +39,25 @@ def test_consensus_sample_size_below_n_clusters_is_refused():
     with pytest.raises(CatEmbedError, match=r"sample_size must be an integer of at least 3 "
                        r"\(n_clusters\); got 2"):
         _consensus(sample_size=2).fit(X)
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 2**40])
+def test_kmodes_bad_random_state_names_the_parameter(seed):
+    from catembed.cluster import KModes, KPrototypes
+
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        KModes(n_clusters=2, init="huang", random_state=seed).fit(X)
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        KPrototypes(n_clusters=2, random_state=seed).fit(X.assign(n=np.arange(20.0)))
+
+
+def test_cli_bench_output_folder_is_refused_before_the_run(tmp_path, capsys):
+    from catembed.cli import main
+
+    code = main(["bench", "--table", "cde-1", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "onehot", "-q", "-o", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == (f"catembed: error: --output {tmp_path} is a folder; give a file "
+                           f"name inside it, e.g. {tmp_path / 'table.md'}.")
+    assert list(tmp_path.iterdir()) == []

@@ -58,6 +58,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
     if args.output:
         out = Path(args.output)
+        if out.is_dir():
+            raise _error(f"--output {out} is a folder; give a file name inside it, e.g. "
+                         f"{out / 'table.md'}.")
         if out.parent and not out.parent.exists():
             raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
         from ..io import check_not_input
