@@ -61,3 +61,29 @@ def test_cli_bench_output_folder_is_refused_before_the_run(tmp_path, capsys):
     assert err.strip() == (f"catembed: error: --output {tmp_path} is a folder; give a file "
                            f"name inside it, e.g. {tmp_path / 'table.md'}.")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("y, p", [([0, 0, 1], [1, 1, 0, 0]), (np.array([[0], [1]]), [0, 1]),
+                                  (None, None), ("ab", "ab")])
+def test_match_clusters_refuses_bad_shapes_as_the_scores_do(y, p):
+    from catembed.metrics import match_clusters
+
+    with pytest.raises(CatEmbedError, match="must be 1-d and of one length"):
+        match_clusters(y, p)
+
+
+def test_match_clusters_with_none_cluster_ids():
+    from catembed.metrics import match_clusters
+
+    out = match_clusters(["a", "a", "b", "b"], [None, None, 1, 1])
+    assert list(out) == ["a", "a", "b", "b"]
+
+
+@pytest.mark.parametrize("definition", [["pairwise"], {"x": 1}])
+def test_unhashable_f_score_definition_is_a_catembed_error(definition):
+    from catembed.metrics import clustering_scores, f_score
+
+    with pytest.raises(CatEmbedError, match="unknown F-score definition"):
+        f_score([0, 1], [0, 1], definition)
+    with pytest.raises(CatEmbedError, match="unknown F-score definition"):
+        clustering_scores([0, 1], [0, 1], definition)
