@@ -87,3 +87,20 @@ def test_unhashable_f_score_definition_is_a_catembed_error(definition):
         f_score([0, 1], [0, 1], definition)
     with pytest.raises(CatEmbedError, match="unknown F-score definition"):
         clustering_scores([0, 1], [0, 1], definition)
+
+
+@pytest.mark.parametrize("members", [5, [["mca"]], [None], {"mca"}])
+def test_consensus_members_of_the_wrong_type(members):
+    with pytest.raises(CatEmbedError, match="members must be a method name or a list"):
+        _consensus(members=members).fit(X)
+
+
+@pytest.mark.parametrize("power", [np.inf, True])
+def test_consensus_weight_power_infinite_or_bool_is_refused(power):
+    with pytest.raises(CatEmbedError, match="weight_power must be a non-negative number"):
+        _consensus(weight_power=power).fit(X)
+
+
+def test_consensus_weight_power_numpy_float32_is_a_number():
+    a = _consensus(weight_power=np.float32(0.5)).fit(X).labels_
+    np.testing.assert_array_equal(a, _consensus(weight_power=0.5).fit(X).labels_)

@@ -29,7 +29,9 @@ tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the t
 from __future__ import annotations
 
 import importlib
+import numbers
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -202,12 +204,17 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         check_int("sample_size", self.sample_size, minimum=int(self.n_clusters),
                   extra=" (n_clusters)")
         check_random_state_param(self.random_state)
-        if not (isinstance(self.weight_power, (int, float)) and self.weight_power >= 0):
-            raise CatEmbedError(
-                f"weight_power must be a non-negative number; got {self.weight_power!r}."
-            )
-        names = list(DEFAULT_MEMBERS if self.members is None else
-                     ([self.members] if isinstance(self.members, str) else self.members))
+        wp = self.weight_power
+        if isinstance(wp, (bool, np.bool_)) or not isinstance(wp, numbers.Real) or not (
+                0 <= wp < np.inf):
+            raise CatEmbedError(f"weight_power must be a non-negative number; got {wp!r}.")
+        members = DEFAULT_MEMBERS if self.members is None else (
+            [self.members] if isinstance(self.members, str) else self.members)
+        if not isinstance(members, (Sequence, np.ndarray, pd.Index, pd.Series)) or not all(
+                isinstance(m, str) for m in members):
+            raise CatEmbedError("members must be a method name or a list of method names; "
+                                f"got {self.members!r}.")
+        names = list(members)
         if not names:
             raise CatEmbedError("members is empty; name at least one method.")
         for n in names:
