@@ -104,3 +104,19 @@ def test_consensus_weight_power_infinite_or_bool_is_refused(power):
 def test_consensus_weight_power_numpy_float32_is_a_number():
     a = _consensus(weight_power=np.float32(0.5)).fit(X).labels_
     np.testing.assert_array_equal(a, _consensus(weight_power=0.5).fit(X).labels_)
+
+
+@pytest.mark.parametrize("members", [",", ",,,", ""])
+def test_cli_cluster_empty_members_is_refused(capsys, members):
+    from catembed.cli import main
+
+    code = main(["cluster", "lenses", "-k", "2", "-q", "--members", members])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == ("catembed: error: --members is empty: name at least one method, "
+                           "e.g. --members mca.")
+
+
+def test_consensus_more_clusters_than_rows_names_the_rows_not_sample_size():
+    with pytest.raises(CatEmbedError, match="distinct row"):
+        _consensus(n_clusters=30000).fit(X)

@@ -200,9 +200,6 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
         for name in ("n_clusters", "n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
-        # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
-        check_int("sample_size", self.sample_size, minimum=int(self.n_clusters),
-                  extra=" (n_clusters)")
         check_random_state_param(self.random_state)
         wp = self.weight_power
         if isinstance(wp, (bool, np.bool_)) or not isinstance(wp, numbers.Real) or not (
@@ -288,6 +285,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                 f"the table has only {n_distinct} distinct row(s), fewer than "
                 f"n_clusters={k}; use fewer clusters."
             )
+        # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
+        check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         self.categories_ = cats
         stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
         rs = check_random_state(self.random_state)
