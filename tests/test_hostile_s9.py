@@ -120,3 +120,17 @@ def test_cli_cluster_empty_members_is_refused(capsys, members):
 def test_consensus_more_clusters_than_rows_names_the_rows_not_sample_size():
     with pytest.raises(CatEmbedError, match="distinct row"):
         _consensus(n_clusters=30000).fit(X)
+
+
+def test_handle_missing_error_on_an_all_missing_column_at_predict():
+    from catembed import MCA
+    from catembed.cluster import KModes
+
+    row = pd.DataFrame({"a": [None], "b": ["p"], "c": ["u"]})
+    message = r"column 'a' has 1 missing values .* handle_missing='error'"
+    with pytest.raises(CatEmbedError, match=message):
+        KModes(n_clusters=2, handle_missing="error").fit(X).predict(row)
+    with pytest.raises(CatEmbedError, match=message):
+        MCA(n_components=2, handle_missing="error").fit(X).transform(row)
+    with pytest.raises(CatEmbedError, match=message):
+        _consensus(handle_missing="error").fit(X).predict(row)
