@@ -134,3 +134,20 @@ def test_handle_missing_error_on_an_all_missing_column_at_predict():
         MCA(n_components=2, handle_missing="error").fit(X).transform(row)
     with pytest.raises(CatEmbedError, match=message):
         _consensus(handle_missing="error").fit(X).predict(row)
+
+
+def test_cli_bench_never_writes_over_a_data_set_it_reads(tmp_path, capsys):
+    import shutil
+
+    from catembed.cli import main
+    from catembed.evaluation.inputs import BUNDLED_DIR
+
+    shutil.copytree(BUNDLED_DIR / "soybean_small", tmp_path / "soybean_small")
+    data = tmp_path / "soybean_small" / "data.csv"
+    before = data.read_bytes()
+    code = main(["bench", "--table", "cde-1", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "onehot", "-q", "--data-dir", str(tmp_path), "-o", str(data)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "is the input file" in err and "would destroy the input" in err
+    assert data.read_bytes() == before
