@@ -196,7 +196,7 @@ def encode_column(
     # raw code -1 (NA) -> last entry; in the dtype of ``out`` (np.take would cast it)
     table = np.append(dmap, missing_code).astype(np.int32 if out is None else out.dtype)
     if handle_missing == "error" and (miss_dict.any() or (raw < 0).any()):
-        n_miss = int(np.sum((raw < 0) | miss_dict[np.maximum(raw, 0)]))
+        n_miss = int(np.sum(np.append(miss_dict, True)[raw]))  # raw -1 (NA): the last entry
         raise CatEmbedError(
             f"column {col.name!r} has {n_miss} missing values (NaN, None or "
             "empty) and handle_missing='error'."

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any
 
+from ._errors import CatEmbedError
 from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolve_input, split_list
 
 __all__ = ["register"]
@@ -40,6 +41,8 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     from .cluster.consensus import Consensus
 
     t0 = time.perf_counter()
+    if args.members is not None and not split_list(args.members):
+        raise CatEmbedError("--members is empty: name at least one method, e.g. --members mca.")
     import pandas as pd
 
     args.save_model = None

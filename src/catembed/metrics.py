@@ -57,13 +57,17 @@ def match_clusters(labels_true: Any, labels_pred: Any) -> np.ndarray:
     """
     y = np.asarray(labels_true, dtype=object)
     p = np.asarray(labels_pred)
+    _check_shapes(y, p)
     classes, y_idx = np.unique(y.astype(str), return_inverse=True)
     class_values = np.empty(len(classes), dtype=object)
     class_values[y_idx] = y
-    clusters, p_idx = np.unique(p, return_inverse=True)
+    try:
+        p_idx = np.unique(p, return_inverse=True)[1]
+    except TypeError:  # cluster ids that do not sort (None beside numbers): read as the scores do
+        p_idx = _codes(p)
     table = contingency_matrix(y_idx, p_idx)  # classes x clusters
     rows, cols = linear_sum_assignment(-table)
-    mapping = np.full(len(clusters), None, dtype=object)
+    mapping = np.full(table.shape[1], None, dtype=object)
     mapping[cols] = class_values[rows]
     return mapping[p_idx]
 
@@ -151,11 +155,16 @@ def f_score(labels_true: Any, labels_pred: Any, definition: str = "hungarian") -
     :func:`f_score_best_match`; ``"pairwise"``: :func:`f_score_pairwise`. Which one a paper
     table used is recorded in the table's ``f_score`` field (``tables/README.md``).
     """
-    func = F_SCORES.get(definition)
+    return _f_function(definition)(labels_true, labels_pred)
+
+
+def _f_function(definition: Any) -> Any:
+    """The function of an F-score definition's name, or a ``CatEmbedError`` listing them."""
+    func = F_SCORES.get(definition) if isinstance(definition, str) else None
     if func is None:
         raise CatEmbedError(f"unknown F-score definition {definition!r}; known: "
                             f"{', '.join(F_SCORES)}.")
-    return func(labels_true, labels_pred)
+    return func
 
 
 def matched_accuracy(labels_true: Any, labels_pred: Any) -> float:
@@ -164,16 +173,25 @@ def matched_accuracy(labels_true: Any, labels_pred: Any) -> float:
     return float(np.mean(matched == y)) if len(y) else float("nan")
 
 
-def _as_labels(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Both label vectors as integer codes (any hashable labels; missing is a label)."""
-    y = np.asarray(labels_true, dtype=object).astype(str)
-    p = np.asarray(labels_pred, dtype=object).astype(str)
+def _check_shapes(y: np.ndarray, p: np.ndarray) -> None:
     if y.shape != p.shape or y.ndim != 1:
         raise CatEmbedError(
             f"labels_true and labels_pred must be 1-d and of one length; got shapes {y.shape} "
             f"and {p.shape}."
         )
-    return np.unique(y, return_inverse=True)[1], np.unique(p, return_inverse=True)[1]
+
+
+def _codes(labels: np.ndarray) -> np.ndarray:
+    """Integer codes of labels read as text (any hashable labels; missing is a label)."""
+    return np.unique(labels.astype(str), return_inverse=True)[1]
+
+
+def _as_labels(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Both label vectors as integer codes (any hashable labels; missing is a label)."""
+    y = np.asarray(labels_true, dtype=object)
+    p = np.asarray(labels_pred, dtype=object)
+    _check_shapes(y, p)
+    return _codes(y), _codes(p)
 
 
 def nmi(labels_true: Any, labels_pred: Any) -> float:
@@ -236,11 +254,9 @@ def clustering_scores(labels_true: Any, labels_pred: Any, f_definition: str = "h
     and ARI of one clustering, keyed ``f_score``, ``acc``, ``nmi``, ``ari``; every F
     definition is also given under ``f_<name>`` (``f_hungarian``, ``f_best_match``,
     ``f_pairwise``)."""
+    _f_function(f_definition)
     every = {f"f_{name.replace('-', '_')}": func(labels_true, labels_pred)
              for name, func in F_SCORES.items()}
-    if f_definition not in F_SCORES:
-        raise CatEmbedError(f"unknown F-score definition {f_definition!r}; known: "
-                            f"{', '.join(F_SCORES)}.")
     return {
         "f_score": every[f"f_{f_definition.replace('-', '_')}"],
         "acc": matched_accuracy(labels_true, labels_pred),

@@ -29,7 +29,9 @@ tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the t
 from __future__ import annotations
 
 import importlib
+import numbers
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -41,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
 from .._numeric import apply_numeric, fit_numeric, is_numeric
-from .._params import check_int, check_option
+from .._params import check_int, check_option, check_random_state_param
 from .._threads import one_thread
 from .._validation import (
     CatEmbedError,
@@ -198,12 +200,18 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
         for name in ("n_clusters", "n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
-        if not (isinstance(self.weight_power, (int, float)) and self.weight_power >= 0):
-            raise CatEmbedError(
-                f"weight_power must be a non-negative number; got {self.weight_power!r}."
-            )
-        names = list(DEFAULT_MEMBERS if self.members is None else
-                     ([self.members] if isinstance(self.members, str) else self.members))
+        check_random_state_param(self.random_state)
+        wp = self.weight_power
+        if isinstance(wp, (bool, np.bool_)) or not isinstance(wp, numbers.Real) or not (
+                0 <= wp < np.inf):
+            raise CatEmbedError(f"weight_power must be a non-negative number; got {wp!r}.")
+        members = DEFAULT_MEMBERS if self.members is None else (
+            [self.members] if isinstance(self.members, str) else self.members)
+        if not isinstance(members, (Sequence, np.ndarray, pd.Index, pd.Series)) or not all(
+                isinstance(m, str) for m in members):
+            raise CatEmbedError("members must be a method name or a list of method names; "
+                                f"got {self.members!r}.")
+        names = list(members)
         if not names:
             raise CatEmbedError("members is empty; name at least one method.")
         for n in names:
@@ -277,6 +285,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                 f"the table has only {n_distinct} distinct row(s), fewer than "
                 f"n_clusters={k}; use fewer clusters."
             )
+        # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
+        check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         self.categories_ = cats
         stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
         rs = check_random_state(self.random_state)
@@ -400,7 +410,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def _runs_of(self, X: Any) -> list[list[np.ndarray]]:
         check_is_fitted(self, "labels_")
         df = self._table(_gather(X), reset=False)
-        if getattr(self, "feature_names_in_", None) is None:
+        if getattr(self, "feature_names_in_", None) is None and (
+                set(map(str, df.columns)) != set(self.feature_names_)):  # else: by name
             df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
                 self.feature_names_) else list(df.columns), axis=1)
         df = apply_numeric(df, getattr(self, "numeric_bins_", {}))

@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_param_types
+from .._params import check_int, check_option, check_param_types, check_random_state_param
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, warnings_at_caller
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
@@ -54,6 +54,7 @@ class _Base(ClusterMixin, BaseEstimator):
             check_option("init", self.init, _INITS)
         for name in ("n_clusters", "n_init", "max_iter"):
             check_int(name, getattr(self, name))
+        check_random_state_param(self.random_state)
 
     def _distance(self, categorical_features: Any) -> CategoricalDistance:
         return CategoricalDistance(

@@ -56,15 +56,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.runs is not None and args.runs < 1:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
+    data_dir = _bench_data_dir(args.data_dir)
     if args.output:
         out = Path(args.output)
+        if out.is_dir():
+            raise _error(f"--output {out} is a folder; give a file name inside it, e.g. "
+                         f"{out / 'table.md'}.")
         if out.parent and not out.parent.exists():
             raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
         from ..io import check_not_input
+        from .bench import find_dataset, load_table
 
-        check_not_input(out, [args.table] if Path(args.table).is_file() else [], flag="--output")
+        inputs = [args.table] if Path(args.table).is_file() else []
+        for entry in load_table(args.table)["datasets"]:  # the data sets the table reads
+            folder = find_dataset(entry, data_dir)
+            inputs += [folder / "data.csv", folder / "meta.json"] if folder else []
+        check_not_input(out, inputs, flag="--output")
     evaluation_tasks()
-    data_dir = _bench_data_dir(args.data_dir)
     result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
                        init=args.init, datasets=split_list(args.datasets) or None,
                        columns=split_list(args.columns) or None, n_jobs=args.jobs,

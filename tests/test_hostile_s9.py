@@ -1,0 +1,153 @@
+"""Hostile inputs to Consensus, KModes, the F-score helpers and the CLI (sweep s9)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError
+from catembed.cluster import Consensus
+
+X = pd.DataFrame({
+    "a": list("xyzxyzxyzxyzxyzxyzxy"),
+    "b": list("ppqqppqqppqqppqqppqq"),
+    "c": list("uvwwvuuvwwvuuvwwvuuv"),
+})
+
+
+def _consensus(**kw):
+    return Consensus(**{"n_clusters": 3, "members": ["mca", "onehot"], "n_init": 2,
+                        "random_state": 0, **kw})
+
+
+def test_consensus_integer_column_names_matched_by_name_at_predict():
+    Xi = X.set_axis([0, 1, 2], axis=1)
+    model = _consensus().fit(Xi)
+    shuffled = Xi[[2, 0, 1]]
+    np.testing.assert_array_equal(model.predict(shuffled), model.labels_)
+    np.testing.assert_array_equal(model.transform(shuffled), model.transform(Xi))
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 2**40, 1.5])
+def test_consensus_bad_random_state_names_the_parameter(seed):
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        _consensus(random_state=seed).fit(X)
+
+
+def test_consensus_sample_size_below_n_clusters_is_refused():
+    with pytest.raises(CatEmbedError, match=r"sample_size must be an integer of at least 3 "
+                       r"\(n_clusters\); got 2"):
+        _consensus(sample_size=2).fit(X)
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 2**40])
+def test_kmodes_bad_random_state_names_the_parameter(seed):
+    from catembed.cluster import KModes, KPrototypes
+
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        KModes(n_clusters=2, init="huang", random_state=seed).fit(X)
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        KPrototypes(n_clusters=2, random_state=seed).fit(X.assign(n=np.arange(20.0)))
+
+
+def test_cli_bench_output_folder_is_refused_before_the_run(tmp_path, capsys):
+    from catembed.cli import main
+
+    code = main(["bench", "--table", "cde-1", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "onehot", "-q", "-o", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == (f"catembed: error: --output {tmp_path} is a folder; give a file "
+                           f"name inside it, e.g. {tmp_path / 'table.md'}.")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("y, p", [([0, 0, 1], [1, 1, 0, 0]), (np.array([[0], [1]]), [0, 1]),
+                                  (None, None), ("ab", "ab")])
+def test_match_clusters_refuses_bad_shapes_as_the_scores_do(y, p):
+    from catembed.metrics import match_clusters
+
+    with pytest.raises(CatEmbedError, match="must be 1-d and of one length"):
+        match_clusters(y, p)
+
+
+def test_match_clusters_with_none_cluster_ids():
+    from catembed.metrics import match_clusters
+
+    out = match_clusters(["a", "a", "b", "b"], [None, None, 1, 1])
+    assert list(out) == ["a", "a", "b", "b"]
+
+
+@pytest.mark.parametrize("definition", [["pairwise"], {"x": 1}])
+def test_unhashable_f_score_definition_is_a_catembed_error(definition):
+    from catembed.metrics import clustering_scores, f_score
+
+    with pytest.raises(CatEmbedError, match="unknown F-score definition"):
+        f_score([0, 1], [0, 1], definition)
+    with pytest.raises(CatEmbedError, match="unknown F-score definition"):
+        clustering_scores([0, 1], [0, 1], definition)
+
+
+@pytest.mark.parametrize("members", [5, [["mca"]], [None], {"mca"}])
+def test_consensus_members_of_the_wrong_type(members):
+    with pytest.raises(CatEmbedError, match="members must be a method name or a list"):
+        _consensus(members=members).fit(X)
+
+
+@pytest.mark.parametrize("power", [np.inf, True])
+def test_consensus_weight_power_infinite_or_bool_is_refused(power):
+    with pytest.raises(CatEmbedError, match="weight_power must be a non-negative number"):
+        _consensus(weight_power=power).fit(X)
+
+
+def test_consensus_weight_power_numpy_float32_is_a_number():
+    a = _consensus(weight_power=np.float32(0.5)).fit(X).labels_
+    np.testing.assert_array_equal(a, _consensus(weight_power=0.5).fit(X).labels_)
+
+
+@pytest.mark.parametrize("members", [",", ",,,", ""])
+def test_cli_cluster_empty_members_is_refused(capsys, members):
+    from catembed.cli import main
+
+    code = main(["cluster", "lenses", "-k", "2", "-q", "--members", members])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == ("catembed: error: --members is empty: name at least one method, "
+                           "e.g. --members mca.")
+
+
+def test_consensus_more_clusters_than_rows_names_the_rows_not_sample_size():
+    with pytest.raises(CatEmbedError, match="distinct row"):
+        _consensus(n_clusters=30000).fit(X)
+
+
+def test_handle_missing_error_on_an_all_missing_column_at_predict():
+    from catembed import MCA
+    from catembed.cluster import KModes
+
+    row = pd.DataFrame({"a": [None], "b": ["p"], "c": ["u"]})
+    message = r"column 'a' has 1 missing values .* handle_missing='error'"
+    with pytest.raises(CatEmbedError, match=message):
+        KModes(n_clusters=2, handle_missing="error").fit(X).predict(row)
+    with pytest.raises(CatEmbedError, match=message):
+        MCA(n_components=2, handle_missing="error").fit(X).transform(row)
+    with pytest.raises(CatEmbedError, match=message):
+        _consensus(handle_missing="error").fit(X).predict(row)
+
+
+def test_cli_bench_never_writes_over_a_data_set_it_reads(tmp_path, capsys):
+    import shutil
+
+    from catembed.cli import main
+    from catembed.evaluation.inputs import BUNDLED_DIR
+
+    shutil.copytree(BUNDLED_DIR / "soybean_small", tmp_path / "soybean_small")
+    data = tmp_path / "soybean_small" / "data.csv"
+    before = data.read_bytes()
+    code = main(["bench", "--table", "cde-1", "--runs", "1", "--datasets", "soybean_small",
+                 "--columns", "onehot", "-q", "--data-dir", str(tmp_path), "-o", str(data)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "is the input file" in err and "would destroy the input" in err
+    assert data.read_bytes() == before
