@@ -151,3 +151,16 @@ def test_cli_bench_never_writes_over_a_data_set_it_reads(tmp_path, capsys):
     assert code == 2
     assert "is the input file" in err and "would destroy the input" in err
     assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("task", ["classify", "retrieve"])
+def test_cli_evaluate_every_method_refused_is_status_2_not_internal_error(task, capsys):
+    from catembed.cli import main
+
+    # consensus gives labels, not vectors: refused by both tasks (exit 1 said "a bug" before)
+    assert main(["evaluate", "soybean_small", "--task", task, "--methods", "consensus",
+                 "--runs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "catembed: warning: consensus: error:" in err
+    assert err.rstrip().endswith(
+        "catembed: error: no method could run on this input; see the warnings above.")

@@ -352,9 +352,10 @@ def run_classification(
             res.transform_seconds = float(np.mean(tr_s))
             res.n_dims = int(fixed.shape[1])
         except MethodUnavailable as exc:
-            res.status, res.message = "unavailable", str(exc)
+            res.status, res.message, res.refused = "unavailable", str(exc), True
         except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
             res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
+            res.refused = isinstance(exc, CatEmbedError)
         results.append(res)
     return results
 

@@ -110,6 +110,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for r in failed:
         print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
     if failed and len(failed) == len(results):
+        if all(r.refused for r in failed):  # the input or the set-up, as said above: status 2
+            print("catembed: error: no method could run on this input; see the warnings "
+                  "above.", file=sys.stderr)
+            return 2
         return 1
     return 0
 

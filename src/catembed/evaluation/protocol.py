@@ -95,6 +95,9 @@ class MethodResult:
     n_dims: int | None = None
     status: str = "ok"
     message: str = ""
+    #: the failure was a refusal of the input or the set-up (a ``CatEmbedError``, a method
+    #: that is unavailable or of the wrong kind), not an unexpected exception
+    refused: bool = False
 
     def mean(self, metric: str) -> float:
         vals = [r[metric] for r in self.runs]
@@ -267,7 +270,7 @@ def run_clustering(
         try:
             entry.resolve()
         except MethodUnavailable as exc:
-            res.status, res.message = "unavailable", str(exc)
+            res.status, res.message, res.refused = "unavailable", str(exc), True
             results.append(res)
             continue
         try:
@@ -276,6 +279,7 @@ def run_clustering(
                         f_score)
         except Exception as exc:  # noqa: BLE001 - one failing method must not end a table
             res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
+            res.refused = isinstance(exc, CatEmbedError)
         results.append(res)
     return results
 

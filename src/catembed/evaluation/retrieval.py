@@ -331,11 +331,11 @@ def run_retrieval(
         try:
             entry.resolve()
         except MethodUnavailable as exc:
-            res.status, res.message = "unavailable", str(exc)
+            res.status, res.message, res.refused = "unavailable", str(exc), True
             results.append(res)
             continue
         if entry.kind != "embedding":
-            res.status = "error"
+            res.status, res.refused = "error", True
             res.message = f"retrieval needs vectors; {spec.method!r} is a {entry.kind} method."
             results.append(res)
             continue
@@ -358,6 +358,7 @@ def run_retrieval(
                     res.n_dims = Z.shape[1]
         except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
             res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
+            res.refused = isinstance(exc, CatEmbedError)
         res.n_fits = len(fit_s)
         res.fit_seconds = float(np.mean(fit_s)) if fit_s else float("nan")
         res.transform_seconds = float(np.mean(tr_s)) if tr_s else float("nan")
