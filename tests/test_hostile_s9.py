@@ -164,3 +164,31 @@ def test_cli_evaluate_every_method_refused_is_status_2_not_internal_error(task, 
     assert "catembed: warning: consensus: error:" in err
     assert err.rstrip().endswith(
         "catembed: error: no method could run on this input; see the warnings above.")
+
+
+def test_kmodes_one_row_names_kmodes_not_its_distance():
+    from catembed.cluster import KModes
+
+    with pytest.raises(CatEmbedError, match=r"^KModes needs at least 2 samples to fit; got "
+                       r"n_samples = 1\.$"):
+        KModes(n_clusters=1).fit(pd.DataFrame({"a": ["x"]}))
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "zoo", "--methods", "idf", "--runs", "1", "--jobs", "0"],
+    ["bench", "--table", "cde-1", "--jobs", "0"],
+])
+def test_cli_jobs_zero_is_refused_before_any_work(argv, capsys):
+    from catembed.cli import main
+
+    assert main(argv) == 2  # evaluate ran every method into joblib's error before (exit 1)
+    assert capsys.readouterr().err.strip().endswith(
+        "catembed: error: --jobs must be a number of processes (1 or more, or -1 for every "
+        "core); got 0.")
+
+
+def test_cli_bench_table_and_study_together_is_refused(capsys):
+    from catembed.cli import main
+
+    assert main(["bench", "--table", "cde-1", "--study", "untie-tsne"]) == 2
+    assert "give --table ID or --study NAME, not both" in capsys.readouterr().err

@@ -326,9 +326,12 @@ default="cao"
 
     def _fit(self, X: Any) -> KModes:
         check_option("mode_update", self.mode_update, MODE_UPDATES)
-        self.distance_ = self._distance(self.categorical_features).fit(X)
         df = as_frame(X)
-        self._check_table(df, fit=True)
+        self._check_table(df, fit=True)  # before the distance, so that errors name KModes
+        if len(df) < 2:  # the value tables (frequencies, co-occurrences) need two rows
+            raise CatEmbedError(f"KModes needs at least 2 samples to fit; got n_samples = "
+                                f"{len(df)}.")
+        self.distance_ = self._distance(self.categorical_features).fit(X)
         self._set_input_names(X, df)
         input_columns = [str(c) for c in df.columns]
         clustered = set(self._kept_columns()) | {

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_evaluate import evaluation_tasks
-from .inputs import _error, data_roots, split_list
+from .inputs import _error, check_jobs, data_roots, split_list
 
 __all__ = ["TABLES_DIR", "cmd_bench", "table_ids"]
 
@@ -47,6 +47,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.data_dir and not Path(args.data_dir).is_dir():
         raise _error(f"--data-dir {args.data_dir} is not a directory.")
+    if args.study and args.table:
+        raise _error("give --table ID or --study NAME, not both (a study is not a table).")
+    check_jobs(args.jobs)
     if args.study:
         return _cmd_study(args)
     if not args.table:

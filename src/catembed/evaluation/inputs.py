@@ -84,6 +84,14 @@ def _error(message: str) -> Exception:
     return CatEmbedError(message)
 
 
+def check_jobs(jobs: int | None) -> None:
+    """``--jobs``: a number of processes (``-1``: every core, joblib's meaning); 0 is refused
+    here, before any work (joblib refuses it inside every method's runs)."""
+    if jobs is not None and jobs == 0:
+        raise _error("--jobs must be a number of processes (1 or more, or -1 for every "
+                     "core); got 0.")
+
+
 def find_input(text: str, data_dir: str | None = None) -> str:
     """A path as given, else the folder named ``text`` in the first root that has it."""
     if Path(text).exists():
