@@ -65,16 +65,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if out.is_dir():
             raise _error(f"--output {out} is a folder; give a file name inside it, e.g. "
                          f"{out / 'table.md'}.")
-        if out.parent and not out.parent.exists():
-            raise _error(f"cannot write {out}: the folder {out.parent} does not exist.")
-        from ..io import check_not_input
+        from ..io import check_output_path
         from .bench import find_dataset, load_table
 
         inputs = [args.table] if Path(args.table).is_file() else []
         for entry in load_table(args.table)["datasets"]:  # the data sets the table reads
             folder = find_dataset(entry, data_dir)
             inputs += [folder / "data.csv", folder / "meta.json"] if folder else []
-        check_not_input(out, inputs, flag="--output")
+        # the checks every output gets (not an input, folder exists and is writable, an
+        # existing file not read-only); any suffix (the table is Markdown)
+        check_output_path(out, inputs=inputs, flag="--output", suffixes=(out.suffix.lower(),))
     evaluation_tasks()
     result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
                        init=args.init, datasets=split_list(args.datasets) or None,
