@@ -192,3 +192,34 @@ def test_cli_bench_table_and_study_together_is_refused(capsys):
 
     assert main(["bench", "--table", "cde-1", "--study", "untie-tsne"]) == 2
     assert "give --table ID or --study NAME, not both" in capsys.readouterr().err
+
+
+def _arr():
+    return np.array([["a", "b", "c"], ["a", "c", "c"], ["b", "b", "d"], ["b", "c", "d"]] * 3,
+                    dtype=object)
+
+
+@pytest.mark.parametrize("make", ["mca", "cde", "famd"])
+def test_frame_with_names_after_a_fit_without_them_is_read_by_position(make):
+    from catembed import CDE, MCA
+    from catembed.embed import FAMD
+
+    est = {"mca": lambda: MCA(n_components=2), "cde": lambda: CDE(random_state=0),
+           "famd": lambda: FAMD(n_components=2)}[make]().fit(_arr())
+    named = pd.DataFrame(_arr(), columns=["p", "q", "r"])
+    # scikit-learn: a warning, then the columns by position (an error "lacks the fitted
+    # column(s): x0, x1, x2" before)
+    with pytest.warns(UserWarning, match="X has feature names, but .* was fitted without"):
+        got = est.transform(named)
+    np.testing.assert_array_equal(got, est.transform(_arr()))
+
+
+def test_integer_labelled_fit_then_other_names_is_a_catembed_error_not_keyerror():
+    from catembed.embed import FAMD
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({0: rng.choice(list("abc"), 40), 1: rng.normal(size=40),
+                      2: rng.choice(list("xy"), 40)})
+    est = FAMD(n_components=2).fit(X)  # a pandas KeyError '1' before
+    with pytest.raises(CatEmbedError, match="feature names should match"):
+        est.transform(X.set_axis(["p", "q", "r"], axis=1))

@@ -185,11 +185,18 @@ def validate_training_table(X: Any, *, sample: bool = False
 
 
 def validate_transform_input(
-    X: Any, *, fitted_names: np.ndarray | None, n_features_in: int, owner: str
+    X: Any, *, fitted_names: np.ndarray | None, n_features_in: int, owner: str,
+    unnamed_names: Any = None,
 ) -> pd.DataFrame:
     """A table to transform with an estimator fitted on ``n_features_in`` columns named
     ``fitted_names`` (``None``: fitted without names), with scikit-learn's checks and
-    warnings; the result has the fitted column names."""
+    warnings; the result has the fitted column names.
+
+    A frame with names given to an estimator fitted without them is read by position, after
+    scikit-learn's warning, as scikit-learn's estimators read it: its columns take the names
+    the fit gave its columns, ``unnamed_names`` when it names all ``n_features_in`` of them
+    (a frame with integer labels gave ``"0", "1", ...``), else those of an array (``x0,
+    x1, ...``)."""
     has_names = has_string_names(X)
     if has_names and fitted_names is None:
         warnings.warn(
@@ -197,6 +204,12 @@ def validate_transform_input(
             UserWarning,
             stacklevel=user_stacklevel(),
         )
+        if X.shape[1] == n_features_in:
+            names = ([str(c) for c in unnamed_names] if unnamed_names is not None
+                     and len(unnamed_names) == n_features_in
+                     else [f"x{i}" for i in range(n_features_in)])
+            X = X.set_axis(names, axis=1)
+            has_names = False
     if not has_names and fitted_names is not None and isinstance(X, pd.DataFrame) is False:
         if not _is_ours(fitted_names):
             warnings.warn(

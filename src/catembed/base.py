@@ -379,6 +379,7 @@ class ValueEmbedder(DaskAwareTransformer):
         return validate_transform_input(
             X, fitted_names=getattr(self, "feature_names_in_", None),
             n_features_in=self.n_features_in_, owner=type(self).__name__,
+            unnamed_names=getattr(self, "feature_names_", None),
         )
 
     def _apply_numeric(self, df: pd.DataFrame) -> pd.DataFrame:

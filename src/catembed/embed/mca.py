@@ -56,6 +56,7 @@ from .._validation import (
     check_table,
     select_categorical,
     user_stacklevel,
+    validate_transform_input,
 )
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics, encode
@@ -383,8 +384,13 @@ class FAMD(TransformerMixin, BaseEstimator):
     def transform(self, X: Any) -> np.ndarray:
         """Row principal coordinates ``Z V`` of ``X``."""
         check_is_fitted(self, "components_")
-        df = as_frame(X, columns=list(getattr(self, "feature_names_in_", [])) or None)
-        check_table(self, df, reset=False)
+        df = validate_transform_input(  # the embedders' checks: names, width, warnings
+            X, fitted_names=getattr(self, "feature_names_in_", None),
+            n_features_in=self.n_features_in_, owner="FAMD")
+        missing = [c for c in (*self.numeric_features_, *self.categorical_features_)
+                   if c not in df.columns]
+        if missing:  # a frame fitted with integer labels, read with other names
+            raise CatEmbedError(f"input lacks the fitted column(s): {', '.join(missing)}.")
         z = self._numeric(df)
         out = z @ self.components_[: len(self.numeric_features_)]
         if self.categorical_features_:
