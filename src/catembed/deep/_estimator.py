@@ -10,6 +10,7 @@ the objectives :mod:`catembed.deep._objectives`, the networks :mod:`catembed.dee
 
 from __future__ import annotations
 
+import numbers
 import time
 from typing import Any
 
@@ -18,7 +19,13 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_positive
+from .._params import (
+    check_int,
+    check_option,
+    check_param_types,
+    check_positive,
+    check_random_state_param,
+)
 from .._torch import _deterministic, _device, require_torch
 from .._validation import CatEmbedError, categorical_input_tags
 from ._batches import _Rows, forward_chunks
@@ -35,17 +42,34 @@ from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._objectives import final_objective, latent
 from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
 
-__all__ = ["_DeepClusterer", "check_hidden"]
+__all__ = ["_DeepClusterer", "check_common", "check_hidden"]
 
 
 def check_hidden(hs: Any) -> None:
-    """``hidden_sizes``: a non-empty tuple (or list) of positive integers."""
+    """``hidden_sizes``: a non-empty tuple (or list) of positive integers (not bools)."""
     if not isinstance(hs, (tuple, list)) or not hs or not all(
-        isinstance(h, (int, np.integer)) and h >= 1 for h in hs
+        isinstance(h, (int, np.integer)) and not isinstance(h, (bool, np.bool_)) and h >= 1
+        for h in hs
     ):
         raise CatEmbedError(
             f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
         )
+
+
+def _real(value: Any) -> bool:
+    """A real number, not a bool (a string is refused before it is compared)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_common(estimator: Any) -> None:
+    """The checks every deep estimator shares, after its own: each parameter's annotated
+    type (:func:`~catembed._params.check_param_types`: ``gamma='x'``, ``guard='yes'``),
+    ``random_state`` (NumPy's seeds) and ``n_threads`` (None or a positive integer), each
+    refused with a :class:`~catembed.CatEmbedError` naming it, never NumPy's or PyTorch's
+    own error."""
+    check_param_types(estimator)
+    check_random_state_param(estimator.random_state)
+    check_int("n_threads", estimator.n_threads, allow_none=True)
 
 
 class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -123,9 +147,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_positive("learning_rate", self.learning_rate)
         check_positive("alpha", self.alpha)
         check_positive("tol", self.tol)
-        if isinstance(self.corruption, bool) or not 0 <= self.corruption < 1:
+        if not _real(self.corruption) or not 0 <= self.corruption < 1:
             raise CatEmbedError(f"corruption must lie in [0, 1); got {self.corruption!r}.")
-        if isinstance(self.gamma, bool) or not self.gamma >= 0:
+        if not _real(self.gamma) or not self.gamma >= 0:
             raise CatEmbedError(f"gamma must be >= 0; got {self.gamma!r}.")
         check_hidden(self.hidden_sizes)
         if isinstance(self.value_init, str):
@@ -135,6 +159,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                 "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
                 f"ValueEmbedder; got {self.value_init!r}."
             )
+        check_common(self)
 
     def _build_encoder(self, enc: MixedEncoding) -> Any:
         from ._nets import MLPEncoder

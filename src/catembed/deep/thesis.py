@@ -76,6 +76,7 @@ from ._data import (
     shift_codes,
     split_columns,
 )
+from ._estimator import check_common
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
 from ._training import VALUE_INITS, initial_value_vectors
 
@@ -276,6 +277,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
 
         if 32 % int(self.n_heads):
             raise CatEmbedError(f"n_heads must divide the token width 32; got {self.n_heads}.")
+        check_common(self)
 
     def _build(self, enc: Any) -> Any:
         from ._thesis_nets import AttentionFront, EmbeddingFront, ThesisAutoencoder

@@ -40,7 +40,7 @@ from .._torch import _deterministic, _device, require_torch
 from .._validation import categorical_input_tags
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
-from ._estimator import check_hidden
+from ._estimator import check_common, check_hidden
 
 __all__ = ["BiGANWD", "VAEWD"]
 
@@ -84,6 +84,7 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         if self.learning_rate is not None:
             check_positive("learning_rate", self.learning_rate)
         check_hidden(self.hidden_sizes)
+        check_common(self)
 
     def fit(self, X: Any, y: Any = None) -> _WideDeepEmbedder:
         """Train the model on the rows of ``X`` (a categorical or mixed table).
