@@ -61,3 +61,51 @@ def test_thesis_guard_must_be_a_bool():
 def test_deep_bool_hidden_size_is_refused(name):
     with pytest.raises(CatEmbedError, match="hidden_sizes must be"):
         _deep(name, hidden_sizes=(True,)).fit(X)
+
+
+def _cluster(name, **kw):
+    from catembed import cluster
+
+    return getattr(cluster, name)(**{"n_clusters": 2, **kw})
+
+
+CATS = X[["a", "b"]]
+
+
+@pytest.mark.parametrize("name", ["LCA", "SimilaritySpectral", "NaiveKMeans", "OneHotKMeans"])
+@pytest.mark.parametrize("seed", ["x", -1, 2**40, 1.5])
+def test_cluster_bad_random_state_names_the_parameter(name, seed):
+    with pytest.raises(CatEmbedError, match="random_state must be"):
+        _cluster(name, random_state=seed).fit(CATS)
+
+
+@pytest.mark.parametrize("name", ["SimilaritySpectral", "NaiveKMeans", "OneHotKMeans",
+                                  "GowerAgglomerative"])
+@pytest.mark.parametrize("k", [0, -1, 2.0, True, "2", None])
+def test_cluster_bad_n_clusters_names_the_parameter(name, k):
+    with pytest.raises(CatEmbedError, match="n_clusters must be a positive integer"):
+        _cluster(name, n_clusters=k).fit(X)
+
+
+@pytest.mark.parametrize("name", ["NaiveKMeans", "OneHotKMeans", "GowerAgglomerative"])
+def test_mixed_clusterers_more_clusters_than_rows(name):
+    with pytest.raises(CatEmbedError, match=r"n_samples=3 should be >= n_clusters=5"):
+        _cluster(name, n_clusters=5).fit(X.iloc[:3])
+
+
+@pytest.mark.parametrize("name", ["NaiveKMeans", "OneHotKMeans"])
+@pytest.mark.parametrize("n_init", [0, -1, "x"])
+def test_kmeans_baselines_bad_n_init(name, n_init):
+    with pytest.raises(CatEmbedError, match="n_init must be a positive integer or 'auto'"):
+        _cluster(name, n_init=n_init).fit(X)
+
+
+def test_gower_max_rows_zero_is_a_parameter_error():
+    with pytest.raises(CatEmbedError, match="max_rows must be a positive integer"):
+        _cluster("GowerAgglomerative", max_rows=0).fit(X)
+
+
+@pytest.mark.parametrize("param", ["n_neighbors", "full_limit"])
+def test_spectral_text_limits_are_refused(param):
+    with pytest.raises(CatEmbedError, match=f"{param} must be"):
+        _cluster("SimilaritySpectral", **{param: "x"}).fit(CATS)

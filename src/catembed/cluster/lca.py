@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option
+from .._params import check_int, check_option, check_random_state_param
 from .._validation import (
     CatEmbedError,
     as_frame,
@@ -109,6 +109,7 @@ class LCA(ClusterMixin, BaseEstimator):
         check_option("handle_missing", self.handle_missing, ("category", "error"))
         for name in ("n_clusters", "max_iter", "n_init", "chunk_size"):
             check_int(name, getattr(self, name))
+        check_random_state_param(self.random_state)
         if not (isinstance(self.tol, (int, float)) and self.tol >= 0):
             raise CatEmbedError(f"tol must be a non-negative number; got {self.tol!r}.")
 

@@ -24,7 +24,7 @@ from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 from .._numeric import check_finite_numbers, read_numbers
-from .._params import check_option
+from .._params import check_int, check_option, check_random_state_param
 from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
 from ..similarity.gower import GowerDistance
 
@@ -99,6 +99,16 @@ def _check_numbers(name: str, df: pd.DataFrame, num: list[str]) -> None:
                          "logarithm).")
 
 
+def _check_clusters(n_clusters: Any, n_samples: int) -> None:
+    """``n_clusters`` a positive integer and at most the rows (KModes' wording), refused
+    before scikit-learn's own error names its estimator instead of ours."""
+    check_int("n_clusters", n_clusters)
+    if n_samples < n_clusters:
+        raise CatEmbedError(
+            f"n_samples={n_samples} should be >= n_clusters={n_clusters}; use fewer clusters."
+        )
+
+
 class _KMeansBaseline(ClusterMixin, BaseEstimator):
     def __init__(self, *, n_clusters: int = 8, n_init: Any = "auto",
                  random_state: Any = None, categorical_features: Any = "auto") -> None:
@@ -112,7 +122,11 @@ class _KMeansBaseline(ClusterMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None) -> _KMeansBaseline:
         """Encode the table and run k-means."""
+        if not (isinstance(self.n_init, str) and self.n_init == "auto"):
+            check_int("n_init", self.n_init, extra=" or 'auto'")
+        check_random_state_param(self.random_state)
         df, cat, num = _split(_frame(self, X), self.categorical_features)
+        _check_clusters(self.n_clusters, len(df))
         if df.isna().any().any():
             raise CatEmbedError(
                 f"{type(self).__name__} needs a table without missing values (NaN, None); "
@@ -222,7 +236,9 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> GowerAgglomerative:
         """Compute the Gower matrix of ``X`` and cluster it."""
         check_option("linkage", self.linkage, ("average", "complete", "single"))
+        check_int("max_rows", self.max_rows)
         df = _frame(self, X)
+        _check_clusters(self.n_clusters, len(df))
         if len(df) > self.max_rows:
             raise CatEmbedError(
                 f"GowerAgglomerative needs the full {len(df)} x {len(df)} distance matrix "

@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .._params import check_option
+from .._params import check_int, check_option, check_random_state_param
 from .._validation import CatEmbedError, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
@@ -186,6 +186,10 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
         """Build the similarity graph of the rows of ``X`` and cluster it."""
         check_option("metric", self.metric, tuple(METRICS))
         check_option("graph", self.graph, ("auto", "full", "knn"))
+        check_int("n_clusters", self.n_clusters)
+        check_int("n_neighbors", self.n_neighbors)
+        check_int("full_limit", self.full_limit, minimum=0)
+        check_random_state_param(self.random_state)
         from .mixed import _frame
 
         X = _frame(self, X)  # empty tables refused as scikit-learn does; n_features_in_
