@@ -109,3 +109,15 @@ def test_gower_max_rows_zero_is_a_parameter_error():
 def test_spectral_text_limits_are_refused(param):
     with pytest.raises(CatEmbedError, match=f"{param} must be"):
         _cluster("SimilaritySpectral", **{param: "x"}).fit(CATS)
+
+
+def test_kprototypes_integer_column_names_matched_by_name_at_predict():
+    from catembed.cluster import KPrototypes
+
+    rng = np.random.RandomState(0)
+    Xi = pd.DataFrame({0: list("xyz") * 8, 1: np.repeat(list("pq"), 12),
+                       2: 3.0 * rng.randn(24), 3: rng.randn(24)})
+    model = KPrototypes(n_clusters=3, random_state=0).fit(Xi)
+    np.testing.assert_array_equal(model.predict(Xi[[0, 1, 3, 2]]), model.labels_)
+    np.testing.assert_array_equal(model.predict(Xi[[3, 2, 1, 0]]), model.labels_)
+    np.testing.assert_array_equal(model.predict(Xi.to_numpy(dtype=object)), model.labels_)

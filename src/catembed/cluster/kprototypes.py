@@ -254,8 +254,11 @@ class KPrototypes(_Base):
                 f"{list(names)[:10]}{' ...' if len(names) > 10 else ''}; got "
                 f"{list(df.columns)[:10]}."
             )
-        if names is None:  # fitted without names: the fitted columns, by position
-            df = df.set_axis(self._input_columns, axis=1)
+        if names is None:  # fitted without names: the fitted columns, by position, but
+            # a frame with the fit's integer labels by name (as the embedders read it)
+            own = [str(c) for c in df.columns]
+            by_name = isinstance(X, pd.DataFrame) and sorted(own) == sorted(self._input_columns)
+            df = df.set_axis(own if by_name else self._input_columns, axis=1)
         numeric = self._numeric(df)
         if self.distance_ is None:
             codes = np.zeros((df.shape[0], 0), dtype=np.int64)
