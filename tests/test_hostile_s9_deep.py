@@ -121,3 +121,33 @@ def test_kprototypes_integer_column_names_matched_by_name_at_predict():
     np.testing.assert_array_equal(model.predict(Xi[[0, 1, 3, 2]]), model.labels_)
     np.testing.assert_array_equal(model.predict(Xi[[3, 2, 1, 0]]), model.labels_)
     np.testing.assert_array_equal(model.predict(Xi.to_numpy(dtype=object)), model.labels_)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--clusters", "0"], "--clusters: 0 is out of range"),  # was: silently the default
+    (["--clusters", "-1"], "--clusters: -1 is out of range"),  # was: internal error
+    (["--seed", "-1"], "--seed: -1 is out of range"),  # was: "random_state must be ..."
+    (["--seed", str(2**32)], "--seed: 4294967296 is out of range"),
+])
+def test_cli_report_bad_flags_are_refused_before_any_work(tmp_path, capsys, argv, message):
+    from catembed.cli import main
+
+    out = tmp_path / "r.html"
+    assert main(["report", "lenses", "-o", str(out), "-q", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_report_small_run_writes_only_its_page(tmp_path, capsys):
+    from catembed.cli import main
+
+    data = tmp_path / "t.csv"
+    X[["a", "b"]].assign(c=list("uvuvuvuvuvvuvuvuvuvu")).to_csv(data, index=False)
+    before = data.read_bytes()
+    out = tmp_path / "r.html"
+    assert main(["report", str(data), "-o", str(out), "-q", "--methods", "",
+                 "--no-consensus", "--clusters", "2"]) == 0, capsys.readouterr().err
+    assert data.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "t.csv"]
+    assert out.read_text().lstrip().lower().startswith("<!doctype html")
