@@ -124,10 +124,10 @@ def test_kprototypes_integer_column_names_matched_by_name_at_predict():
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--clusters", "0"], "--clusters: 0 is out of range"),  # was: silently the default
-    (["--clusters", "-1"], "--clusters: -1 is out of range"),  # was: internal error
-    (["--seed", "-1"], "--seed: -1 is out of range"),  # was: "random_state must be ..."
-    (["--seed", str(2**32)], "--seed: 4294967296 is out of range"),
+    (["--clusters", "0"], "--clusters must be at least 1; got 0."),  # was: the default
+    (["--clusters", "-1"], "--clusters must be at least 1; got -1."),  # was: internal error
+    (["--seed", "-1"], "--seed must be an integer from 0 to 4294967295; got -1."),
+    (["--seed", str(2**32)], "--seed must be an integer from 0 to 4294967295; got 4294967296."),
 ])
 def test_cli_report_bad_flags_are_refused_before_any_work(tmp_path, capsys, argv, message):
     from catembed.cli import main

@@ -377,6 +377,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.runs < 1:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
+    if args.clusters is not None and args.clusters < 1:  # 0 was the default, -1 a crash
+        raise CatEmbedError(f"--clusters must be at least 1; got {args.clusters}.")
+    if not 0 <= args.seed <= 2**32 - 1:  # NumPy's seeds
+        raise CatEmbedError(f"--seed must be an integer from 0 to 4294967295; got {args.seed}.")
     out = Path(args.output)
     if not out.parent.exists():
         raise CatEmbedError(f"cannot write {out}: the folder {out.parent} does not exist.")
@@ -421,9 +425,6 @@ examples:
 
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``catembed`` command line."""
-    from .cli_input import int_in
-    from .embed_cli import MAX_SEED
-
     p = subparsers.add_parser(
         "report", help="write a self-contained HTML report of a table's embedding",
         description="Embed a table and write one HTML page (no network needed to open it): "
@@ -444,7 +445,7 @@ def register(subparsers: Any) -> None:
                    " empty: none)")
     p.add_argument("--runs", type=int, default=3,
                    help="k-means runs per compared method, each fitted once (default 3)")
-    p.add_argument("--clusters", type=int_in(1, None, "clusters"),
+    p.add_argument("--clusters", type=int,
                    help="k-means clusters (default: the classes, else best silhouette 2..8)")
     p.add_argument("--map", choices=["pca", "tsne"], default="pca",
                    help="object map projection (default pca; tsne on <= 2,000 rows)")
@@ -458,8 +459,7 @@ def register(subparsers: Any) -> None:
                    "discretize also bins a folder's numeric columns")
     p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
                    "$CATEMBED_DATA, then $CATEMBED_SHARED/datasets, then the bundled sets)")
-    p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0,
-                   help="random seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-consensus", action="store_true",
                    help="leave out the label-free consensus section (catembed.cluster."
                    "Consensus with the same k)")
