@@ -151,3 +151,14 @@ def test_cli_report_small_run_writes_only_its_page(tmp_path, capsys):
     assert data.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "t.csv"]
     assert out.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_save_of_a_fitted_clusterer_says_what_save_writes(tmp_path):
+    import catembed
+    from catembed.cluster import KPrototypes
+
+    model = KPrototypes(n_clusters=2, random_state=0).fit(X)
+    with pytest.raises(CatEmbedError, match="writes the value embedders and Consensus only, "
+                       "not KPrototypes"):  # was: NotFittedError on a fitted model
+        catembed.save(model, tmp_path / "m.npz")
+    assert list(tmp_path.iterdir()) == []

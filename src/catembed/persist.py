@@ -139,6 +139,11 @@ def _payload(estimator: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
                 "catembed_version": __version__, "class": type(estimator).__name__,
                 "params": _jsonable_params(estimator.get_params(deep=False)),
                 "composite": own_meta, "parts": metas}, arrays
+    if not hasattr(estimator, "_extra_state"):  # not a ValueEmbedder: "not fitted" misled
+        raise CatEmbedError(
+            "catembed.save writes the value embedders and Consensus only, not "
+            f"{type(estimator).__name__}; use pickle or joblib for it."
+        )
     check_is_fitted(estimator, "_tables")
     arrays: dict[str, np.ndarray] = {}
     for key, arr in estimator.stats_.to_arrays().items():
