@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from catembed import CatEmbedError
-from catembed.embed import LCME
+from catembed.embed import LCME, OneHotEmbedder
 
 X = pd.DataFrame({
     "a": list("xyzxyzxyzxyz"),
@@ -21,3 +22,10 @@ def test_lcme_n_components_beyond_memory_is_refused_before_the_k_by_k_scaling(mo
     with pytest.raises(CatEmbedError, match=r"LCME on .* with n_components=2000 would need "
                        r"about .* lower n_components"):
         LCME(n_components=2000, n_init=1, max_iter=1, random_state=0).fit(X)
+
+
+def test_fit_chunks_of_numpy_arrays_equals_the_fit():
+    arr = X.to_numpy()
+    chunked = OneHotEmbedder().fit_chunks(lambda: [arr[:6], arr[6:]])
+    assert not hasattr(chunked, "feature_names_in_")
+    np.testing.assert_array_equal(chunked.transform(arr), OneHotEmbedder().fit_transform(arr))
