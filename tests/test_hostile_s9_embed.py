@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from catembed import CatEmbedError
+from catembed import CatEmbedError, CatEmbedTypeError
 from catembed.embed import LCME, OneHotEmbedder
 
 X = pd.DataFrame({
@@ -22,6 +22,24 @@ def test_lcme_n_components_beyond_memory_is_refused_before_the_k_by_k_scaling(mo
     with pytest.raises(CatEmbedError, match=r"LCME on .* with n_components=2000 would need "
                        r"about .* lower n_components"):
         LCME(n_components=2000, n_init=1, max_iter=1, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("chunks", [[X.iloc[:6], X.iloc[6:]], (c for c in [X]),
+                                    lambda: None, lambda: X])
+def test_fit_chunks_refuses_what_is_not_a_callable_returning_chunks(chunks):
+    with pytest.raises(CatEmbedTypeError, match=r"make_chunks must be a callable returning a "
+                       r"fresh iterable of DataFrame chunks"):
+        OneHotEmbedder().fit_chunks(chunks)
+
+
+@pytest.mark.filterwarnings("ignore::catembed.CatEmbedWarning")
+@pytest.mark.parametrize("numeric", ["drop", "discretize"])
+def test_fit_chunks_refuses_a_chunk_lacking_columns_of_the_first(numeric):
+    first = X.assign(n=np.arange(12.0))
+    later = first.iloc[6:].drop(columns="b")
+    with pytest.raises(CatEmbedError, match=r"^chunk 2 lacks the column\(s\) of the first "
+                       r"chunk: b\.$"):
+        OneHotEmbedder(numeric=numeric).fit_chunks(lambda: [first.iloc[:6], later])
 
 
 def test_fit_chunks_of_numpy_arrays_equals_the_fit():
