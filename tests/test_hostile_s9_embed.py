@@ -47,3 +47,13 @@ def test_fit_chunks_of_numpy_arrays_equals_the_fit():
     chunked = OneHotEmbedder().fit_chunks(lambda: [arr[:6], arr[6:]])
     assert not hasattr(chunked, "feature_names_in_")
     np.testing.assert_array_equal(chunked.transform(arr), OneHotEmbedder().fit_transform(arr))
+
+
+@pytest.mark.parametrize("max_iter", [0, -1])
+def test_cde_max_iter_below_one_is_refused(max_iter):
+    from catembed.embed import CDE, CDEAutoencoder
+
+    for cls in (CDE, CDEAutoencoder):
+        with pytest.raises(CatEmbedError, match=rf"^max_iter must be a positive integer; "
+                           rf"got {max_iter}\.$"):
+            cls(max_iter=max_iter, random_state=0).fit(X)
