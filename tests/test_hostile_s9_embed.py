@@ -57,3 +57,17 @@ def test_cde_max_iter_below_one_is_refused(max_iter):
         with pytest.raises(CatEmbedError, match=rf"^max_iter must be a positive integer; "
                            rf"got {max_iter}\.$"):
             cls(max_iter=max_iter, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"hidden_size": 0}, "hidden_size must be a positive integer; got 0"),
+    ({"hidden_size": -1}, "hidden_size must be a positive integer; got -1"),
+    ({"max_epochs": 0}, "max_epochs must be a positive integer; got 0"),
+    ({"sparsity_proportion": 2}, "sparsity_proportion must lie strictly between 0 and 1; got 2"),
+])
+def test_stacked_autoencoder_parameters_are_checked_as_the_joint_ones(params, message):
+    from catembed.embed import CDEAutoencoder, CDEPlusPlus, OneHotAutoencoder
+
+    for cls in (CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder):
+        with pytest.raises(CatEmbedError, match=rf"^{message}\.$"):
+            cls(**{"max_epochs": 5, "random_state": 0, **params}).fit(X)
