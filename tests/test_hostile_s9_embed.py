@@ -71,3 +71,31 @@ def test_stacked_autoencoder_parameters_are_checked_as_the_joint_ones(params, me
     for cls in (CDEPlusPlus, CDEAutoencoder, OneHotAutoencoder):
         with pytest.raises(CatEmbedError, match=rf"^{message}\.$"):
             cls(**{"max_epochs": 5, "random_state": 0, **params}).fit(X)
+
+
+def test_cli_transform_refuses_a_consensus_model_file(tmp_path, capsys):
+    from catembed.cli import main
+    from catembed.cluster import Consensus
+
+    model = tmp_path / "cons.npz"
+    Consensus(n_clusters=2, members=["mca", "onehot"], n_init=1, random_state=0).fit(X).save(
+        model)
+    data = tmp_path / "d.csv"
+    X.to_csv(data, index=False)
+    capsys.readouterr()
+    code = main(["transform", str(model), str(data), "-q", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == f"catembed: error: {model} holds a Consensus, not a ValueEmbedder."
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("model", [None, 5, OneHotEmbedder])
+def test_transform_file_refuses_what_is_neither_an_embedder_nor_a_path(model, tmp_path):
+    from catembed import transform_file
+
+    data = tmp_path / "d.csv"
+    X.to_csv(data, index=False)
+    with pytest.raises(CatEmbedTypeError, match=r"model_or_path must be a fitted catembed "
+                       r"embedder or the path of its model file; got a "):
+        transform_file(model, data, tmp_path / "out.csv", progress=False)
