@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from catembed import CatEmbedError, CatEmbedTypeError
-from catembed.embed import LCME, OneHotEmbedder
+from catembed.embed import CDE, LCME, MCA, OneHotEmbedder
 
 X = pd.DataFrame({
     "a": list("xyzxyzxyzxyz"),
@@ -99,3 +99,16 @@ def test_transform_file_refuses_what_is_neither_an_embedder_nor_a_path(model, tm
     with pytest.raises(CatEmbedTypeError, match=r"model_or_path must be a fitted catembed "
                        r"embedder or the path of its model file; got a "):
         transform_file(model, data, tmp_path / "out.csv", progress=False)
+
+
+@pytest.mark.parametrize("make", [lambda: MCA(n_components=2, numeric="passthrough"),
+                                  lambda: CDE(n_components=2, random_state=0,
+                                              numeric="passthrough")])
+def test_passthrough_column_named_as_a_component_is_refused(make):
+    Xn = X.assign(mca0=np.arange(12.0), cde1=np.arange(12.0))
+    est = make().fit(Xn)
+    with pytest.raises(CatEmbedError, match=r"numeric column\(s\) '(mca0|cde1)' passed "
+                       r"through \(numeric='passthrough'\) have the name of an embedding"):
+        est.get_feature_names_out()
+    with pytest.raises(CatEmbedError, match="have the name of an embedding column"):
+        est.set_output(transform="pandas").transform(Xn)
