@@ -112,3 +112,19 @@ def test_passthrough_column_named_as_a_component_is_refused(make):
         est.get_feature_names_out()
     with pytest.raises(CatEmbedError, match="have the name of an embedding column"):
         est.set_output(transform="pandas").transform(Xn)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_cli_embed_id_column_named_as_an_output_column_is_refused(tmp_path, capsys, suffix):
+    from catembed.cli import main
+
+    data = tmp_path / "d.csv"
+    X.assign(a__idf="r" + pd.Series(range(12)).astype(str)).to_csv(data, index=False)
+    out = tmp_path / f"out{suffix}"
+    code = main(["embed", str(data), "--method", "idf", "--id", "a__idf", "-q", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == ("catembed: error: the output would have two columns named "
+                           "'a__idf': a copied column (--id, --target) has the name of a "
+                           "column catembed writes; rename it in the input.")
+    assert not out.exists()
