@@ -128,3 +128,17 @@ def test_cli_embed_id_column_named_as_an_output_column_is_refused(tmp_path, caps
                            "'a__idf': a copied column (--id, --target) has the name of a "
                            "column catembed writes; rename it in the input.")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_cli_report_clusters_below_one_is_refused_before_any_work(tmp_path, capsys, k):
+    from catembed.cli import main
+
+    data = tmp_path / "d.csv"
+    X.to_csv(data, index=False)
+    out = tmp_path / "r.html"
+    code = main(["report", str(data), "--clusters", k, "-q", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == f"catembed: error: --clusters must be at least 1; got {k}."
+    assert not out.exists()

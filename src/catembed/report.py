@@ -377,6 +377,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.runs < 1:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
+    if args.clusters is not None and args.clusters < 1:  # 0 meant "choose", -1 a bug
+        raise CatEmbedError(f"--clusters must be at least 1; got {args.clusters}.")
     out = Path(args.output)
     if not out.parent.exists():
         raise CatEmbedError(f"cannot write {out}: the folder {out.parent} does not exist.")
