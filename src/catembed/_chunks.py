@@ -10,28 +10,62 @@ Each chunk is validated once per read.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from ._numeric import apply_numeric, numeric_summaries_of_chunks
-from ._validation import CatEmbedError, as_frame
+from ._validation import CatEmbedError, CatEmbedTypeError, as_frame
 from .stats import count_chunks
 
 __all__ = ["fit_chunks"]
 
 
+def _read_chunks(make_chunks: Any) -> Iterator[Any]:
+    """``iter(make_chunks())``, refusing what is not a callable returning an iterable of
+    chunks (a list, a generator, or a callable returning None or one DataFrame)."""
+    got = f"it is a {type(make_chunks).__name__}"
+    if callable(make_chunks):
+        chunks = make_chunks()
+        got = f"it returned a {type(chunks).__name__}"
+        if not isinstance(chunks, (pd.DataFrame, np.ndarray, str, bytes)):
+            try:
+                return iter(chunks)
+            except TypeError:
+                pass
+    raise CatEmbedTypeError(
+        "make_chunks must be a callable returning a fresh iterable of DataFrame chunks, e.g. "
+        f"lambda: pandas.read_csv(path, chunksize=100_000); {got}."
+    )
+
+
+def _frames(chunks: Iterator[Any], columns: Any, start: int) -> Iterator[Any]:
+    """The chunks as frames, each holding the columns of the first chunk (by name)."""
+    for number, chunk in enumerate(chunks, start):
+        frame = as_frame(chunk)
+        lacking = [str(c) for c in columns if c not in frame.columns]
+        if lacking:
+            raise CatEmbedError(f"chunk {number} lacks the column(s) of the first chunk: "
+                                f"{', '.join(lacking)}.")
+        yield frame
+
+
 def fit_chunks(est: Any, make_chunks: Any) -> Any:
     """``est.fit_chunks(make_chunks)``: see :meth:`catembed.base.ValueEmbedder.fit_chunks`."""
-    chunks = iter(make_chunks())
+    chunks = _read_chunks(make_chunks)
     try:
         first = next(chunks)
     except StopIteration:
         raise CatEmbedError("the input has no rows.") from None
     table = est._start_fit(first, sample=True)
-    frames = itertools.chain([table.frame], (as_frame(c) for c in chunks))
+    columns = table.frame.columns
+    frames = itertools.chain([table.frame], _frames(chunks, columns, 2))
     summaries: list[Any] = []
     if table.numeric:
         summaries = numeric_summaries_of_chunks(frames, table.numeric, est._numeric_policy())
-        frames = (as_frame(c) for c in make_chunks())  # second pass
+        frames = _frames(_read_chunks(make_chunks), columns, 1)  # second pass
     est._set_numeric_from_summaries(summaries)
     bins = est.numeric_bins_
     stats = count_chunks((apply_numeric(f, bins)[table.categorical] for f in frames),

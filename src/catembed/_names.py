@@ -10,11 +10,15 @@ one row per ``(column, value)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["component_names", "embedding_names", "value_coordinates_frame", "value_table_frame"]
+from ._validation import CatEmbedError
+
+__all__ = ["component_names", "embedding_names", "output_names", "value_coordinates_frame",
+           "value_table_frame"]
 
 
 def component_names(prefix: str, k: int) -> list[str]:
@@ -31,6 +35,25 @@ def embedding_names(tables: Sequence[np.ndarray], combine: str, prefix: str,
     for f, t in zip(feature_names, tables, strict=True):
         names.extend(f"{f}__{prefix}{k}" for k in range(t.shape[1]))
     return names
+
+
+def output_names(est: Any) -> np.ndarray:
+    """A fitted embedder's output feature names: its components (``{prefix}{k}``) or its
+    embedding columns, then the numeric columns passed through (``numeric="passthrough"``),
+    which must not repeat an embedding name."""
+    proj = getattr(est, "_projection", None)
+    names = (component_names(est._feature_prefix, proj[0].shape[1]) if proj is not None
+             else list(est._embedding_names()))
+    extra = ([str(c) for c in getattr(est, "numeric_features_", [])]
+             if est._numeric_policy() == "passthrough" else [])
+    clash = [c for c in extra if c in set(names)]
+    if clash:
+        raise CatEmbedError(
+            f"numeric column(s) {', '.join(map(repr, clash))} passed through "
+            "(numeric='passthrough') have the name of an embedding column, so the output "
+            "would have two columns of one name; rename them."
+        )
+    return np.asarray([*names, *extra], dtype=object)
 
 
 def value_table_frame(tables: Sequence[np.ndarray], index: pd.MultiIndex,

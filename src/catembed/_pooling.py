@@ -151,7 +151,8 @@ def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, fl
     """Float64 cells the size parameters make a fit allocate beyond its value-level work
     (issue 21 item 5), by parameter (``"name=value"``): ``n_components=k`` a ``k``-vector per
     value plus the ``k``-column embedding of the rows, ``hidden_size=h`` (the autoencoders)
-    a few value-by-hidden weight matrices and the hidden layer of the rows."""
+    a few value-by-hidden weight matrices and the hidden layer of the rows; a method that
+    holds ``k x k`` matrices too (LCME's view scaling) says so in ``_n_components_squares``."""
     n_values = float(np.sum(sizes))
     rows = float(n_rows or 0)
     cells = {}
@@ -160,7 +161,9 @@ def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, fl
         if name == "n_components" and getattr(est, "_clips_n_components", False):
             continue  # clipped to the rank by the method itself (MCA, OneHotPCA)
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            cells[f"{name}={k!r}"] = float(k) * (per_value * n_values + per_row * rows)
+            squares = getattr(est, "_n_components_squares", 0.0) if name == "n_components" else 0
+            cells[f"{name}={k!r}"] = float(k) * (per_value * n_values + per_row * rows
+                                                 + squares * float(k))
     return cells
 
 

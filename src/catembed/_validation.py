@@ -177,7 +177,7 @@ def validate_training_table(X: Any, *, sample: bool = False
     chunk, or a Dask frame's ``_meta``), which may have no rows."""
     if sample:
         df = as_frame(X)
-        has_names = all(isinstance(c, str) for c in X.columns)
+        has_names = has_string_names(X)
     else:
         df = validate_fit_input(X)
         has_names = has_string_names(X)

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._chunks import fit_chunks
 from ._dask import DaskAwareTransformer, fit_dask
 from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
-from ._names import component_names, embedding_names, value_coordinates_frame, value_table_frame
+from ._names import embedding_names, output_names, value_coordinates_frame, value_table_frame
 from ._numeric import (
     NumericState,
     apply_numeric,
@@ -423,13 +423,7 @@ class ValueEmbedder(DaskAwareTransformer):
         ``{prefix}{k}``.
         """
         check_is_fitted(self, "_tables")
-        if getattr(self, "_projection", None) is not None:
-            names = component_names(self._feature_prefix, self._projection[0].shape[1])
-        else:
-            names = list(self._embedding_names())
-        if self._numeric_policy() == "passthrough":
-            names += [str(c) for c in getattr(self, "numeric_features_", [])]
-        return np.asarray(names, dtype=object)
+        return output_names(self)
 
     def _embedding_names(self) -> list[str]:
         """Names of the embedding columns (before any passed-through numeric column)."""

@@ -51,12 +51,18 @@ _BLOCKS = 3
 
 
 def _load_model(model_or_path: Any) -> Any:
+    """The embedder, or the one its model file holds (another catembed model is refused)."""
+    from ._validation import CatEmbedTypeError
     from .base import ValueEmbedder
-    from .persist import load
 
     if isinstance(model_or_path, ValueEmbedder):
         return model_or_path
-    return load(model_or_path)
+    if not isinstance(model_or_path, (str, os.PathLike)):
+        raise CatEmbedTypeError(
+            "model_or_path must be a fitted catembed embedder or the path of its model file; "
+            f"got a {type(model_or_path).__name__}."
+        )
+    return ValueEmbedder.load(model_or_path)
 
 
 def _block_rows(est: Any, max_block_bytes: int) -> int:

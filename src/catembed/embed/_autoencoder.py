@@ -51,6 +51,16 @@ def code_size(n_inputs: int, hidden_factor: float) -> int:
     return max(2, math.ceil(n_inputs / hidden_factor))
 
 
+def check_training_params(hidden_size: Any, max_epochs: Any, sparsity_proportion: Any) -> None:
+    """The training parameters both trainers share (stacked NumPy, joint PyTorch)."""
+    check_int("hidden_size", hidden_size)
+    check_int("max_epochs", max_epochs)
+    if not 0 < sparsity_proportion < 1:
+        raise CatEmbedError(
+            f"sparsity_proportion must lie strictly between 0 and 1; got {sparsity_proportion!r}."
+        )
+
+
 @dataclass
 class AutoencoderResult:
     """A trained autoencoder's codes and training record.
@@ -177,13 +187,8 @@ def train_autoencoder(
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise CatEmbedError(f"the autoencoder needs a non-empty 2-D input; got shape {X.shape}.")
-    for name, v in (("n_components", n_components), ("hidden_size", hidden_size),
-                    ("max_epochs", max_epochs)):
-        check_int(name, v)
-    if not 0 < sparsity_proportion < 1:
-        raise CatEmbedError(
-            f"sparsity_proportion must lie strictly between 0 and 1; got {sparsity_proportion!r}."
-        )
+    check_int("n_components", n_components)
+    check_training_params(hidden_size, max_epochs, sparsity_proportion)
     dev = _device(torch, device)
     seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
     tdtype = torch.float32 if dtype == "float32" else torch.float64

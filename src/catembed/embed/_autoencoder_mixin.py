@@ -14,6 +14,7 @@ from .._params import check_option
 from .._validation import CatEmbedError
 from ._autoencoder import (
     AutoencoderResult,
+    check_training_params,
     code_size,
     train_autoencoder,
     warn_if_constant,
@@ -37,6 +38,7 @@ class _AutoencoderMixin:
 
     def _check_autoencoder_params(self) -> None:
         code_size(1, self.hidden_factor)
+        check_training_params(self.hidden_size, self.max_epochs, self.sparsity_proportion)
         check_option("training", self.training, TRAININGS)
         check_option("mse_normalization", self.mse_normalization, MSE_NORMALIZATIONS)
         opts = ("scg", "lbfgs") if self.training == "stacked" else ("scg", "lbfgs", "adam")

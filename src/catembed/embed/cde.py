@@ -20,7 +20,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._params import check_option
+from .._params import check_int, check_option
 from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
@@ -432,6 +432,10 @@ class CDE(_ValueClusterState, ValueEmbedder):
     # The pre-issue-22 fit (scikit-learn k-means per granularity, SVD of the indicator
     # matrix), kept reachable for benchmarks/bench_cde_values.py and the equality tests.
     _legacy_fit = False
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_int("max_iter", self.max_iter)  # 0 ran no Lloyd step (the seeds were kept)
 
     def _cost_cells(self, sizes: np.ndarray) -> float:
         """About ten ``l x l`` float64 matrices at once (``M_c``, ``M_o``, their Gram

@@ -206,6 +206,8 @@ class LCME(ValueEmbedder):
 
     _combine = "sum"
     _own_n_components = True
+    #: the view scaling holds the ``k x k`` product ``T^T C T`` (cost check, _pooling)
+    _n_components_squares = 1.0
     _compact_dtype = np.float64
     _feature_prefix = "lcme"
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .._validation import CatEmbedError
 from ._paths import (
     _publish,
     _reserve,
@@ -86,6 +88,14 @@ class TableWriter:
         import pyarrow as pa
 
         arrow = df if isinstance(df, pa.Table) else None
+        names = [str(c) for c in (arrow.column_names if arrow is not None else df.columns)]
+        if len(set(names)) < len(names):  # a file no reader takes back (CSV, Parquet)
+            repeated = sorted({c for c, k in Counter(names).items() if k > 1})
+            raise CatEmbedError(
+                f"the output would have two columns named {', '.join(map(repr, repeated))}: "
+                "a copied column (--id, --target) has the name of a column catembed writes; "
+                "rename it in the input."
+            )
         if arrow is not None and self.path is None:
             df = arrow.to_pandas()
         self.rows += len(df)
