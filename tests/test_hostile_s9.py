@@ -223,3 +223,16 @@ def test_integer_labelled_fit_then_other_names_is_a_catembed_error_not_keyerror(
     est = FAMD(n_components=2).fit(X)  # a pandas KeyError '1' before
     with pytest.raises(CatEmbedError, match="feature names should match"):
         est.transform(X.set_axis(["p", "q", "r"], axis=1))
+
+
+@pytest.mark.parametrize("flag", ["--id", "--target"])
+def test_cli_cluster_input_column_named_cluster_is_refused(flag, tmp_path, capsys):
+    from catembed.cli import main
+
+    src = tmp_path / "t.csv"
+    src.write_text("cluster,a,b\n1,x,p\n2,y,q\n3,x,q\n4,y,p\n5,x,p\n6,y,q\n", encoding="utf-8")
+    out = tmp_path / "labels.csv"
+    # the labels' column replaced the id column (or the target replaced the labels) before
+    assert main(["cluster", str(src), "-k", "2", flag, "cluster", "-o", str(out)]) == 2
+    assert "rename that column" in capsys.readouterr().err
+    assert not out.exists()

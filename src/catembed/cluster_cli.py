@@ -53,6 +53,9 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     numeric = roles.numeric if args.numeric == "discretize" else []
     features = [c for c in roles.features if c not in roles.numeric or c in numeric]
     after = [roles.target] if roles.target else []
+    if "cluster" in roles.ids + after:  # the labels' column: one of them would replace it
+        raise CatEmbedError("the output's label column is named 'cluster', and so is an "
+                            "--id or --target column of the input; rename that column.")
     used = roles.ids + features + after
     check_ragged(args, spec)
     frame = io.read_table(spec.path, columns=used,
