@@ -236,3 +236,13 @@ def test_cli_cluster_input_column_named_cluster_is_refused(flag, tmp_path, capsy
     assert main(["cluster", str(src), "-k", "2", flag, "cluster", "-o", str(out)]) == 2
     assert "rename that column" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("kw", [{"l2_weight": -1}, {"sparsity_weight": -0.5},
+                                {"l2_weight": float("inf")}, {"sparsity_weight": True}])
+def test_autoencoder_negative_or_infinite_regulariser_weight_is_refused(kw):
+    from catembed.embed import CDEPlusPlus
+
+    name = next(iter(kw))
+    with pytest.raises(CatEmbedError, match=f"{name} must be a (non-negative )?number"):
+        CDEPlusPlus(random_state=0, max_epochs=2, **kw).fit(X)  # trained silently before

@@ -17,6 +17,7 @@ from ._errors import CatEmbedError
 
 __all__ = [
     "check_int",
+    "check_nonnegative",
     "check_option",
     "check_output_dtype",
     "check_param_types",
@@ -52,6 +53,16 @@ def check_int(name: str, value: Any, *, minimum: int = 1, allow_none: bool = Fal
             want = "None or " + want
         raise CatEmbedError(f"{name} must be {want}{extra}; got {value!r}.")
     return int(value)
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """Return ``value`` as a ``float`` when it is a finite real number of at least 0 (not a
+    bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
+        0 <= value < np.inf
+    ):
+        raise CatEmbedError(f"{name} must be a non-negative number; got {value!r}.")
+    return float(value)
 
 
 def check_positive(name: str, value: Any) -> float:

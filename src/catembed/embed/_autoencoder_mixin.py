@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._params import check_option
+from .._params import check_nonnegative, check_option
 from .._validation import CatEmbedError
 from ._autoencoder import (
     AutoencoderResult,
@@ -39,6 +39,8 @@ class _AutoencoderMixin:
     def _check_autoencoder_params(self) -> None:
         code_size(1, self.hidden_factor)
         check_training_params(self.hidden_size, self.max_epochs, self.sparsity_proportion)
+        check_nonnegative("l2_weight", self.l2_weight)  # a negative weight rewards large
+        check_nonnegative("sparsity_weight", self.sparsity_weight)  # weights / no sparsity
         check_option("training", self.training, TRAININGS)
         check_option("mse_normalization", self.mse_normalization, MSE_NORMALIZATIONS)
         opts = ("scg", "lbfgs") if self.training == "stacked" else ("scg", "lbfgs", "adam")
