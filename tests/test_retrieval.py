@@ -101,7 +101,7 @@ def test_cli_evaluate_task_retrieve(capsys):
     assert res["onehot"]["p@10_mean"] == pytest.approx(expected[10], abs=1e-6)
     assert 0 < res["couplings"]["p@1_mean"] <= 1
     assert main(["evaluate", "zoo", "--task", "retrieve", "--methods", "untie", "--runs",
-                 "1"]) == 1  # a labels method gives no vectors: reported, exit 1
+                 "1"]) == 2  # a labels method gives no vectors: refused, exit 2
     text = capsys.readouterr()
     assert "p@1" in text.out and "retrieval needs vectors" in text.err
 
