@@ -164,7 +164,7 @@ def test_fit_refuses_what_load_refuses(frame):
     """issue 21 item 2: the parameter refusals on load are fit's."""
     with pytest.raises(CatEmbedError, match="alpha must be positive"):
         CDE(alpha=-1).fit(frame[["a", "b", "c"]])
-    with pytest.raises(CatEmbedError, match="sigma must be non-negative"):
+    with pytest.raises(CatEmbedError, match="sigma must be a non-negative number"):
         CategoricalDistance(sigma=-1.0).fit(frame[["a", "b", "c"]])
 
 

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._numeric import check_finite_numbers
+from .._params import check_int, check_param_types
 from .._validation import CatEmbedError, as_frame, missing_mask, select_categorical
 from ..stats import encode_column, factorize
 
@@ -58,6 +59,8 @@ class GowerDistance(BaseEstimator):
 
     def fit(self, X: Any, y: Any = None) -> GowerDistance:
         """Learn the column kinds, categories and numeric ranges of ``X``."""
+        check_param_types(self)  # sqrt="no" was read as True, chunk_size=1.5 a TypeError
+        check_int("chunk_size", self.chunk_size, allow_none=True)  # -1 gave no rows at all
         df = as_frame(X)
         if len(df) == 0:
             raise CatEmbedError("GowerDistance needs at least one row.")

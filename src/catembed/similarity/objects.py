@@ -14,13 +14,14 @@ entries are the table's largest distance (1 for Hamming).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import check_int
+from .._params import check_int, check_option
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
 from .tables import ValueTables
@@ -51,14 +52,27 @@ def _padded(vt: ValueTables) -> list[np.ndarray]:
 
 
 def _check_codes(codes: np.ndarray, vt: ValueTables) -> np.ndarray:
-    codes = np.asarray(codes)
-    if codes.ndim != 2 or codes.shape[1] != len(vt.tables):
-        raise CatEmbedError(
-            f"codes must have shape (n, {len(vt.tables)}); got {codes.shape}."
-        )
     sizes = np.array([t.shape[0] for t in vt.tables])
-    codes = codes.astype(np.int64)
+    codes = _code_range(codes, sizes)
     return np.where(codes < 0, sizes[None, :], codes)
+
+
+def _code_range(codes: Any, sizes: np.ndarray) -> np.ndarray:
+    """``codes`` as ``int64`` when its shape is ``(n, len(sizes))`` and every code is below
+    its attribute's number of values (negative: unknown); a code past the table was an
+    ``IndexError`` deep inside."""
+    codes = np.asarray(codes)
+    if codes.ndim != 2 or codes.shape[1] != len(sizes):
+        raise CatEmbedError(f"codes must have shape (n, {len(sizes)}); got {codes.shape}.")
+    codes = codes.astype(np.int64)
+    over = codes >= np.asarray(sizes, dtype=np.int64)[None, :]
+    if over.any():
+        j = int(np.flatnonzero(over.any(axis=0))[0])
+        raise CatEmbedError(
+            f"codes of attribute {j} must be below its {int(sizes[j])} values (negative: "
+            f"unknown); got {int(codes[:, j].max())}."
+        )
+    return codes
 
 
 def _profile(codes: np.ndarray, padded: list[np.ndarray]) -> np.ndarray:
@@ -159,6 +173,8 @@ def kneighbors_from_codes(
     self_search = codes_b is None
     b = codes_a if self_search else codes_b
     n_b = len(b) - (1 if self_search else 0)
+    if isinstance(n_neighbors, (bool, np.bool_)) or not isinstance(n_neighbors, numbers.Integral):
+        check_int("n_neighbors", n_neighbors)  # refuses: a float or bool was a bare TypeError
     if not 1 <= n_neighbors <= n_b:
         raise CatEmbedError(
             f"n_neighbors must be between 1 and {n_b} (the rows to search); got {n_neighbors}."
@@ -204,6 +220,7 @@ def kneighbors_graph_from_codes(
 ) -> sp.csr_array:
     """Sparse kNN graph, distances or connectivity: ``n x n`` of the rows of ``codes`` (self
     excluded), or ``n x n_b`` towards the rows of ``codes_b``."""
+    check_option("mode", mode, ("distance", "connectivity"))
     dist, ind = kneighbors_from_codes(codes, codes_b, vt, n_neighbors, chunk_size=chunk_size,
                                       progress=progress)
     n = len(codes)
@@ -282,14 +299,15 @@ def dm_distances(
     par = dm_parameters(stats, beta)
     rs = par["R_relevant"]
     ps, pf = par["ps"], par["pf"]
-    a = np.asarray(codes_a)
-    b = a if codes_b is None else np.asarray(codes_b)
+    a = _code_range(codes_a, stats.sizes)
+    b = a if codes_b is None else _code_range(codes_b, stats.sizes)
     m = stats.n_features
     qa, qb = _dm_q(stats, a), _dm_q(stats, b)
     wqa = np.einsum("irl,rl->ir", qa, rs)
     wqb = np.einsum("irl,rl->ir", qb, rs)
     out = np.empty((len(a), len(b)))
-    step = chunk_size or max(1, (8 << 20) // max(len(b) * m * m, 1))
+    step = (check_int("chunk_size", chunk_size) if chunk_size is not None
+            else max(1, (8 << 20) // max(len(b) * m * m, 1)))
     for s in range(0, len(a), step):
         ca = a[s : s + step]
         mism = (ca[:, None, :] != b[None, :, :]) | (ca[:, None, :] < 0) | (b[None, :, :] < 0)

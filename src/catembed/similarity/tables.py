@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._params import check_option
-from .._validation import CatEmbedError, CatEmbedWarning, warn_at_caller
+from .._params import check_nonnegative, check_option
+from .._validation import CatEmbedWarning, warn_at_caller
 from ..stats import ValueStatistics
 
 __all__ = [
@@ -268,8 +268,7 @@ def value_tables(stats: ValueStatistics, metric: str = "hamming", *,
     ValueTables
     """
     check_option("metric", metric, tuple(METRICS))
-    if sigma < 0:
-        raise CatEmbedError(f"sigma must be non-negative; got {sigma}.")
+    check_nonnegative("sigma", sigma)  # as a model file's check: inf could not be saved
     fn = {
         "hamming": hamming_tables,
         "ahmad": ahmad_tables,

@@ -1,0 +1,94 @@
+"""Hostile inputs to catembed.similarity and the evaluation APIs (sweep s9-sim).
+
+Each test failed on the code before its fix: a bare NumPy / scikit-learn error, or a wrong
+result returned silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError
+from catembed.similarity import (
+    CategoricalDistance,
+    dm_distances,
+    gower_distances,
+    kneighbors_from_codes,
+    kneighbors_graph_from_codes,
+    pairwise_from_codes,
+    value_tables,
+)
+from catembed.stats import ValueStatistics
+
+TABLE = pd.DataFrame({"a": ["x", "x", "y", "z"], "b": ["u", "v", "v", "u"]})
+CODES = np.array([[0, 0], [0, 1], [1, 1], [2, 0]])
+
+
+@pytest.fixture
+def stats():
+    return ValueStatistics.from_frame(TABLE)
+
+
+@pytest.mark.parametrize("chunk", [0, -1])
+def test_dm_distances_refuse_a_chunk_size_below_one(stats, chunk):
+    """chunk_size=-1 returned a wrong matrix silently (0 was read as the default)."""
+    with pytest.raises(CatEmbedError, match="chunk_size must be a positive integer"):
+        dm_distances(stats, CODES, chunk_size=chunk)
+    with pytest.raises(CatEmbedError, match="chunk_size must be a positive integer"):
+        CategoricalDistance(metric="dm", chunk_size=chunk).fit(TABLE).pairwise(TABLE)
+
+
+def test_codes_past_the_tables_are_refused(stats):
+    """A code past an attribute's values was a bare IndexError."""
+    vt = value_tables(stats, "hamming")
+    with pytest.raises(CatEmbedError, match="codes of attribute 0 must be below its 3"):
+        pairwise_from_codes(np.array([[5, 0]]), CODES, vt)
+    with pytest.raises(CatEmbedError, match="codes of attribute 0 must be below its 3"):
+        dm_distances(stats, np.array([[9, 0]]))
+    with pytest.raises(CatEmbedError, match=r"codes must have shape \(n, 2\)"):
+        dm_distances(stats, CODES[:, :1])
+
+
+@pytest.mark.parametrize("k", [1.5, True])
+def test_kneighbors_from_codes_refuse_a_float_or_bool_k(stats, k):
+    """n_neighbors=1.5 or True was a bare TypeError."""
+    vt = value_tables(stats, "hamming")
+    with pytest.raises(CatEmbedError, match="n_neighbors must be a positive integer"):
+        kneighbors_from_codes(CODES, None, vt, k)
+    with pytest.raises(CatEmbedError, match="n_neighbors must be a positive integer"):
+        kneighbors_graph_from_codes(CODES, vt, k)
+
+
+def test_kneighbors_graph_from_codes_refuses_an_unknown_mode(stats):
+    """mode='bad' was read as 'connectivity'."""
+    vt = value_tables(stats, "hamming")
+    with pytest.raises(CatEmbedError, match="mode must be one of"):
+        kneighbors_graph_from_codes(CODES, vt, 1, mode="bad")
+
+
+@pytest.mark.parametrize("chunk", [0, -1, 1.5, "a", True])
+def test_gower_refuses_a_bad_chunk_size(chunk):
+    """chunk_size=-1 returned an empty matrix, 1.5 and 'a' were bare TypeErrors."""
+    df = pd.DataFrame({"a": ["x", "x", "y"], "n": [1.0, 2.0, 4.0]})
+    with pytest.raises(CatEmbedError, match="chunk_size must be"):
+        gower_distances(df, chunk_size=chunk)
+
+
+def test_gower_refuses_a_string_for_sqrt():
+    """sqrt='no' was read as True."""
+    df = pd.DataFrame({"a": ["x", "x", "y"], "n": [1.0, 2.0, 4.0]})
+    with pytest.raises(CatEmbedError, match="sqrt must be True or False"):
+        gower_distances(df, sqrt="no")
+
+
+@pytest.mark.parametrize("sigma", [float("inf"), float("nan"), "a"])
+def test_value_tables_refuse_sigma_as_a_model_file_does(stats, sigma):
+    """sigma=inf fitted but could not be saved (a bare ValueError from json); 'a' was a bare
+    TypeError; NaN passed silently."""
+    with pytest.raises(CatEmbedError, match="sigma must be"):
+        value_tables(stats, "dilca", sigma=sigma)
+    if sigma == float("inf"):
+        with pytest.raises(CatEmbedError, match="sigma must be a non-negative number"):
+            CategoricalDistance(metric="dilca", sigma=sigma).fit(TABLE)
