@@ -92,3 +92,25 @@ def test_value_tables_refuse_sigma_as_a_model_file_does(stats, sigma):
     if sigma == float("inf"):
         with pytest.raises(CatEmbedError, match="sigma must be a non-negative number"):
             CategoricalDistance(metric="dilca", sigma=sigma).fit(TABLE)
+
+
+# ---------------------------------------------------------------------- metrics
+@pytest.mark.parametrize("chunk", [-1, 0, 1.5])
+def test_ari_codes_refuses_a_chunk_below_one(chunk):
+    """chunk=-1 counted no pair and returned 1.0 (the ARI is -0.25); 0 and 1.5 were bare
+    ValueError / TypeError."""
+    from catembed.metrics import ari_codes
+
+    a, b = np.array([0, 1, 0, 1, 2]), np.array([0, 0, 1, 1, 2])
+    assert ari_codes(a, b) == pytest.approx(-0.25)
+    with pytest.raises(CatEmbedError, match="chunk must be a positive integer"):
+        ari_codes(a, b, chunk=chunk)
+
+
+def test_vci_names_a_missing_column():
+    """A column not in the table was a bare KeyError (fci named it)."""
+    from catembed.metrics import vci
+
+    with pytest.raises(CatEmbedError, match="column 'zz' is not in the input"):
+        vci(TABLE, [0, 0, 1, 1], columns=["zz"])
+    assert vci(TABLE, [0, 0, 1, 1], columns=["a"]) == vci(TABLE[["a"]], [0, 0, 1, 1])

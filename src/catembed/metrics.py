@@ -22,6 +22,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, f1_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
+from ._params import check_int
 from ._validation import CatEmbedError
 from .stats import ValueStatistics
 
@@ -220,6 +221,7 @@ def ari_codes(a: np.ndarray, b: np.ndarray, chunk: int = 1 << 16) -> float:
     makes ``int64`` inverses of both) is made. Labels that are not non-negative integers go to
     scikit-learn, and so do sparse codes (a table of ``max(a) + 1`` by ``max(b) + 1`` cells
     larger than ``2 n + 4096``: ids such as ``2**40`` would otherwise allocate terabytes)."""
+    check_int("chunk", chunk)  # -1 counted nothing (ARI 1.0), 0 was a bare ValueError
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 1 or b.ndim != 1:
         raise CatEmbedError(f"ari_codes: labels must be 1-D arrays; got shapes {a.shape} and "
@@ -334,7 +336,7 @@ def vci(X: Any, labels: Any, *, columns: Any = None) -> float:
     if len(y) != len(df):
         raise CatEmbedError(f"labels has {len(y)} entries but the table has {len(df)} rows.")
     key = "\x00class"
-    frame = df[cols].copy()
+    frame = df[[c for c in cols if c in df.columns]].copy()  # from_frame names a missing one
     frame[key] = pd.Series(y.astype(str), index=frame.index)
     stats = ValueStatistics.from_frame(frame, columns=cols + [key])
     m = len(cols)
