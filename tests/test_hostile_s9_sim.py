@@ -114,3 +114,68 @@ def test_vci_names_a_missing_column():
     with pytest.raises(CatEmbedError, match="column 'zz' is not in the input"):
         vci(TABLE, [0, 0, 1, 1], columns=["zz"])
     assert vci(TABLE, [0, 0, 1, 1], columns=["a"]) == vci(TABLE[["a"]], [0, 0, 1, 1])
+
+
+# ---------------------------------------------------------------------- retrieval, classify
+VECTORS = np.random.RandomState(0).rand(8, 2)
+CLASSES = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("batch", [-1, 0, 1.5])
+def test_retrieval_curve_refuses_a_batch_size_below_one(batch):
+    """batch_size=-1 scored no query and returned precision 0.0; 0 and 1.5 were bare
+    errors."""
+    from catembed.evaluation.retrieval import retrieval_curve
+
+    assert retrieval_curve(VECTORS, CLASSES, k=1).iloc[0] == pytest.approx(0.5)
+    with pytest.raises(CatEmbedError, match="batch_size must be a positive integer"):
+        retrieval_curve(VECTORS, CLASSES, k=1, batch_size=batch)
+
+
+@pytest.mark.parametrize("k", [1.5, None])
+def test_retrieval_curve_refuses_a_k_that_is_no_integer(k):
+    """k=1.5 or None was a bare TypeError ('not iterable'); precision_at_k named it."""
+    from catembed.evaluation.retrieval import retrieval_curve
+
+    with pytest.raises(CatEmbedError, match="k must be a positive integer"):
+        retrieval_curve(VECTORS, CLASSES, k=k)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_retrieval_and_classification_refuse_non_finite_vectors(bad):
+    """NaN or inf in the vectors was scikit-learn's ValueError."""
+    from catembed.evaluation.classify import classify_embedding
+    from catembed.evaluation.retrieval import retrieval_curve
+
+    X = VECTORS.copy()
+    X[2, 1] = bad
+    with pytest.raises(CatEmbedError, match="X holds 1 NaN or infinite value"):
+        retrieval_curve(X, CLASSES, k=1)
+    Z = np.vstack([X, VECTORS])
+    with pytest.raises(CatEmbedError, match="Z holds 1 NaN or infinite value"):
+        classify_embedding(Z, np.tile(CLASSES, 2), n_repeats=1)
+    with pytest.raises(CatEmbedError, match="X must hold numbers"):
+        retrieval_curve([["a"]] * 8, CLASSES, k=1)
+
+
+def test_retrieval_curve_names_an_unknown_metric():
+    """metric='nope' was scikit-learn's InvalidParameterError."""
+    from catembed.evaluation.retrieval import retrieval_curve
+
+    with pytest.raises(CatEmbedError, match="metric='nope'"):
+        retrieval_curve(VECTORS, CLASSES, k=1, metric="nope")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"random_state": "x"}, "random_state must be None"),
+    ({"random_state": -1}, "random_state must be None"),
+    ({"test_size": "a"}, "test_size must lie strictly between 0 and 1"),
+    ({"classifier_params": {"svm": {"zzz": 1}}}, r"classifier_params\['svm'\]"),
+])
+def test_classify_embedding_names_a_bad_argument(kwargs, message):
+    """These were bare NumPy / Python errors (random_state, test_size, an unknown keyword)."""
+    from catembed.evaluation.classify import classify_embedding
+
+    Z = np.vstack([VECTORS, VECTORS + 0.01])
+    with pytest.raises(CatEmbedError, match=message):
+        classify_embedding(Z, np.tile(CLASSES, 2), n_repeats=1, **kwargs)

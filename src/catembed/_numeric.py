@@ -26,6 +26,7 @@ __all__ = [
     "apply_numeric",
     "bin_labels",
     "check_finite_numbers",
+    "finite_matrix",
     "read_numbers",
     "fit_numeric",
     "numeric_block",
@@ -108,6 +109,23 @@ def _bin_quantiles(n_bins: int, n_numbers: int) -> np.ndarray:
 #: numbers beyond this magnitude are refused by ``"passthrough"``: their square (the
 #: variance's sums) overflows float64
 MAX_PASSTHROUGH = 1e150
+
+
+def finite_matrix(x: Any, name: str) -> np.ndarray:
+    """``x`` (object vectors: an embedding) as ``float64``, refusing text and NaN or infinite
+    entries by name (scikit-learn's neighbour searches and classifiers raised their own
+    errors, or NumPy a bare ``ValueError``)."""
+    try:
+        out = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CatEmbedError(f"{name} must hold numbers (object vectors); {exc}.") from None
+    bad = ~np.isfinite(out)
+    if bad.any():
+        raise CatEmbedError(
+            f"{name} holds {int(bad.sum())} NaN or infinite value(s); object vectors must be "
+            "finite: drop or impute those objects first."
+        )
+    return out
 
 
 def check_finite_numbers(x: np.ndarray, names: Sequence[Any], where: str, *,

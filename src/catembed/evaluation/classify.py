@@ -18,6 +18,7 @@ Classifiers (scikit-learn, defaults unless said):
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +35,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
-from .._params import check_int, check_option
+from .._numeric import finite_matrix
+from .._params import check_int, check_option, check_random_state_param
 from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = [
@@ -138,7 +140,9 @@ def _check_protocol(y: Any, n: int, test_size: float, n_repeats: int) -> np.ndar
         raise CatEmbedError("y has missing labels; drop those objects first.")
     if len(np.unique(y.astype(str))) < 2:
         raise CatEmbedError("y has a single class; classification needs at least two.")
-    if not 0 < test_size < 1:
+    if isinstance(test_size, (bool, np.bool_)) or not isinstance(test_size, numbers.Real) or (
+        not 0 < test_size < 1
+    ):
         raise CatEmbedError(f"test_size must lie strictly between 0 and 1; got {test_size!r}.")
     check_int("n_repeats", n_repeats)
     ys = y.astype(str)
@@ -194,7 +198,7 @@ def classify_embedding(
     dict
         ``{classifier: ClassificationResult}``.
     """
-    Z = np.asarray(Z, dtype=np.float64)
+    Z = finite_matrix(Z, "Z")
     if Z.ndim != 2:
         raise CatEmbedError(f"Z must be a 2-D embedding; got shape {Z.shape}.")
     ys = _check_protocol(y, Z.shape[0], test_size, n_repeats)
@@ -249,6 +253,12 @@ def _run(embed, ys, classifiers, test_size, n_repeats, random_state, classifier_
     for name in names:
         make_classifier(name)  # validates the name
     params = classifier_params or {}
+    for name in names:
+        try:
+            make_classifier(name, **params.get(name, {}))
+        except TypeError as exc:  # a keyword the classifier does not take
+            raise CatEmbedError(f"classifier_params[{name!r}]: {exc}.") from None
+    check_random_state_param(random_state)  # NumPy's error named no parameter
     rs = check_random_state(random_state)
     split_seed = int(rs.randint(np.iinfo(np.int32).max))
     splitter, stratified = _splitter(ys, test_size, int(n_repeats), split_seed)

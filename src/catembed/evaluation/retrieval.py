@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
+from .._numeric import finite_matrix
 from .._params import check_int, check_option
 from .._validation import CatEmbedError
 
@@ -41,7 +42,9 @@ DEFAULT_KS = (1, 5, 10, 20, 50, 100)
 
 
 def _ks(k: Any, n: int) -> list[int]:
-    ks = [k] if isinstance(k, numbers.Integral) else list(k)
+    if isinstance(k, (numbers.Integral, str)) or not isinstance(k, Iterable):
+        k = [check_int("k", k)]  # 1.5 or None was a bare TypeError ("not iterable")
+    ks = list(k)
     if not ks:
         raise CatEmbedError("give at least one k for precision@k.")
     for v in ks:
@@ -100,7 +103,8 @@ def retrieval_curve(
     scikit-learn's order.
     """
     check_option("ties", ties, ("expected", "arbitrary"))
-    X = np.asarray(X, dtype=np.float64)
+    check_int("batch_size", batch_size)  # -1 scored no query (0.0), 0 was a bare ValueError
+    X = finite_matrix(X, "X")
     y = np.asarray(labels).ravel()
     if X.ndim != 2:
         raise CatEmbedError(f"X must be 2-D (objects x features); got shape {X.shape}.")
@@ -111,8 +115,11 @@ def retrieval_curve(
     kmax = max(ks)
     codes = pd.factorize(pd.Series(y), use_na_sentinel=False)[0]
     extra = 1 if ties == "arbitrary" else 2
-    nn = NearestNeighbors(n_neighbors=min(kmax + extra, n), metric=metric,
-                          n_jobs=n_jobs).fit(X)
+    try:
+        nn = NearestNeighbors(n_neighbors=min(kmax + extra, n), metric=metric,
+                              n_jobs=n_jobs).fit(X)
+    except (TypeError, ValueError) as exc:  # scikit-learn's InvalidParameterError
+        raise CatEmbedError(f"metric={metric!r} or n_jobs={n_jobs!r} refused: {exc}") from None
     # Euclidean distances computed as |q|^2 + |x|^2 - 2 q.x carry a rounding error that
     # grows with the norms (exact duplicates come out at ~1e-7 |q|, not 0)
     norms = np.linalg.norm(X, axis=1) if metric in _NORM_METRICS else None
