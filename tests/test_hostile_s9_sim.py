@@ -179,3 +179,59 @@ def test_classify_embedding_names_a_bad_argument(kwargs, message):
     Z = np.vstack([VECTORS, VECTORS + 0.01])
     with pytest.raises(CatEmbedError, match=message):
         classify_embedding(Z, np.tile(CLASSES, 2), n_repeats=1, **kwargs)
+
+
+# ---------------------------------------------------------------------- significance
+SCORES = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.6], "B": [0.5, 0.6, 0.7, 0.8],
+                       "C": [0.1, 0.2, 0.3, 0.4]})
+
+
+def test_friedman_refuses_a_method_named_twice():
+    """Two columns 'A' gave one average rank in to_dict: a method vanished silently."""
+    from catembed.evaluation.significance import friedman_test
+
+    scores = SCORES.set_axis(["A", "A", "C"], axis=1)
+    with pytest.raises(CatEmbedError, match="name a method more than once: A"):
+        friedman_test(scores)
+
+
+def test_friedman_leaves_out_an_infinite_score_as_a_missing_one():
+    """inf was ranked as the best score; paired_t_test and the docstring leave it out."""
+    from catembed.evaluation.significance import friedman_test
+
+    with_inf = friedman_test(SCORES.assign(A=[np.inf, 0.8, 0.7, 0.6])).to_dict()
+    with_nan = friedman_test(SCORES.assign(A=[np.nan, 0.8, 0.7, 0.6])).to_dict()
+    assert with_inf == with_nan
+    assert with_inf["n_datasets"] == 3
+
+
+@pytest.mark.parametrize("alpha", [0, 1.5, float("nan"), "a"])
+def test_alpha_outside_zero_one_is_refused(alpha):
+    """alpha=0 gave an infinite critical difference, 1.5 or NaN a NaN one, 'a' a TypeError."""
+    from catembed.evaluation.significance import critical_difference, friedman_test
+
+    with pytest.raises(CatEmbedError, match="alpha must lie strictly between 0 and 1"):
+        critical_difference(3, 5, alpha=alpha)
+    with pytest.raises(CatEmbedError, match="alpha must lie strictly between 0 and 1"):
+        friedman_test(SCORES, alpha=alpha)
+
+
+@pytest.mark.parametrize("k, n", [(2.7, 5), ("a", 5), (3, float("nan"))])
+def test_critical_difference_refuses_counts_that_are_no_integers(k, n):
+    """2.7 methods were read as 2; 'a' and NaN were bare ValueErrors."""
+    from catembed.evaluation.significance import critical_difference
+
+    with pytest.raises(CatEmbedError, match="must be a positive integer"):
+        critical_difference(k, n)
+
+
+def test_significance_tests_name_text_scores():
+    """Text scores were a bare ValueError; 2-D paired samples were flattened silently."""
+    from catembed.evaluation.significance import friedman_test, paired_t_test
+
+    with pytest.raises(CatEmbedError, match="must hold one score"):
+        paired_t_test(["a", "b"], [1, 2])
+    with pytest.raises(CatEmbedError, match="1-D and of one length"):
+        paired_t_test([[1, 2], [3, 4]], [[1, 2], [3, 5]])
+    with pytest.raises(CatEmbedError, match="table of numbers"):
+        friedman_test(pd.DataFrame({"A": ["a", "b"], "B": [1, 2]}))

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._params import check_int
 from .._validation import CatEmbedError
 
 __all__ = ["FriedmanResult", "critical_difference", "friedman_test", "paired_t_test"]
@@ -27,16 +29,24 @@ def paired_t_test(a: Any, b: Any) -> float:
     ``a`` and ``b`` are one score per data set (pairs with a NaN are left out). NaN when
     fewer than two pairs remain or every difference is equal.
     """
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    if x.shape != y.shape:
-        raise CatEmbedError(f"paired samples must have one length; got {x.shape} and {y.shape}.")
+    x, y = _scores(a, "a"), _scores(b, "b")
+    if x.shape != y.shape or x.ndim != 1:
+        raise CatEmbedError(f"paired samples must be 1-D and of one length; got {x.shape} and "
+                            f"{y.shape}.")
     keep = np.isfinite(x) & np.isfinite(y)
     x, y = x[keep], y[keep]
     d = x - y
     if len(d) < 2 or np.allclose(d, d[0]):
         return float("nan")
     return float(stats.ttest_rel(x, y).pvalue)
+
+
+def _scores(values: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CatEmbedError(f"{name} must hold one score (a number) per data set; {exc}."
+                            ) from None
 
 
 def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05,
@@ -47,9 +57,13 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05,
     quantile over ``sqrt(2)`` (Nemenyi, all pairs) or the two-tailed normal quantile at
     ``alpha / (k - 1)`` (Bonferroni-Dunn, each method against one control).
     """
-    k, n = int(n_methods), int(n_datasets)
-    if k < 2 or n < 1:
+    k, n = check_int("n_methods", n_methods), check_int("n_datasets", n_datasets)
+    if k < 2:
         raise CatEmbedError("a critical difference needs at least 2 methods and 1 data set.")
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not (
+        0 < alpha < 1
+    ):  # 0 gave an infinite difference, 1.5 or NaN a NaN one
+        raise CatEmbedError(f"alpha must lie strictly between 0 and 1; got {alpha!r}.")
     if test == "nemenyi":
         q = stats.studentized_range.ppf(1.0 - alpha, k, 1e6) / np.sqrt(2.0)
     elif test == "bonferroni-dunn":
@@ -86,12 +100,21 @@ class FriedmanResult:
 def friedman_test(scores: pd.DataFrame | Any, alpha: float = 0.05) -> FriedmanResult:
     """Friedman test on a data sets x methods score table (higher is better).
 
-    Rows with a missing score are left out. Ranks are 1 for the best method of a data set,
-    ties share the average rank. Reports Friedman's chi-square and p-value, the
+    Rows with a missing (or infinite) score are left out. Ranks are 1 for the best method of
+    a data set, ties share the average rank. Reports Friedman's chi-square and p-value, the
     Iman-Davenport F and its p-value, and the Nemenyi and Bonferroni-Dunn critical
     differences at ``alpha``.
     """
-    df = pd.DataFrame(scores).astype(float).dropna(axis=0, how="any")
+    try:
+        df = pd.DataFrame(scores).astype(float)
+    except (TypeError, ValueError) as exc:
+        raise CatEmbedError(f"scores must be a data sets x methods table of numbers; {exc}."
+                            ) from None
+    if df.columns.duplicated().any():  # their ranks merged into one in to_dict
+        dup = ", ".join(map(str, df.columns[df.columns.duplicated()].unique()))
+        raise CatEmbedError(f"scores name a method more than once: {dup}; rename them.")
+    df = df[np.isfinite(df.to_numpy()).all(axis=1)]  # as paired_t_test: inf is no score
+    critical_difference(max(df.shape[1], 2), 1, alpha)  # refuses alpha before any work
     n, k = df.shape
     if k < 2 or n < 2:
         raise CatEmbedError("the Friedman test needs at least 2 methods and 2 data sets with "
