@@ -235,3 +235,26 @@ def test_significance_tests_name_text_scores():
         paired_t_test([[1, 2], [3, 4]], [[1, 2], [3, 5]])
     with pytest.raises(CatEmbedError, match="table of numbers"):
         friedman_test(pd.DataFrame({"A": ["a", "b"], "B": [1, 2]}))
+
+
+# ---------------------------------------------------------------------- memory
+def test_full_distance_matrices_above_the_memory_limit_are_refused(monkeypatch):
+    """pairwise / pairwise_from_codes / dm_distances / Gower allocated any n x n matrix (200,000
+    rows: 298 GiB, NumPy's bare MemoryError at best); they are checked against
+    CATEMBED_MAX_MEMORY first now. (1,000 rows and a 1 MiB limit: the old code allocated
+    8 MB and returned, nothing large is ever allocated here.)"""
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame({"a": rng.choice(list("xyz"), 1000), "b": rng.choice(list("uv"), 1000)})
+    est = CategoricalDistance().fit(df)
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1M")
+    with pytest.raises(CatEmbedError, match="1000 x 1000 rows would need about"):
+        est.pairwise(df)
+    with pytest.raises(CatEmbedError, match="would need about"):
+        pairwise_from_codes(est.fit_codes_, None, est.tables_)
+    with pytest.raises(CatEmbedError, match="would need about"):
+        dm_distances(est.stats_, est.fit_codes_)
+    with pytest.raises(CatEmbedError, match="the Gower matrix"):
+        gower_distances(df)
+    # the chunked forms stay available
+    assert est.kneighbors(df.iloc[:3], n_neighbors=2)[1].shape == (3, 2)
+    assert est.pairwise(df.iloc[:5], df.iloc[:5]).shape == (5, 5)

@@ -25,6 +25,7 @@ from ._value_statistics import ValueStatistics
 __all__ = [
     "check_cost_before_counting",
     "check_fit_cost",
+    "check_matrix_memory",
     "pool_rare_values",
     "pooled_encoding",
     "prune_statistics",
@@ -145,6 +146,20 @@ def memory_limit() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return 8.0 * 2**30
+
+
+def check_matrix_memory(n_rows: int, n_cols: int, what: str, *, per_cell: float = 8.0) -> None:
+    """Refuse a full ``n_rows x n_cols`` result (``per_cell`` bytes a cell) above the memory
+    limit of :func:`memory_limit` before it is allocated (200,000 rows asked for a 298 GiB
+    distance matrix, NumPy's bare ``MemoryError`` at best)."""
+    need = float(n_rows) * float(n_cols) * per_cell
+    limit = memory_limit()
+    if need > limit:
+        raise CatEmbedError(
+            f"{what} of {n_rows} x {n_cols} rows would need about {need / 2**30:.1f} GiB "
+            f"(limit {limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); use the chunked form "
+            "(pairwise_chunks, kneighbors) or fewer rows."
+        )
 
 
 def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, float]:

@@ -18,6 +18,7 @@ from .objects import (
     kneighbors_from_codes,
     kneighbors_graph_from_codes,
     pairwise_chunks_from_codes,
+    pairwise_from_codes,
 )
 from .tables import METRICS, ValueTables, value_tables
 
@@ -203,11 +204,7 @@ class CategoricalDistance(ValueEmbedder):
         b = a if Y is None else self.encode(Y)
         if self.metric == "dm" and self.dm_full:
             return dm_distances(self.stats_, a, b, chunk_size=self.chunk_size)
-        out = np.empty((len(a), len(b)))
-        for s, block in pairwise_chunks_from_codes(a, b, self.tables_,
-                                                   chunk_size=self.chunk_size):
-            out[s : s + len(block)] = block
-        return out
+        return pairwise_from_codes(a, b, self.tables_, chunk_size=self.chunk_size)
 
     def _search_codes(self) -> np.ndarray:
         check_is_fitted(self, "_tables")

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._numeric import check_finite_numbers
 from .._params import check_int, check_param_types
+from .._pooling import check_matrix_memory
 from .._validation import CatEmbedError, as_frame, missing_mask, select_categorical
 from ..stats import encode_column, factorize
 
@@ -152,8 +153,9 @@ class GowerDistance(BaseEstimator):
 
     def pairwise(self, X: Any, Y: Any = None) -> np.ndarray:
         """The full distance matrix between the rows of X (and Y): ``n_X x n_Y`` memory."""
-        blocks = [b for _, b in self.pairwise_chunks(X, Y)]
         n_b = len(as_frame(X)) if Y is None else len(as_frame(Y))
+        check_matrix_memory(len(as_frame(X)), n_b, "the Gower matrix")
+        blocks = [b for _, b in self.pairwise_chunks(X, Y)]
         return np.vstack(blocks) if blocks else np.zeros((0, n_b))
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import check_int, check_option
+from .._pooling import check_matrix_memory
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
 from .tables import ValueTables
@@ -145,6 +146,7 @@ def pairwise_from_codes(
 ) -> np.ndarray:
     """The full ``n_a x n_b`` object distance matrix (only when the caller needs it)."""
     b = codes_a if codes_b is None else codes_b
+    check_matrix_memory(len(codes_a), len(b), "the distance matrix")
     out = np.empty((len(codes_a), len(b)))
     for start, block in pairwise_chunks_from_codes(codes_a, b, vt, chunk_size=chunk_size):
         out[start : start + len(block)] = block
@@ -302,6 +304,7 @@ def dm_distances(
     a = _code_range(codes_a, stats.sizes)
     b = a if codes_b is None else _code_range(codes_b, stats.sizes)
     m = stats.n_features
+    check_matrix_memory(len(a), len(b), "the DM distance matrix")
     qa, qb = _dm_q(stats, a), _dm_q(stats, b)
     wqa = np.einsum("irl,rl->ir", qa, rs)
     wqb = np.einsum("irl,rl->ir", qb, rs)
