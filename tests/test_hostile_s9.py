@@ -246,3 +246,14 @@ def test_autoencoder_negative_or_infinite_regulariser_weight_is_refused(kw):
     name = next(iter(kw))
     with pytest.raises(CatEmbedError, match=f"{name} must be a (non-negative )?number"):
         CDEPlusPlus(random_state=0, max_epochs=2, **kw).fit(X)  # trained silently before
+
+
+def test_fit_statistics_and_value_tables_refuse_a_table():
+    from catembed import MCA, CatEmbedTypeError
+    from catembed.similarity import value_tables
+
+    with pytest.raises(CatEmbedTypeError, match=r"^fit_statistics takes a catembed.stats."
+                       r"ValueStatistics .*got a DataFrame\. Give a table to fit\(X\)"):
+        MCA().fit_statistics(X)  # AttributeError 'feature_names' before
+    with pytest.raises(CatEmbedTypeError, match="^value_tables takes"):
+        value_tables(X)

@@ -23,7 +23,19 @@ from ._encoding import INFREQUENT, _is_missing_value, _position, factorize, unio
 from ._params import check_option
 from ._validation import CatEmbedError, as_frame
 
-__all__ = ["ValueStatistics", "count_table"]
+__all__ = ["ValueStatistics", "count_table", "require_statistics"]
+
+
+def require_statistics(stats: Any, owner: str) -> None:
+    """Refuse what is not a :class:`ValueStatistics` where one is expected (a table given
+    to ``fit_statistics`` ended in an ``AttributeError`` on ``feature_names``)."""
+    if not isinstance(stats, ValueStatistics):
+        from ._errors import CatEmbedTypeError
+
+        raise CatEmbedTypeError(
+            f"{owner} takes a catembed.stats.ValueStatistics (e.g. from compute_statistics); "
+            f"got a {type(stats).__name__}. Give a table to fit(X) instead."
+        )
 
 
 @dataclass(eq=False)

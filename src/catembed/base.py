@@ -56,6 +56,7 @@ from ._validation import (
     validate_transform_input,
     warnings_at_caller,
 )
+from ._value_statistics import require_statistics
 from .stats import ValueStatistics, count_table
 
 __all__ = ["ValueEmbedder"]
@@ -185,6 +186,7 @@ class ValueEmbedder(DaskAwareTransformer):
         self
         """
         self._check_params()
+        require_statistics(stats, "fit_statistics")
         names = list(feature_names_in) if feature_names_in is not None else list(
             stats.feature_names
         )

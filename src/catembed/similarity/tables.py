@@ -21,6 +21,7 @@ from scipy.spatial.distance import cdist
 
 from .._params import check_nonnegative, check_option
 from .._validation import CatEmbedWarning, warn_at_caller
+from .._value_statistics import require_statistics
 from ..stats import ValueStatistics
 
 __all__ = [
@@ -267,6 +268,7 @@ def value_tables(stats: ValueStatistics, metric: str = "hamming", *,
     -------
     ValueTables
     """
+    require_statistics(stats, "value_tables")
     check_option("metric", metric, tuple(METRICS))
     check_nonnegative("sigma", sigma)  # as a model file's check: inf could not be saved
     fn = {
