@@ -35,6 +35,7 @@ __all__ = [
     "Dataset",
     "apply_preset",
     "bundled_datasets",
+    "check_meta_columns",
     "dataset_path",
     "load_dataset",
     "preset_names",
@@ -236,6 +237,25 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     return meta
 
 
+def check_meta_columns(data_csv: str | os.PathLike, meta: dict[str, Any]) -> list[str]:
+    """The columns of ``data_csv``; refuses a ``meta.json`` whose ``target``, ``id_columns``
+    or ``columns`` name a column that ``data_csv`` does not have."""
+    from .. import io
+
+    columns = io.read_columns(data_csv)
+    have = set(columns)
+    named = [meta.get("target")] + list(meta.get("id_columns") or []) + list(
+        meta.get("columns") or {})
+    absent = list(dict.fromkeys(c for c in named if c is not None and c not in have))
+    if absent:
+        f = Path(data_csv).parent / "meta.json"
+        raise CatEmbedError(
+            f"{f} names column(s) that {Path(data_csv).name} does not have: "
+            f"{', '.join(map(repr, absent[:10]))} (its columns: {', '.join(columns[:20])}); "
+            "fix meta.json (or move it away to read data.csv as a plain table).")
+    return columns
+
+
 def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
                  preset: str | dict | None = None) -> Dataset:
     """Read a data set folder in the shared format.
@@ -244,14 +264,16 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     ``numeric`` is read as text. With ``preset`` (a name from :func:`preset_names`, e.g.
     ``"cde"``, or a dict) the table is prepared by :func:`apply_preset`.
     """
-    import pandas as pd
+    from .. import io
 
     folder = dataset_path(name_or_path, data_dir)
     meta = read_meta(folder)
+    columns = check_meta_columns(folder / "data.csv", meta)
     kinds = meta.get("columns") or {}
-    dtype = {c: str for c, k in kinds.items() if k != "numeric"} if kinds else str
-    frame = pd.read_csv(folder / "data.csv", keep_default_na=False, na_values=[""],
-                        dtype=dtype)
+    # read by catembed.io: a damaged, ragged, non-UTF-8 or header-only data.csv and
+    # duplicate header names are refused as for any input table
+    text = [c for c, k in kinds.items() if k != "numeric"] if kinds else columns
+    frame = io.read_table(folder / "data.csv", text_columns=text)
     data = Dataset(meta.get("name", folder.name), frame, meta, folder)
     return data if preset is None else apply_preset(data, preset)
 
@@ -339,6 +361,9 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     cols = [c for c in dataset.feature_columns
             if kinds.get(c) in wanted and c not in spec["drop"]]
     frame = frame.dropna(subset=[target])
+    if frame.empty:  # else "leaves no attribute": every column is constant in no rows
+        raise CatEmbedError(f"no row of {dataset.name} has a value in the target column "
+                            f"{target!r}; check the column, or name another with --target.")
     if spec["rows"] == "complete":
         frame = frame.dropna(subset=cols)
     if spec.get("sample") is not None and len(frame) > int(spec["sample"]):
@@ -391,6 +416,8 @@ def resolve_input(text: str) -> InputSpec:
     if p.is_file():
         meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
             p.name == "data.csv" else {}
+        if meta:
+            check_meta_columns(p, meta)
         return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
     if p.is_dir() and not (p / "data.csv").exists():
         raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
@@ -400,7 +427,10 @@ def resolve_input(text: str) -> InputSpec:
         raise CatEmbedError(
             f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
         ) from None
-    return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
+    meta = read_meta(folder)
+    if meta:
+        check_meta_columns(folder / "data.csv", meta)
+    return InputSpec(folder / "data.csv", folder.name, meta)
 
 
 def split_list(text: str | None) -> list[str]:

@@ -148,6 +148,11 @@ def load_input(text: str, target: str | None, preset: str | None,
     from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
 
     spec = resolve_input(find_input(text, data_dir))
+    import argparse
+
+    from ..cli_input import check_ragged
+
+    check_ragged(argparse.Namespace(), spec)  # a warning naming the lines, as embed gives
     if spec.meta:
         data = load_dataset(spec.path.parent)
         if not use_meta_target and data.target and not target:

@@ -1,0 +1,89 @@
+"""Hostile inputs to catembed.io, catembed.datasets and the evaluate / bench command line
+(sweep s9, tables in and out)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from catembed import CatEmbedError
+from catembed.cli import main
+from catembed.datasets import load_dataset
+
+ROWS = "a,b,y\n" + "".join(f"{'xyz'[i % 3]},{'pq'[i % 2]},{'cd'[i % 2]}\n" for i in range(12))
+META = {"target": "y", "columns": {"a": "categorical", "b": "categorical", "y": "target"}}
+
+
+def _folder(tmp_path, data: bytes | str, meta=META, name="set"):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "data.csv").write_bytes(data if isinstance(data, bytes) else data.encode())
+    if meta is not None:
+        (d / "meta.json").write_text(json.dumps(meta))
+    return d
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", r"data\.csv is empty"),
+    (ROWS.replace("z,", "\xe9,").encode("latin-1"), r"it is not UTF-8 text"),
+    ("a,b,y\n", r"has a header but no data rows"),
+    (ROWS.replace("a,b,y", "a,a,y", 1), r"duplicate column names: a"),
+])
+def test_load_dataset_refuses_a_damaged_data_csv_naming_it(tmp_path, data, message):
+    # these were a bare EmptyDataError / UnicodeDecodeError, an empty frame,
+    # or a silently renamed 'a.1' column (left out as a feature: meta.json types 'a')
+    folder = _folder(tmp_path, data, meta=dict(META, columns={"a": "categorical",
+                                                              "y": "target"}))
+    with pytest.raises(CatEmbedError, match=message):
+        load_dataset(folder)
+
+
+@pytest.mark.parametrize("meta, absent", [
+    ({"target": "zz", "columns": {"a": "categorical", "b": "categorical"}}, "'zz'"),
+    ({"target": "y", "columns": {"a": "categorical", "q": "categorical", "y": "target"}},
+     "'q'"),
+    (dict(META, id_columns=["row_id"]), "'row_id'"),
+])
+def test_meta_json_naming_a_column_data_csv_lacks_is_refused(tmp_path, capsys, meta, absent):
+    # was: a target not in data.csv "has no target column in meta.json" (evaluate) or the
+    # class column embedded as a feature (embed); a typed column not there silently ignored
+    folder = _folder(tmp_path, ROWS, meta=meta)
+    with pytest.raises(CatEmbedError, match=rf"meta\.json names column\(s\) that data\.csv "
+                       rf"does not have: {absent}"):
+        load_dataset(folder)
+    for argv in (["evaluate", str(folder), "--methods", "onehot", "--runs", "1"],
+                 ["embed", str(folder), "-o", str(tmp_path / "out.csv")]):
+        assert main(argv) == 2
+        assert f"does not have: {absent}" in capsys.readouterr().err
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_load_dataset_reads_a_bom_crlf_and_quoted_newline_like_a_plain_file(tmp_path):
+    text = ROWS.replace("x,p", '"x\nx",p', 1).replace("\n", "\r\n")
+    text = text.replace('"x\r\nx"', '"x\nx"')
+    frame = load_dataset(_folder(tmp_path, b"\xef\xbb\xbf" + text.encode())).frame
+    assert list(frame.columns) == ["a", "b", "y"]
+    assert frame.shape == (12, 3) and frame.iloc[0, 0] == "x\nx"
+
+
+def test_evaluate_with_a_target_no_row_has_names_the_target(tmp_path, capsys):
+    # was: "preset 'complete' leaves no attribute", about the attributes
+    folder = _folder(tmp_path, ROWS.replace(",c\n", ",\n").replace(",d\n", ",\n"))
+    assert main(["evaluate", str(folder), "--methods", "onehot", "--runs", "1"]) == 2
+    assert "no row of set has a value in the target column 'y'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_evaluate_warns_of_ragged_rows_as_embed_does(tmp_path, capsys, plain):
+    # was: a folder's extra field a bare ParserError (internal error); a plain file's extra
+    # fields silently ignored, no warning (embed and cluster name the lines)
+    folder = _folder(tmp_path, ROWS + "x,p,c,extra\n")
+    argv = (["evaluate", str(folder / "data.csv"), "--target", "y"] if plain
+            else ["evaluate", str(folder)])
+    assert main(argv + ["--methods", "onehot", "--runs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: data.csv: 1 row(s) (line 14) with another number of fields than the "
+            "header (3): short rows are read with missing values, extra fields are ignored. "
+            "Fix the file.\n") in err
+    assert "13 rows" in err
