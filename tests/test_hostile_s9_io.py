@@ -87,3 +87,19 @@ def test_evaluate_warns_of_ragged_rows_as_embed_does(tmp_path, capsys, plain):
             "header (3): short rows are read with missing values, extra fields are ignored. "
             "Fix the file.\n") in err
     assert "13 rows" in err
+
+
+@pytest.mark.parametrize("seed, runs, high", [(-1, 1, 4294967295), (2**40, 1, 4294967295),
+                                              (2**32 - 1, 2, 4294967294)])
+def test_evaluate_and_bench_refuse_a_seed_numpy_cannot_take_naming_the_flag(capsys, seed,
+                                                                            runs, high):
+    # was: every method's runs failed on "ValueError: Seed must be between 0 and 2**32 - 1",
+    # exit 1, after loading the data
+    for argv in (["evaluate", "lenses", "--methods", "onehot"],
+                 ["bench", "--table", "cde-1", "--datasets", "lenses", "--columns", "onehot"]):
+        assert main(argv + ["--seed", str(seed), "--runs", str(runs)]) == 2
+        err = capsys.readouterr().err
+        assert f"--seed must be an integer from 0 to {high}" in err and f"got {seed}." in err
+    # bench without --runs: the table's 50 runs
+    assert main(["bench", "--table", "cde-1", "--seed", str(2**32 - 10)]) == 2
+    assert "from 0 to 4294967246 (the 50 runs" in capsys.readouterr().err

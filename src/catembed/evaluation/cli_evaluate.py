@@ -13,7 +13,7 @@ import sys
 import warnings
 from typing import Any
 
-from .inputs import _error, check_jobs, load_input, split_list
+from .inputs import _error, check_jobs, check_seed, load_input, split_list
 
 __all__ = ["cmd_evaluate", "evaluation_tasks", "summary_line"]
 
@@ -66,6 +66,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         get_method(m)  # unknown names are a user error, before any work
     if args.runs < 1:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
+    check_seed(args.seed, args.runs)
     check_jobs(args.jobs)
     if args.task == "classify":  # the classify task's own options (issue 4)
         from functools import partial

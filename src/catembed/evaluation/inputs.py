@@ -92,6 +92,23 @@ def check_jobs(jobs: int | None) -> None:
                      "core); got 0.")
 
 
+MAX_SEED = 2**32 - 1  # NumPy's seeds
+
+
+def check_seed(seed: int, runs: int | None = None) -> None:
+    """``--seed``: the runs use the seeds ``seed .. seed + runs - 1``, each a NumPy seed
+    (0 to 2**32 - 1); refused here, naming the flag, before any work (else every method's
+    runs failed on "Seed must be between 0 and 2**32 - 1")."""
+    runs = max(int(runs or 1), 1)
+    high = MAX_SEED - (runs - 1)
+    if high < 0:
+        raise _error(f"--runs must be at most {MAX_SEED + 1} (one seed per run); got {runs}.")
+    if not 0 <= seed <= high:
+        seeds = f" (the {runs} runs use the seeds --seed to --seed + {runs - 1})" \
+            if runs > 1 else ""
+        raise _error(f"--seed must be an integer from 0 to {high}{seeds}; got {seed}.")
+
+
 def find_input(text: str, data_dir: str | None = None) -> str:
     """A path as given, else the folder named ``text`` in the first root that has it."""
     if Path(text).exists():
