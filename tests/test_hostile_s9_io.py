@@ -103,3 +103,27 @@ def test_evaluate_and_bench_refuse_a_seed_numpy_cannot_take_naming_the_flag(caps
     # bench without --runs: the table's 50 runs
     assert main(["bench", "--table", "cde-1", "--seed", str(2**32 - 10)]) == 2
     assert "from 0 to 4294967246 (the 50 runs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("second, message", [
+    ("text", r"column 'id' of chunk 2 written to out\.\w+ holds large_string values that the "
+             r"first chunk's type int64 cannot hold"),
+    ("reordered", r"chunk 2 written to out\.\w+ has the columns z, id but the first chunk had "
+                  r"id, z; every chunk needs the same columns"),
+])
+def test_table_writer_refuses_a_chunk_unlike_the_first_leaving_no_output(tmp_path, suffix,
+                                                                         second, message):
+    # was pyarrow's ArrowInvalid ("Failed to parse string") or ValueError ("Target schema's
+    # field names are not matching")
+    import pandas as pd
+
+    from catembed.io import TableWriter
+
+    first = pd.DataFrame({"id": [1, 2], "z": [0.5, 1.5]})
+    later = first.assign(id=["a", "b"]) if second == "text" else first[["z", "id"]]
+    out = tmp_path / f"out{suffix}"
+    with pytest.raises(CatEmbedError, match=message), TableWriter(out) as writer:
+        writer.write(first)
+        writer.write(later)
+    assert list(tmp_path.iterdir()) == []
