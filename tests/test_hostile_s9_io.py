@@ -127,3 +127,25 @@ def test_table_writer_refuses_a_chunk_unlike_the_first_leaving_no_output(tmp_pat
         writer.write(first)
         writer.write(later)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("columns, message", [
+    ([], r"columns is empty: name at least one column of t\.\w+"),
+    (["a", "b", "a"], r"columns names 'a' more than once"),
+])
+def test_read_table_refuses_an_empty_or_repeating_column_list(tmp_path, suffix, columns,
+                                                              message):
+    # was: a CSV "has a header but no data rows" (it has), a Parquet file a frame without
+    # columns; a repeated name two columns named 'a'
+    import pandas as pd
+
+    from catembed import io
+
+    path = tmp_path / f"t{suffix}"
+    frame = pd.DataFrame({"a": ["x", "y"], "b": ["p", "q"]})
+    frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path)
+    with pytest.raises(CatEmbedError, match=message):
+        io.read_table(path, columns=columns)
+    with pytest.raises(CatEmbedError, match=message):
+        list(io.iter_chunks(path, 1, columns=columns))
