@@ -149,3 +149,29 @@ def test_read_table_refuses_an_empty_or_repeating_column_list(tmp_path, suffix, 
         io.read_table(path, columns=columns)
     with pytest.raises(CatEmbedError, match=message):
         list(io.iter_chunks(path, 1, columns=columns))
+
+
+@pytest.mark.parametrize("meta", [
+    {"target": "y", "columns": {"a": "categorical", "b": "categorical", "y": "categorical"}},
+    {"target": "y", "id_columns": ["a"],
+     "columns": {"a": "categorical", "b": "categorical", "y": "target"}},
+])
+def test_a_target_or_id_column_typed_categorical_is_never_a_feature(tmp_path, capsys, meta):
+    # was: the target typed categorical an internal error ("The truth value of a Series is
+    # ambiguous", it was a feature and the target); an id column embedded as a feature
+    data = load_dataset(_folder(tmp_path, ROWS, meta=meta))
+    assert data.feature_columns == (["b"] if meta.get("id_columns") else ["a", "b"])
+    assert main(["evaluate", str(data.path), "--methods", "onehot", "--runs", "1"]) == 0
+    attributes = "1 attributes" if meta.get("id_columns") else "2 attributes"
+    assert f"12 rows, {attributes}" in capsys.readouterr().err
+
+
+def test_meta_json_with_a_misspelt_kind_is_refused_and_a_bom_is_read(tmp_path):
+    # was: the column of kind 'catgorical' silently left out; a byte-order mark refused
+    bad = dict(META, columns={"a": "categorical", "b": "catgorical", "y": "target"})
+    with pytest.raises(CatEmbedError, match=r"\"columns\" gives 'b' the kind 'catgorical'; "
+                       r"kinds are categorical, binary, numeric, id, target, split"):
+        load_dataset(_folder(tmp_path, ROWS, meta=bad))
+    folder = _folder(tmp_path, ROWS, meta=None, name="bom")
+    (folder / "meta.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(META).encode())
+    assert load_dataset(folder).feature_columns == ["a", "b"]

@@ -45,6 +45,9 @@ __all__ = [
 BUNDLED_DIR = Path(__file__).resolve().parent / "data"
 PRESETS_FILE = Path(__file__).resolve().parent / "presets.json"
 
+#: the column kinds of ``meta.json``'s ``columns``
+KINDS = ("categorical", "binary", "numeric", "id", "target", "split")
+
 #: a preset's keys and their defaults (see ``evaluation/tables/README.md``)
 PRESET_DEFAULTS: dict[str, Any] = {
     "columns": "categorical",
@@ -91,24 +94,27 @@ class Dataset:
         """Column -> ``categorical``, ``binary``, ``numeric``, ``id``, ``target`` or ``split``."""
         return dict(self.meta.get("columns") or {})
 
+    def _of_kind(self, *wanted: str) -> list[str]:
+        """Columns of these kinds, in file order; never the target or an id column (also
+        where ``columns`` types them otherwise: they were features too, the target twice)."""
+        kinds = self.column_kinds
+        roles = {self.target, *self.id_columns}
+        return [c for c in self.frame.columns if kinds.get(c) in wanted and c not in roles]
+
     @property
     def feature_columns(self) -> list[str]:
         """Columns whose kind is categorical, binary or numeric."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) in ("categorical", "binary",
-                                                                    "numeric")]
+        return self._of_kind("categorical", "binary", "numeric")
 
     @property
     def categorical_columns(self) -> list[str]:
         """Feature columns whose kind is categorical or binary."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) in ("categorical", "binary")]
+        return self._of_kind("categorical", "binary")
 
     @property
     def numeric_columns(self) -> list[str]:
         """Feature columns whose kind is numeric."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) == "numeric"]
+        return self._of_kind("numeric")
 
     @property
     def features(self) -> pd.DataFrame:
@@ -216,7 +222,7 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     if not f.exists():
         return {}
     try:
-        meta = json.loads(f.read_text(encoding="utf-8"))
+        meta = json.loads(f.read_text(encoding="utf-8-sig"))  # a byte-order mark is fine
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CatEmbedError(f"{f} is not valid JSON ({exc}); fix it (or move it away to "
                             "read data.csv as a plain table).") from None
@@ -231,6 +237,12 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     elif not (isinstance(meta.get("columns") or {}, dict)
               and all(isinstance(k, str) for k in (meta.get("columns") or {}).values())):
         problem = '"columns" must map column names to kinds'
+    else:
+        odd = {c: k for c, k in (meta.get("columns") or {}).items() if k not in KINDS}
+        if odd:  # a misspelt kind left the column out silently
+            c, k = next(iter(odd.items()))
+            problem = (f'"columns" gives {c!r} the kind {k!r}; kinds are '
+                       f'{", ".join(KINDS)}')
     if problem:
         raise CatEmbedError(f"{f}: {problem}; fix it (or move it away to read data.csv as a "
                             "plain table).")
