@@ -175,3 +175,19 @@ def test_meta_json_with_a_misspelt_kind_is_refused_and_a_bom_is_read(tmp_path):
     folder = _folder(tmp_path, ROWS, meta=None, name="bom")
     (folder / "meta.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(META).encode())
     assert load_dataset(folder).feature_columns == ["a", "b"]
+
+
+def test_bench_reports_a_damaged_data_csv_in_its_row_and_goes_on(tmp_path, capsys):
+    # was: a non-UTF-8 data.csv stopped the whole table on an internal UnicodeDecodeError
+    import shutil
+
+    from catembed.datasets import BUNDLED_DIR
+
+    for name in ("zoo", "soybean_small"):
+        shutil.copytree(BUNDLED_DIR / name, tmp_path / name)
+    (tmp_path / "zoo" / "data.csv").write_bytes(b"animal_name,hair\n\xe9,1\n")
+    assert main(["bench", "--table", "cde-1", "--data-dir", str(tmp_path), "--columns",
+                 "onehot", "--datasets", "zoo,soybean_small", "--runs", "1", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "| Zoo |" in out and "data.csv: it is not UTF-8 text (byte 17)" in out
+    assert "| Soybeansmall |" in out
