@@ -191,3 +191,18 @@ def test_bench_reports_a_damaged_data_csv_in_its_row_and_goes_on(tmp_path, capsy
     out = capsys.readouterr().out
     assert "| Zoo |" in out and "data.csv: it is not UTF-8 text (byte 17)" in out
     assert "| Soybeansmall |" in out
+
+
+def test_a_feature_missing_in_every_row_is_named_not_said_to_leave_no_attribute(tmp_path,
+                                                                               capsys):
+    # was: "preset 'complete' leaves no attribute" (every row was dropped, so every column
+    # was constant)
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,e,y\n" + "".join(f"{'xy'[i % 2]},{'pq'[i % 3 % 2]},,{i % 2}\n"
+                                          for i in range(8)))
+    argv = ["evaluate", str(path), "--target", "y", "--methods", "onehot", "--runs", "1"]
+    assert main(argv) == 2
+    assert ("every row of t misses a value of some attribute, and preset 'complete' keeps "
+            "complete rows only ('e' missing in every row); use --preset categorical to keep "
+            "missing as a value, or --drop e.") in capsys.readouterr().err
+    assert main(argv + ["--drop", "e"]) == 0

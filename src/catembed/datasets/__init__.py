@@ -377,7 +377,18 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
         raise CatEmbedError(f"no row of {dataset.name} has a value in the target column "
                             f"{target!r}; check the column, or name another with --target.")
     if spec["rows"] == "complete":
-        frame = frame.dropna(subset=cols)
+        kept = frame.dropna(subset=cols)
+        if kept.empty and cols:  # else "leaves no attribute": no row, every column constant
+            empty = [c for c in cols if frame[c].isna().all()]
+            worst = empty or [max(cols, key=lambda c: int(frame[c].isna().sum()))]
+            raise CatEmbedError(
+                f"every row of {dataset.name} misses a value of some attribute, and preset "
+                f"{spec['name']!r} keeps complete rows only ("
+                + (f"{', '.join(map(repr, empty[:5]))} missing in every row" if empty
+                   else f"{worst[0]!r} is missing most often")
+                + f"); use --preset categorical to keep missing as a value, or --drop "
+                f"{','.join(worst[:5])}.")
+        frame = kept
     if spec.get("sample") is not None and len(frame) > int(spec["sample"]):
         # a fixed random subset of the rows (seed 0), kept in file order
         frame = frame.sample(n=int(spec["sample"]), random_state=0).sort_index()
