@@ -206,3 +206,16 @@ def test_a_feature_missing_in_every_row_is_named_not_said_to_leave_no_attribute(
             "complete rows only ('e' missing in every row); use --preset categorical to keep "
             "missing as a value, or --drop e.") in capsys.readouterr().err
     assert main(argv + ["--drop", "e"]) == 0
+
+
+def test_evaluate_says_rows_without_a_target_apart_from_the_presets_drops(tmp_path, capsys):
+    # was: "4 row(s) with a missing value dropped by preset categorical (--preset
+    # categorical keeps them, missing as a value)": rows without a class, which no preset keeps
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,y\n" + "".join(f"{'xy'[i % 2]},{'pq'[i % 3 % 2]},"
+                                        f"{'' if i % 3 == 0 else 'cd'[i % 2]}\n"
+                                        for i in range(12)))
+    argv = ["evaluate", str(path), "--target", "y", "--methods", "onehot", "--runs", "1"]
+    assert main(argv + ["--preset", "categorical"]) == 0
+    err = capsys.readouterr().err
+    assert "8 rows, 2 attributes" in err and "; 4 row(s) without a target value dropped\n" in err

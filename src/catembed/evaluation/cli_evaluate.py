@@ -34,9 +34,13 @@ def summary_line(data: Any) -> str:
     if data.meta.get("plain_file") and preset:
         line = line.replace(f" [preset {preset}]", "", 1)
     dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
-    if dropped > 0:
-        line += (f"; {dropped} row(s) with a missing value dropped by preset {preset} "
-                 "(--preset categorical keeps them, missing as a value)")
+    # rows without a class are dropped by every preset: said apart, as no flag keeps them
+    no_target = min(int(data.meta.get("rows_no_target", 0)), max(dropped, 0))
+    if no_target:
+        line += f"; {no_target} row(s) without a target value dropped"
+    if dropped - no_target > 0:
+        line += (f"; {dropped - no_target} row(s) with a missing value dropped by preset "
+                 f"{preset} (--preset categorical keeps them, missing as a value)")
     return line
 
 

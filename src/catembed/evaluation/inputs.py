@@ -239,7 +239,8 @@ def load_input(text: str, target: str | None, preset: str | None,
             out = _standardise(apply_preset(data, _mixed_preset(name, data.name)))
         else:
             out = apply_preset(data, name)
-        out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta}
+        out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta,
+                    "rows_no_target": int(data.frame[data.target].isna().sum())}
         return out
     except Exception as exc:
         if "leaves no attribute" not in str(exc):
