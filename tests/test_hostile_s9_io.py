@@ -219,3 +219,18 @@ def test_evaluate_says_rows_without_a_target_apart_from_the_presets_drops(tmp_pa
     assert main(argv + ["--preset", "categorical"]) == 0
     err = capsys.readouterr().err
     assert "8 rows, 2 attributes" in err and "; 4 row(s) without a target value dropped\n" in err
+
+
+@pytest.mark.parametrize("preset, message", [
+    ({"sample": -1}, r"preset sample must be None or a positive integer; got -1\."),
+    ({"sample": "x"}, r"preset sample must be None or a positive integer; got 'x'\."),
+    ({"sample": 0}, r"preset sample must be None or a positive integer; got 0\."),
+    ({"drop": "hair"}, r"preset drop must be a list of column names; got 'hair'\."),
+    ({"drop": None}, r"preset drop must be a list of column names; got None\."),
+    ({"drop_constant": "no"}, r"preset drop_constant must be true or false; got 'no'\."),
+])
+def test_a_dict_preset_with_a_bad_value_is_refused_naming_the_key(preset, message):
+    # was: pandas' "A negative number of rows requested", int()'s ValueError, a TypeError,
+    # 'hair' dropped as the columns h, a, i, r; "no" (truthy) dropped constant columns
+    with pytest.raises(CatEmbedError, match=message):
+        load_dataset("zoo", preset=preset)

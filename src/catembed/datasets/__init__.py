@@ -333,10 +333,18 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
-    from .._params import check_option
+    from .._params import check_int, check_option
 
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
+    # a dict preset (Python, a bench table's JSON): pandas' or Python's errors otherwise
+    check_int("preset sample", spec["sample"], allow_none=True)
+    if not (isinstance(spec["drop"], list) and all(isinstance(c, str) for c in spec["drop"])):
+        raise CatEmbedError(f"preset drop must be a list of column names; got "
+                            f"{spec['drop']!r}.")
+    if not isinstance(spec["drop_constant"], bool):
+        raise CatEmbedError(f"preset drop_constant must be true or false; got "
+                            f"{spec['drop_constant']!r}.")
     return spec
 
 
