@@ -234,3 +234,25 @@ def test_a_dict_preset_with_a_bad_value_is_refused_naming_the_key(preset, messag
     # 'hair' dropped as the columns h, a, i, r; "no" (truthy) dropped constant columns
     with pytest.raises(CatEmbedError, match=message):
         load_dataset("zoo", preset=preset)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"columns": [{"method": "onehot"}]}, r"'columns' must be a non-empty list of objects, "
+                                          r"each with 'label' and 'method'"),
+    ({"columns": "onehot"}, r"'columns' must be a non-empty list"),
+    ({"columns": []}, r"'columns' must be a non-empty list"),
+    ({"datasets": ["zoo"]}, r"'datasets' must be a non-empty list of objects, each with "
+                            r"'name'"),
+    ({"protocol": 5}, r"'protocol' must be an object"),
+])
+def test_bench_refuses_a_table_file_of_the_wrong_shape(tmp_path, capsys, change, message):
+    # was: KeyError 'label', "string indices must be integers", IndexError, AttributeError
+    # ("'str' object has no attribute 'get'"): internal errors
+    import re
+
+    table = {"id": "t", "metric": "f_score", "columns": [{"method": "onehot", "label": "o"}],
+             "datasets": [{"name": "zoo"}], **change}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(table))
+    assert main(["bench", "--table", str(path), "--runs", "1", "-q"]) == 2
+    assert re.search(rf"error: table t\.json: {message}", capsys.readouterr().err)
