@@ -256,3 +256,19 @@ def test_bench_refuses_a_table_file_of_the_wrong_shape(tmp_path, capsys, change,
     path.write_text(json.dumps(table))
     assert main(["bench", "--table", str(path), "--runs", "1", "-q"]) == 2
     assert re.search(rf"error: table t\.json: {message}", capsys.readouterr().err)
+
+
+def test_bench_names_a_protocol_key_or_metric_the_task_does_not_know(tmp_path, capsys):
+    # was: TypeError "run_clustering() got an unexpected keyword argument 'bogus'" and
+    # KeyError 'bogus' (internal errors, the second after every run)
+    table = {"id": "t", "metric": "f_score", "columns": [{"method": "onehot", "label": "o"}],
+             "datasets": [{"name": "lenses"}], "protocol": {"bogus": 1}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(table))
+    assert main(["bench", "--table", str(path), "--runs", "1", "-q"]) == 2
+    assert ("table t: its protocol does not suit the cluster task (got an unexpected keyword "
+            "argument 'bogus')") in capsys.readouterr().err
+    path.write_text(json.dumps({**table, "protocol": {}, "metric": "bogus"}))
+    assert main(["bench", "--table", str(path), "--runs", "1", "-q"]) == 0
+    assert ("| lenses | error: table t: the cluster task gives no metric 'bogus' (it gives "
+            "seed, f_score,") in capsys.readouterr().out

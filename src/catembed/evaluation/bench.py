@@ -280,6 +280,14 @@ def run_table(
     if task == "cluster":
         spec = {**spec, "f_score": f_score or spec.get("f_score", "hungarian")}
         proto["f_score"] = spec["f_score"]
+    import inspect
+
+    try:  # a key of a user's table that the runner does not take: a TypeError in every row
+        inspect.signature(runner).bind_partial(None, None, [], runs=runs, seed=seed, init=init,
+                                               n_jobs=n_jobs, **proto)
+    except TypeError as exc:
+        raise CatEmbedError(f"table {spec['id']}: its protocol does not suit the {task} task "
+                            f"({exc}); see evaluation/tables/README.md.") from None
     cols = spec["columns"]
     if columns:
         want = set(columns)
@@ -332,6 +340,10 @@ def run_table(
             out = runner(data.features, data.labels.to_numpy(), known, runs=runs, seed=seed,
                          init=init, n_jobs=n_jobs, **proto)
             for res in out:
+                if res.runs and spec["metric"] not in res.runs[0]:
+                    raise CatEmbedError(
+                        f"table {spec['id']}: the {task} task gives no metric "
+                        f"{spec['metric']!r} (it gives {', '.join(res.runs[0])}).")
                 row.results[res.label] = res
         except (CatEmbedError, MethodUnavailable) as exc:
             row = DatasetRun(entry["name"], label, "error", message=str(exc))
