@@ -272,3 +272,21 @@ def test_bench_names_a_protocol_key_or_metric_the_task_does_not_know(tmp_path, c
     assert main(["bench", "--table", str(path), "--runs", "1", "-q"]) == 0
     assert ("| lenses | error: table t: the cluster task gives no metric 'bogus' (it gives "
             "seed, f_score,") in capsys.readouterr().out
+
+
+def test_evaluate_drop_leaves_out_a_nested_parquet_column_as_its_refusal_says(tmp_path,
+                                                                              capsys):
+    # was: "column 'l' ... holds lists ... Leave it out with --drop l", also with --drop l
+    # (evaluate read every column, then dropped)
+    import pandas as pd
+
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": list("xyxyxyxy"), "b": list("ppqqppqq"), "y": list("cdcdcdcd"),
+                  "l": [[1, 2]] * 8}).to_parquet(path)
+    argv = ["evaluate", str(path), "--target", "y", "--methods", "onehot", "--runs", "1"]
+    assert main(argv) == 2
+    assert "Leave it out with --drop l" in capsys.readouterr().err
+    assert main(argv + ["--drop", "l"]) == 0
+    assert "8 rows, 2 attributes" in capsys.readouterr().err
+    assert main(argv + ["--drop", "l,zz"]) == 2
+    assert "--drop names column(s) not in t: zz." in capsys.readouterr().err

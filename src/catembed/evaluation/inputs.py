@@ -170,6 +170,7 @@ def load_input(text: str, target: str | None, preset: str | None,
     from ..cli_input import check_ragged
 
     check_ragged(argparse.Namespace(), spec)  # a warning naming the lines, as embed gives
+    left_out: list[str] = []  # a plain file's --drop columns, not read
     if spec.meta:
         data = load_dataset(spec.path.parent)
         if not use_meta_target and data.target and not target:
@@ -186,9 +187,14 @@ def load_input(text: str, target: str | None, preset: str | None,
             raise _error(f"{spec.path.name} has no meta.json: name the class column "
                          "with --target COL.")
         columns = io.read_columns(spec.path)
-        found = [c for c in io.numeric_columns(spec.path) if c != target] if numeric else []
+        # --drop columns are not read (a nested Parquet column is refused when read)
+        left_out = [c for c in columns if c in set(drop or []) and c != target]
+        columns = [c for c in columns if c not in left_out]
+        found = [c for c in io.numeric_columns(spec.path) if c != target and c in columns
+                 ] if numeric else []
         text_cols = [c for c in columns if c not in found]
-        frame = io.read_table(spec.path, text_columns=text_cols)
+        frame = io.read_table(spec.path, columns=columns if left_out else None,
+                              text_columns=text_cols)
         if numeric is None:
             found = numeric_looking(frame, [c for c in columns if c != target
                                             and c not in (drop or [])])
@@ -226,12 +232,13 @@ def load_input(text: str, target: str | None, preset: str | None,
         data.meta = {**data.meta, "target": NO_TARGET,
                      "columns": {**data.column_kinds, NO_TARGET: "target"}}
     if drop:
-        missing = [c for c in drop if c not in data.frame.columns]
+        missing = [c for c in drop if c not in data.frame.columns and c not in left_out]
         if missing:
             raise _error(f"--drop names column(s) not in {spec.name}: {', '.join(missing)}.")
         kinds = dict(data.column_kinds)
         for c in drop:
-            kinds[c] = "id"
+            if c not in left_out:
+                kinds[c] = "id"
         data.meta = {**data.meta, "columns": kinds}
     name = preset or "complete"
     try:
