@@ -290,3 +290,14 @@ def test_evaluate_drop_leaves_out_a_nested_parquet_column_as_its_refusal_says(tm
     assert "8 rows, 2 attributes" in capsys.readouterr().err
     assert main(argv + ["--drop", "l,zz"]) == 2
     assert "--drop names column(s) not in t: zz." in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("numeric", ["passthrough", "discretize"])
+def test_a_numeric_column_holding_text_is_named(tmp_path, capsys, numeric):
+    # was: NumPy's "could not convert string to float: 'x'" (internal error)
+    meta = dict(META, columns={"a": "numeric", "b": "categorical", "y": "target"})
+    folder = _folder(tmp_path, ROWS, meta=meta)
+    assert main(["evaluate", str(folder), "--numeric", numeric, "--methods", "onehot",
+                 "--runs", "1"]) == 2
+    assert ("column 'a' is used as numbers (typed numeric in meta.json, or numeric in the "
+            "first rows read by --numeric) but holds 'x'") in capsys.readouterr().err

@@ -285,13 +285,31 @@ def _standardise(data: Any) -> Any:
     for c in data.feature_columns:
         if data.column_kinds.get(c) != "numeric":
             continue
-        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        x = _numbers(frame, c)
         check_finite_numbers(x, [c], "fit", remedy="replace them with empty cells (missing "
                              "numbers), clip them, or use --numeric discretize.")
         mean, sd = np.nanmean(x), np.nanstd(x)
         frame[c] = (x - mean) / (sd if np.isfinite(sd) and sd > 0 else 1.0)
     data.frame = frame
     return data
+
+
+def _numbers(frame: Any, column: str) -> Any:
+    """A numeric column as floats; a value that is not a number is refused, naming the
+    column (NumPy's "could not convert string to float" otherwise)."""
+    import numpy as np
+    import pandas as pd
+
+    try:
+        return frame[column].to_numpy(dtype=float, na_value=np.nan)
+    except (ValueError, TypeError):
+        col = frame[column]
+        bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
+        value = bad.iloc[0] if len(bad) else col.iloc[0]
+        raise _error(
+            f"column {column!r} is used as numbers (typed numeric in meta.json, or numeric "
+            f"in the first rows read by --numeric) but holds {value!r}; type it categorical "
+            "in meta.json, fix the value, or leave out --numeric.") from None
 
 
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
@@ -304,7 +322,7 @@ def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: i
     for c in columns:
         if kinds.get(c) != "numeric":
             continue
-        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        x = _numbers(frame, c)
         frame[c] = bin_labels(x, quantile_edges(x, n_bins))
     return frame
 
