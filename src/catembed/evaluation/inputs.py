@@ -314,8 +314,6 @@ def _numbers(frame: Any, column: str) -> Any:
 
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
-    import numpy as np
-
     from .._numeric import bin_labels, quantile_edges
 
     frame = frame.copy()
