@@ -146,20 +146,23 @@ def _hint_numeric(spec: InputSpec, columns: list[str]) -> None:
 
 def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
     """Rows of a CSV with another field count than the header: a warning naming their lines
-    (a refusal with ``--strict``). Returns the row count (None for Parquet)."""
+    (a refusal with ``--strict``; a command without that flag, ``args.strict`` absent, only
+    warns). Returns the row count (None for Parquet)."""
     from . import io
 
     if io.table_format(spec.path) != "csv":
         return io.count_rows(spec.path)
     scan = io.scan_csv(spec.path)
     if scan.n_ragged:
+        strict = getattr(args, "strict", None)
         what = (f"{spec.path.name}: {scan.describe()} with another number of fields than the "
                 f"header ({scan.n_fields})")
-        if args.strict:
+        if strict:
             raise CatEmbedError(f"{what}; fix the file, or leave out --strict to read short "
                                 "rows with missing values and ignore extra fields.")
         warnings.warn(f"{what}: short rows are read with missing values, extra fields are "
-                      "ignored. Fix the file, or pass --strict to refuse such files.",
+                      "ignored. Fix the file" + (", or pass --strict to refuse such files."
+                                                 if strict is not None else "."),
                       CatEmbedWarning, stacklevel=2)
     return scan.n_rows
 

@@ -35,6 +35,7 @@ __all__ = [
     "Dataset",
     "apply_preset",
     "bundled_datasets",
+    "check_meta_columns",
     "dataset_path",
     "load_dataset",
     "preset_names",
@@ -43,6 +44,9 @@ __all__ = [
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "data"
 PRESETS_FILE = Path(__file__).resolve().parent / "presets.json"
+
+#: the column kinds of ``meta.json``'s ``columns``
+KINDS = ("categorical", "binary", "numeric", "id", "target", "split")
 
 #: a preset's keys and their defaults (see ``evaluation/tables/README.md``)
 PRESET_DEFAULTS: dict[str, Any] = {
@@ -90,24 +94,27 @@ class Dataset:
         """Column -> ``categorical``, ``binary``, ``numeric``, ``id``, ``target`` or ``split``."""
         return dict(self.meta.get("columns") or {})
 
+    def _of_kind(self, *wanted: str) -> list[str]:
+        """Columns of these kinds, in file order; never the target or an id column (also
+        where ``columns`` types them otherwise: they were features too, the target twice)."""
+        kinds = self.column_kinds
+        roles = {self.target, *self.id_columns}
+        return [c for c in self.frame.columns if kinds.get(c) in wanted and c not in roles]
+
     @property
     def feature_columns(self) -> list[str]:
         """Columns whose kind is categorical, binary or numeric."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) in ("categorical", "binary",
-                                                                    "numeric")]
+        return self._of_kind("categorical", "binary", "numeric")
 
     @property
     def categorical_columns(self) -> list[str]:
         """Feature columns whose kind is categorical or binary."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) in ("categorical", "binary")]
+        return self._of_kind("categorical", "binary")
 
     @property
     def numeric_columns(self) -> list[str]:
         """Feature columns whose kind is numeric."""
-        kinds = self.column_kinds
-        return [c for c in self.frame.columns if kinds.get(c) == "numeric"]
+        return self._of_kind("numeric")
 
     @property
     def features(self) -> pd.DataFrame:
@@ -215,7 +222,7 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     if not f.exists():
         return {}
     try:
-        meta = json.loads(f.read_text(encoding="utf-8"))
+        meta = json.loads(f.read_text(encoding="utf-8-sig"))  # a byte-order mark is fine
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CatEmbedError(f"{f} is not valid JSON ({exc}); fix it (or move it away to "
                             "read data.csv as a plain table).") from None
@@ -230,10 +237,35 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     elif not (isinstance(meta.get("columns") or {}, dict)
               and all(isinstance(k, str) for k in (meta.get("columns") or {}).values())):
         problem = '"columns" must map column names to kinds'
+    else:
+        odd = {c: k for c, k in (meta.get("columns") or {}).items() if k not in KINDS}
+        if odd:  # a misspelt kind left the column out silently
+            c, k = next(iter(odd.items()))
+            problem = (f'"columns" gives {c!r} the kind {k!r}; kinds are '
+                       f'{", ".join(KINDS)}')
     if problem:
         raise CatEmbedError(f"{f}: {problem}; fix it (or move it away to read data.csv as a "
                             "plain table).")
     return meta
+
+
+def check_meta_columns(data_csv: str | os.PathLike, meta: dict[str, Any]) -> list[str]:
+    """The columns of ``data_csv``; refuses a ``meta.json`` whose ``target``, ``id_columns``
+    or ``columns`` name a column that ``data_csv`` does not have."""
+    from .. import io
+
+    columns = io.read_columns(data_csv)
+    have = set(columns)
+    named = [meta.get("target")] + list(meta.get("id_columns") or []) + list(
+        meta.get("columns") or {})
+    absent = list(dict.fromkeys(c for c in named if c is not None and c not in have))
+    if absent:
+        f = Path(data_csv).parent / "meta.json"
+        raise CatEmbedError(
+            f"{f} names column(s) that {Path(data_csv).name} does not have: "
+            f"{', '.join(map(repr, absent[:10]))} (its columns: {', '.join(columns[:20])}); "
+            "fix meta.json (or move it away to read data.csv as a plain table).")
+    return columns
 
 
 def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
@@ -244,14 +276,16 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     ``numeric`` is read as text. With ``preset`` (a name from :func:`preset_names`, e.g.
     ``"cde"``, or a dict) the table is prepared by :func:`apply_preset`.
     """
-    import pandas as pd
+    from .. import io
 
     folder = dataset_path(name_or_path, data_dir)
     meta = read_meta(folder)
+    columns = check_meta_columns(folder / "data.csv", meta)
     kinds = meta.get("columns") or {}
-    dtype = {c: str for c, k in kinds.items() if k != "numeric"} if kinds else str
-    frame = pd.read_csv(folder / "data.csv", keep_default_na=False, na_values=[""],
-                        dtype=dtype)
+    # read by catembed.io: a damaged, ragged, non-UTF-8 or header-only data.csv and
+    # duplicate header names are refused as for any input table
+    text = [c for c, k in kinds.items() if k != "numeric"] if kinds else columns
+    frame = io.read_table(folder / "data.csv", text_columns=text)
     data = Dataset(meta.get("name", folder.name), frame, meta, folder)
     return data if preset is None else apply_preset(data, preset)
 
@@ -299,10 +333,18 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
-    from .._params import check_option
+    from .._params import check_int, check_option
 
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))
+    # a dict preset (Python, a bench table's JSON): pandas' or Python's errors otherwise
+    check_int("preset sample", spec["sample"], allow_none=True)
+    if not (isinstance(spec["drop"], list) and all(isinstance(c, str) for c in spec["drop"])):
+        raise CatEmbedError(f"preset drop must be a list of column names; got "
+                            f"{spec['drop']!r}.")
+    if not isinstance(spec["drop_constant"], bool):
+        raise CatEmbedError(f"preset drop_constant must be true or false; got "
+                            f"{spec['drop_constant']!r}.")
     return spec
 
 
@@ -339,8 +381,22 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     cols = [c for c in dataset.feature_columns
             if kinds.get(c) in wanted and c not in spec["drop"]]
     frame = frame.dropna(subset=[target])
+    if frame.empty:  # else "leaves no attribute": every column is constant in no rows
+        raise CatEmbedError(f"no row of {dataset.name} has a value in the target column "
+                            f"{target!r}; check the column, or name another with --target.")
     if spec["rows"] == "complete":
-        frame = frame.dropna(subset=cols)
+        kept = frame.dropna(subset=cols)
+        if kept.empty and cols:  # else "leaves no attribute": no row, every column constant
+            empty = [c for c in cols if frame[c].isna().all()]
+            worst = empty or [max(cols, key=lambda c: int(frame[c].isna().sum()))]
+            raise CatEmbedError(
+                f"every row of {dataset.name} misses a value of some attribute, and preset "
+                f"{spec['name']!r} keeps complete rows only ("
+                + (f"{', '.join(map(repr, empty[:5]))} missing in every row" if empty
+                   else f"{worst[0]!r} is missing most often")
+                + f"); use --preset categorical to keep missing as a value, or --drop "
+                f"{','.join(worst[:5])}.")
+        frame = kept
     if spec.get("sample") is not None and len(frame) > int(spec["sample"]):
         # a fixed random subset of the rows (seed 0), kept in file order
         frame = frame.sample(n=int(spec["sample"]), random_state=0).sort_index()
@@ -391,6 +447,8 @@ def resolve_input(text: str) -> InputSpec:
     if p.is_file():
         meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
             p.name == "data.csv" else {}
+        if meta:
+            check_meta_columns(p, meta)
         return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
     if p.is_dir() and not (p / "data.csv").exists():
         raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
@@ -400,7 +458,10 @@ def resolve_input(text: str) -> InputSpec:
         raise CatEmbedError(
             f"input not found: {text} (not a file, a data-set folder or a bundled data set)."
         ) from None
-    return InputSpec(folder / "data.csv", folder.name, read_meta(folder))
+    meta = read_meta(folder)
+    if meta:
+        check_meta_columns(folder / "data.csv", meta)
+    return InputSpec(folder / "data.csv", folder.name, meta)
 
 
 def split_list(text: str | None) -> list[str]:

@@ -9,7 +9,6 @@ cell, the averages row and the p-values row (our significance test beside the pa
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -23,6 +22,7 @@ import numpy as np
 from .._validation import CatEmbedError
 from ..datasets import BUNDLED_DIR, Dataset, apply_preset, load_dataset
 from ..metrics import fci, vci
+from ._table_file import TABLES_DIR, load_table, table_ids
 from .methods import _REGISTRY, MethodUnavailable
 from .protocol import TASKS, MethodResult, MethodSpec
 from .significance import friedman_test, paired_t_test
@@ -30,32 +30,8 @@ from .significance import friedman_test, paired_t_test
 __all__ = ["TABLES_DIR", "BenchResult", "format_markdown", "load_table", "run_table",
            "table_ids"]
 
-TABLES_DIR = Path(__file__).resolve().parent / "tables"
-
 #: how far ours may be from the paper's number and still count as reproduced
 TOLERANCE = 0.03
-
-
-def table_ids() -> list[str]:
-    """The tables shipped in ``tables/``."""
-    return sorted(p.stem for p in TABLES_DIR.glob("*.json"))
-
-
-def load_table(table: str | os.PathLike) -> dict[str, Any]:
-    """A table by id (``cde-1``) or by the path of a JSON file in the same format."""
-    p = Path(table)
-    if not p.suffix == ".json":
-        p = TABLES_DIR / f"{table}.json"
-    if not p.exists():
-        raise CatEmbedError(f"no table {str(table)!r}; known: {', '.join(table_ids())}.")
-    try:
-        spec = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CatEmbedError(f"{p} is not valid JSON: {exc}") from None
-    for key in ("id", "metric", "columns", "datasets"):
-        if key not in spec:
-            raise CatEmbedError(f"table {p.name} lacks the key {key!r}.")
-    return spec
 
 
 @dataclass
@@ -304,6 +280,14 @@ def run_table(
     if task == "cluster":
         spec = {**spec, "f_score": f_score or spec.get("f_score", "hungarian")}
         proto["f_score"] = spec["f_score"]
+    import inspect
+
+    try:  # a key of a user's table that the runner does not take: a TypeError in every row
+        inspect.signature(runner).bind_partial(None, None, [], runs=runs, seed=seed, init=init,
+                                               n_jobs=n_jobs, **proto)
+    except TypeError as exc:
+        raise CatEmbedError(f"table {spec['id']}: its protocol does not suit the {task} task "
+                            f"({exc}); see evaluation/tables/README.md.") from None
     cols = spec["columns"]
     if columns:
         want = set(columns)
@@ -356,6 +340,10 @@ def run_table(
             out = runner(data.features, data.labels.to_numpy(), known, runs=runs, seed=seed,
                          init=init, n_jobs=n_jobs, **proto)
             for res in out:
+                if res.runs and spec["metric"] not in res.runs[0]:
+                    raise CatEmbedError(
+                        f"table {spec['id']}: the {task} task gives no metric "
+                        f"{spec['metric']!r} (it gives {', '.join(res.runs[0])}).")
                 row.results[res.label] = res
         except (CatEmbedError, MethodUnavailable) as exc:
             row = DatasetRun(entry["name"], label, "error", message=str(exc))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_evaluate import evaluation_tasks
-from .inputs import _error, check_jobs, data_roots, split_list
+from .inputs import _error, check_jobs, check_seed, data_roots, split_list
 
 __all__ = ["TABLES_DIR", "cmd_bench", "table_ids"]
 
@@ -50,6 +50,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.study and args.table:
         raise _error("give --table ID or --study NAME, not both (a study is not a table).")
     check_jobs(args.jobs)
+    check_seed(args.seed, args.runs)
     if args.study:
         return _cmd_study(args)
     if not args.table:
@@ -59,6 +60,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.runs is not None and args.runs < 1:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
+    if args.runs is None:  # the table's runs: seed + runs - 1 must be a seed too
+        from .bench import load_table
+
+        check_seed(args.seed, (load_table(args.table).get("protocol") or {}).get("runs", 50))
     data_dir = _bench_data_dir(args.data_dir)
     if args.output:
         out = Path(args.output)

@@ -13,7 +13,7 @@ import sys
 import warnings
 from typing import Any
 
-from .inputs import _error, check_jobs, load_input, split_list
+from .inputs import _error, check_jobs, check_seed, load_input, split_list
 
 __all__ = ["cmd_evaluate", "evaluation_tasks", "summary_line"]
 
@@ -34,9 +34,13 @@ def summary_line(data: Any) -> str:
     if data.meta.get("plain_file") and preset:
         line = line.replace(f" [preset {preset}]", "", 1)
     dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
-    if dropped > 0:
-        line += (f"; {dropped} row(s) with a missing value dropped by preset {preset} "
-                 "(--preset categorical keeps them, missing as a value)")
+    # rows without a class are dropped by every preset: said apart, as no flag keeps them
+    no_target = min(int(data.meta.get("rows_no_target", 0)), max(dropped, 0))
+    if no_target:
+        line += f"; {no_target} row(s) without a target value dropped"
+    if dropped - no_target > 0:
+        line += (f"; {dropped - no_target} row(s) with a missing value dropped by preset "
+                 f"{preset} (--preset categorical keeps them, missing as a value)")
     return line
 
 
@@ -66,6 +70,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         get_method(m)  # unknown names are a user error, before any work
     if args.runs < 1:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
+    check_seed(args.seed, args.runs)
     check_jobs(args.jobs)
     if args.task == "classify":  # the classify task's own options (issue 4)
         from functools import partial

@@ -92,6 +92,23 @@ def check_jobs(jobs: int | None) -> None:
                      "core); got 0.")
 
 
+MAX_SEED = 2**32 - 1  # NumPy's seeds
+
+
+def check_seed(seed: int, runs: int | None = None) -> None:
+    """``--seed``: the runs use the seeds ``seed .. seed + runs - 1``, each a NumPy seed
+    (0 to 2**32 - 1); refused here, naming the flag, before any work (else every method's
+    runs failed on "Seed must be between 0 and 2**32 - 1")."""
+    runs = max(int(runs or 1), 1)
+    high = MAX_SEED - (runs - 1)
+    if high < 0:
+        raise _error(f"--runs must be at most {MAX_SEED + 1} (one seed per run); got {runs}.")
+    if not 0 <= seed <= high:
+        seeds = f" (the {runs} runs use the seeds --seed to --seed + {runs - 1})" \
+            if runs > 1 else ""
+        raise _error(f"--seed must be an integer from 0 to {high}{seeds}; got {seed}.")
+
+
 def find_input(text: str, data_dir: str | None = None) -> str:
     """A path as given, else the folder named ``text`` in the first root that has it."""
     if Path(text).exists():
@@ -148,6 +165,12 @@ def load_input(text: str, target: str | None, preset: str | None,
     from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
 
     spec = resolve_input(find_input(text, data_dir))
+    import argparse
+
+    from ..cli_input import check_ragged
+
+    check_ragged(argparse.Namespace(), spec)  # a warning naming the lines, as embed gives
+    left_out: list[str] = []  # a plain file's --drop columns, not read
     if spec.meta:
         data = load_dataset(spec.path.parent)
         if not use_meta_target and data.target and not target:
@@ -164,9 +187,14 @@ def load_input(text: str, target: str | None, preset: str | None,
             raise _error(f"{spec.path.name} has no meta.json: name the class column "
                          "with --target COL.")
         columns = io.read_columns(spec.path)
-        found = [c for c in io.numeric_columns(spec.path) if c != target] if numeric else []
+        # --drop columns are not read (a nested Parquet column is refused when read)
+        left_out = [c for c in columns if c in set(drop or []) and c != target]
+        columns = [c for c in columns if c not in left_out]
+        found = [c for c in io.numeric_columns(spec.path) if c != target and c in columns
+                 ] if numeric else []
         text_cols = [c for c in columns if c not in found]
-        frame = io.read_table(spec.path, text_columns=text_cols)
+        frame = io.read_table(spec.path, columns=columns if left_out else None,
+                              text_columns=text_cols)
         if numeric is None:
             found = numeric_looking(frame, [c for c in columns if c != target
                                             and c not in (drop or [])])
@@ -204,12 +232,13 @@ def load_input(text: str, target: str | None, preset: str | None,
         data.meta = {**data.meta, "target": NO_TARGET,
                      "columns": {**data.column_kinds, NO_TARGET: "target"}}
     if drop:
-        missing = [c for c in drop if c not in data.frame.columns]
+        missing = [c for c in drop if c not in data.frame.columns and c not in left_out]
         if missing:
             raise _error(f"--drop names column(s) not in {spec.name}: {', '.join(missing)}.")
         kinds = dict(data.column_kinds)
         for c in drop:
-            kinds[c] = "id"
+            if c not in left_out:
+                kinds[c] = "id"
         data.meta = {**data.meta, "columns": kinds}
     name = preset or "complete"
     try:
@@ -217,7 +246,8 @@ def load_input(text: str, target: str | None, preset: str | None,
             out = _standardise(apply_preset(data, _mixed_preset(name, data.name)))
         else:
             out = apply_preset(data, name)
-        out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta}
+        out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta,
+                    "rows_no_target": int(data.frame[data.target].isna().sum())}
         return out
     except Exception as exc:
         if "leaves no attribute" not in str(exc):
@@ -255,7 +285,7 @@ def _standardise(data: Any) -> Any:
     for c in data.feature_columns:
         if data.column_kinds.get(c) != "numeric":
             continue
-        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        x = _numbers(frame, c)
         check_finite_numbers(x, [c], "fit", remedy="replace them with empty cells (missing "
                              "numbers), clip them, or use --numeric discretize.")
         mean, sd = np.nanmean(x), np.nanstd(x)
@@ -264,17 +294,33 @@ def _standardise(data: Any) -> Any:
     return data
 
 
+def _numbers(frame: Any, column: str) -> Any:
+    """A numeric column as floats; a value that is not a number is refused, naming the
+    column (NumPy's "could not convert string to float" otherwise)."""
+    import numpy as np
+    import pandas as pd
+
+    try:
+        return frame[column].to_numpy(dtype=float, na_value=np.nan)
+    except (ValueError, TypeError):
+        col = frame[column]
+        bad = col[pd.to_numeric(col, errors="coerce").isna() & col.notna()]
+        value = bad.iloc[0] if len(bad) else col.iloc[0]
+        raise _error(
+            f"column {column!r} is used as numbers (typed numeric in meta.json, or numeric "
+            f"in the first rows read by --numeric) but holds {value!r}; type it categorical "
+            "in meta.json, fix the value, or leave out --numeric.") from None
+
+
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
-    import numpy as np
-
     from .._numeric import bin_labels, quantile_edges
 
     frame = frame.copy()
     for c in columns:
         if kinds.get(c) != "numeric":
             continue
-        x = frame[c].to_numpy(dtype=float, na_value=np.nan)
+        x = _numbers(frame, c)
         frame[c] = bin_labels(x, quantile_edges(x, n_bins))
     return frame
 

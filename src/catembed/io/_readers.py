@@ -93,14 +93,31 @@ def count_rows(path: str | os.PathLike) -> int | None:
     return None
 
 
+def _wanted(path: Path, names: list[str], columns: Sequence[str] | None) -> list[str]:
+    """The columns to read: all (None), else ``columns``, each a column of the file, once
+    (an empty list read no rows of a CSV, "has a header but no data rows", and a name
+    given twice gave two columns of that name)."""
+    if columns is None:
+        return list(names)
+    wanted = list(columns)
+    known = set(names)
+    unknown = [c for c in wanted if c not in known]
+    if unknown:
+        raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
+    if not wanted:
+        raise CatEmbedError(f"columns is empty: name at least one column of {path.name}.")
+    twice = sorted({c for c, k in Counter(wanted).items() if k > 1})
+    if twice:
+        raise CatEmbedError(f"columns names {', '.join(map(repr, twice))} more than once; "
+                            "read each column once.")
+    return wanted
+
+
 def _csv_kwargs(path: Path, columns: Sequence[str] | None,
                 text_columns: Sequence[str] | None) -> tuple[dict[str, Any], list[str]]:
     names = read_columns(path)
-    wanted = list(names) if columns is None else list(columns)
+    wanted = _wanted(path, names, columns)
     position = {c: i for i, c in enumerate(names)}
-    unknown = [c for c in wanted if c not in position]
-    if unknown:
-        raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
     kw: dict[str, Any] = {
         "sep": _sep(path),
         "header": 0,
@@ -232,11 +249,7 @@ def _parquet_file(path: Path, columns: Sequence[str] | None) -> tuple[Any, list[
     schema = _parquet_schema(path)
     index_cols = index_columns(path)
     names = read_columns(path)
-    wanted = list(columns) if columns is not None else names
-    known = set(names)
-    unknown = [c for c in wanted if c not in known]
-    if unknown:
-        raise CatEmbedError(f"column(s) not in {path.name}: {', '.join(map(str, unknown))}.")
+    wanted = _wanted(path, names, columns)
     keep = set(wanted)
     for f in schema:
         kind = _nested(f) if f.name in keep else None

@@ -52,6 +52,7 @@ class TableWriter:
         self._tmp: Path | None = None
         self._mode = 0o644
         self.rows = 0
+        self._chunks = 0
         # write() may run in a helper thread; one that a signal orphaned (its thread started
         # while the main thread's submit was interrupted, so nobody waits for it) must not
         # create the temporary file again after __exit__ removed it
@@ -99,6 +100,7 @@ class TableWriter:
         if arrow is not None and self.path is None:
             df = arrow.to_pandas()
         self.rows += len(df)
+        self._chunks += 1
         if self.path is None:
             df.to_csv(sys.stdout, index=self.index, header=not self._csv_header_done)
             self._csv_header_done = True
@@ -117,7 +119,7 @@ class TableWriter:
                                                         use_dictionary=keep_dict)
                 self._schema = table.schema
             elif table.schema != self._schema:
-                table = table.cast(self._schema)
+                table = self._conform(table)
             self._parquet_writer.write_table(table)
             return
         # pyarrow's CSV writer: about 10x faster than DataFrame.to_csv, and floats are
@@ -135,8 +137,33 @@ class TableWriter:
             )
             self._schema = table.schema
         elif table.schema != self._schema:
-            table = table.cast(self._schema)
+            table = self._conform(table)
         self._csv_writer.write_table(table)
+
+    def _conform(self, table: Any) -> Any:
+        """``table`` cast to the first chunk's schema; a chunk with other columns, or a
+        column whose values that type cannot hold, is refused (not pyarrow's error)."""
+        import pyarrow as pa
+
+        first = self._schema
+        n = self._chunks
+        if table.schema.names != first.names:
+            raise CatEmbedError(
+                f"chunk {n} written to {self.path.name} has the columns "
+                f"{', '.join(table.schema.names[:10])} but the first chunk had "
+                f"{', '.join(first.names[:10])}; every chunk needs the same columns, in order.")
+        for f0, f in zip(first, table.schema, strict=True):
+            if f.type == f0.type:
+                continue
+            try:
+                table.column(f.name).cast(f0.type)
+            except (ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:
+                raise CatEmbedError(
+                    f"column {f.name!r} of chunk {n} written to {self.path.name} holds {f.type} "
+                    f"values that the first chunk's type {f0.type} cannot hold "
+                    f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); give "
+                    "the column one type in every chunk (e.g. .astype(str)).") from None
+        return table.cast(first)
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         with self._lock:
