@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._errors import CatEmbedError, CatEmbedWarning
+from ._errors import CatEmbedError
 from .datasets import InputSpec, resolve_input, split_list
 
 __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
@@ -147,24 +146,10 @@ def _hint_numeric(spec: InputSpec, columns: list[str]) -> None:
 def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
     """Rows of a CSV with another field count than the header: a warning naming their lines
     (a refusal with ``--strict``; a command without that flag, ``args.strict`` absent, only
-    warns). Returns the row count (None for Parquet)."""
+    warns). Returns the row count (None for Parquet). See :func:`catembed.io.check_ragged_rows`."""
     from . import io
 
-    if io.table_format(spec.path) != "csv":
-        return io.count_rows(spec.path)
-    scan = io.scan_csv(spec.path)
-    if scan.n_ragged:
-        strict = getattr(args, "strict", None)
-        what = (f"{spec.path.name}: {scan.describe()} with another number of fields than the "
-                f"header ({scan.n_fields})")
-        if strict:
-            raise CatEmbedError(f"{what}; fix the file, or leave out --strict to read short "
-                                "rows with missing values and ignore extra fields.")
-        warnings.warn(f"{what}: short rows are read with missing values, extra fields are "
-                      "ignored. Fix the file" + (", or pass --strict to refuse such files."
-                                                 if strict is not None else "."),
-                      CatEmbedWarning, stacklevel=2)
-    return scan.n_rows
+    return io.check_ragged_rows(spec.path, getattr(args, "strict", None))
 
 
 def check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:

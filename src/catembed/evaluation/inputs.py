@@ -165,11 +165,7 @@ def load_input(text: str, target: str | None, preset: str | None,
     from ..datasets import Dataset, apply_preset, load_dataset, resolve_input
 
     spec = resolve_input(find_input(text, data_dir))
-    import argparse
-
-    from ..cli_input import check_ragged
-
-    check_ragged(argparse.Namespace(), spec)  # a warning naming the lines, as embed gives
+    io.check_ragged_rows(spec.path)  # a warning naming the lines, as embed gives
     left_out: list[str] = []  # a plain file's --drop columns, not read
     if spec.meta:
         data = load_dataset(spec.path.parent)

@@ -46,6 +46,7 @@ from ._paths import (
 )
 from ._readers import (
     batch_frame,
+    check_ragged_rows,
     count_rows,
     index_columns,
     iter_chunks,
@@ -58,7 +59,7 @@ from ._readers import (
 from ._writers import TableWriter
 
 __all__ = ["CsvScan", "TableWriter", "atomic_output", "batch_frame", "check_not_input",
-           "check_output_path", "count_rows", "index_columns", "iter_chunks",
+           "check_output_path", "check_ragged_rows", "count_rows", "index_columns", "iter_chunks",
            "iter_parquet_batches", "numeric_columns", "output_mode",
            "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns",
            "write_text_atomic"]

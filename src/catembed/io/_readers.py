@@ -24,6 +24,7 @@ from ._csv_text import (
     _header_names,
     _read_errors,
     _short,
+    scan_csv,
 )
 from ._paths import _sep, table_format
 
@@ -91,6 +92,31 @@ def count_rows(path: str | os.PathLike) -> int | None:
         except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
             raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
     return None
+
+
+def check_ragged_rows(path: str | os.PathLike, strict: bool | None = None) -> int | None:
+    """Rows of a CSV with another field count than the header: a warning naming their lines
+    (a refusal when ``strict``; ``None``: a command without a ``--strict`` flag, whose
+    warning does not suggest it). Returns the row count (Parquet: from its metadata)."""
+    import warnings
+
+    from .._validation import CatEmbedWarning
+
+    path = Path(path)
+    if table_format(path) != "csv":
+        return count_rows(path)
+    scan = scan_csv(path)
+    if scan.n_ragged:
+        what = (f"{path.name}: {scan.describe()} with another number of fields than the "
+                f"header ({scan.n_fields})")
+        if strict:
+            raise CatEmbedError(f"{what}; fix the file, or leave out --strict to read short "
+                                "rows with missing values and ignore extra fields.")
+        warnings.warn(f"{what}: short rows are read with missing values, extra fields are "
+                      "ignored. Fix the file" + (", or pass --strict to refuse such files."
+                                                 if strict is not None else "."),
+                      CatEmbedWarning, stacklevel=3)
+    return scan.n_rows
 
 
 def _wanted(path: Path, names: list[str], columns: Sequence[str] | None) -> list[str]:
