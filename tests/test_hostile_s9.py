@@ -257,3 +257,24 @@ def test_fit_statistics_and_value_tables_refuse_a_table():
         MCA().fit_statistics(X)  # AttributeError 'feature_names' before
     with pytest.raises(CatEmbedTypeError, match="^value_tables takes"):
         value_tables(X)
+
+
+def test_classify_embedding_takes_one_classifier_name_as_a_string():
+    from catembed.evaluation.classify import classify_embedding
+
+    rng = np.random.default_rng(0)
+    Z = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(4, 1, (20, 2))])
+    y = np.repeat([0, 1], 20)
+    one = classify_embedding(Z, y, classifiers="svm", n_repeats=2, random_state=0)
+    seq = classify_embedding(Z, y, classifiers=("svm",), n_repeats=2, random_state=0)
+    assert list(one) == ["svm"]  # "unknown classifier 's'" before
+    np.testing.assert_array_equal(one["svm"].accuracy, seq["svm"].accuracy)
+
+
+@pytest.mark.parametrize("beta", ["a", float("nan"), True])
+def test_dm_parameters_refuse_a_beta_that_is_no_finite_number(beta):
+    from catembed.similarity.objects import dm_parameters
+    from catembed.stats import compute_statistics
+
+    with pytest.raises(CatEmbedError, match="^beta must be a finite number"):
+        dm_parameters(compute_statistics(X), beta=beta)  # NaN was accepted, "a" a ValueError

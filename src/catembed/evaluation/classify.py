@@ -247,7 +247,8 @@ def classify(
 
 
 def _run(embed, ys, classifiers, test_size, n_repeats, random_state, classifier_params):
-    names = list(classifiers)
+    # one name is one classifier ("svm" was read letter by letter: "unknown classifier 's'")
+    names = [classifiers] if isinstance(classifiers, str) else list(classifiers)
     if not names:
         raise CatEmbedError("classifiers is empty; name at least one of " + ", ".join(CLASSIFIERS))
     for name in names:
