@@ -249,7 +249,7 @@ def dm_parameters(stats: ValueStatistics, beta: float | None = None) -> dict[str
     np.fill_diagonal(r, 1.0)
     if beta is not None and (isinstance(beta, (bool, np.bool_))
                              or not isinstance(beta, numbers.Real) or not np.isfinite(beta)):
-        raise CatEmbedError(f"beta must be a finite number; got {beta!r}.")  # NaN kept all
+        raise CatEmbedError(f"beta must be a finite number; got {beta!r}.")  # NaN kept none
     b = float(r.mean()) if beta is None else float(beta)
     rs = np.where(r > b, r, 0.0)
     np.fill_diagonal(rs, 1.0)
