@@ -16,6 +16,7 @@ import numpy as np
 from ._errors import CatEmbedError
 
 __all__ = [
+    "MAX_SEED",
     "check_int",
     "check_nonnegative",
     "check_option",
@@ -113,13 +114,17 @@ def check_param_types(estimator: Any) -> None:
             )
 
 
+#: the largest seed NumPy takes (``random_state``, the CLI's ``--seed``)
+MAX_SEED = 2**32 - 1
+
+
 def check_random_state_param(value: Any) -> None:
     """``random_state`` must be None, an integer in ``[0, 2**32 - 1]`` (NumPy's seeds) or a
     ``numpy.random.RandomState`` (issue 21 item 9: NumPy's own error named no parameter)."""
     if value is None or isinstance(value, np.random.RandomState):
         return
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and (
-        0 <= value <= 2**32 - 1
+        0 <= value <= MAX_SEED
     ):
         return
     raise CatEmbedError(

@@ -19,6 +19,7 @@ from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolv
 
 __all__ = ["register"]
 
+#: catembed._params.MAX_SEED, repeated: importing _params would load NumPy at CLI start-up
 MAX_SEED = 2**32 - 1
 
 

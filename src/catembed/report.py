@@ -373,14 +373,13 @@ def write_report(data: ReportData, path: str | os.PathLike) -> Path:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from ._validation import CatEmbedError
-    from .evaluation.inputs import NO_TARGET
+    from .evaluation.inputs import NO_TARGET, check_seed
 
     if args.runs < 1:
         raise CatEmbedError(f"--runs must be at least 1; got {args.runs}.")
     if args.clusters is not None and args.clusters < 1:  # 0 was the default, -1 a crash
         raise CatEmbedError(f"--clusters must be at least 1; got {args.clusters}.")
-    if not 0 <= args.seed <= 2**32 - 1:  # NumPy's seeds
-        raise CatEmbedError(f"--seed must be an integer from 0 to 4294967295; got {args.seed}.")
+    check_seed(args.seed)  # NumPy's seeds, naming the flag
     out = Path(args.output)
     if not out.parent.exists():
         raise CatEmbedError(f"cannot write {out}: the folder {out.parent} does not exist.")

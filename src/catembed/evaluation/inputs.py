@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._params import MAX_SEED
 from ..datasets import split_list
 
 __all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
@@ -92,7 +93,6 @@ def check_jobs(jobs: int | None) -> None:
                      "core); got 0.")
 
 
-MAX_SEED = 2**32 - 1  # NumPy's seeds
 
 
 def check_seed(seed: int, runs: int | None = None) -> None:
