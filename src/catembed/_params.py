@@ -17,6 +17,7 @@ from ._errors import CatEmbedError
 
 __all__ = [
     "MAX_SEED",
+    "check_fraction",
     "check_int",
     "check_nonnegative",
     "check_option",
@@ -24,6 +25,7 @@ __all__ = [
     "check_param_types",
     "check_pooling",
     "check_positive",
+    "is_real",
     "check_random_state_param",
 ]
 
@@ -56,22 +58,31 @@ def check_int(name: str, value: Any, *, minimum: int = 1, allow_none: bool = Fal
     return int(value)
 
 
+def is_real(value: Any) -> bool:
+    """A real number (Python or NumPy), not a bool; a string is never compared."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def check_nonnegative(name: str, value: Any) -> float:
     """Return ``value`` as a ``float`` when it is a finite real number of at least 0 (not a
     bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
-        0 <= value < np.inf
-    ):
+    if not (is_real(value) and 0 <= value < np.inf):
         raise CatEmbedError(f"{name} must be a non-negative number; got {value!r}.")
     return float(value)
 
 
 def check_positive(name: str, value: Any) -> float:
     """Return ``value`` as a ``float`` when it is a real number greater than 0 (not a bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
-        value > 0
-    ):
+    if not (is_real(value) and value > 0):
         raise CatEmbedError(f"{name} must be a positive number; got {value!r}.")
+    return float(value)
+
+
+def check_fraction(name: str, value: Any) -> float:
+    """Return ``value`` as a ``float`` when it is a real number strictly between 0 and 1
+    (not a bool): a test size, a significance level, a sparsity target."""
+    if not (is_real(value) and 0 < value < 1):
+        raise CatEmbedError(f"{name} must lie strictly between 0 and 1; got {value!r}.")
     return float(value)
 
 

@@ -29,7 +29,6 @@ tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the t
 from __future__ import annotations
 
 import importlib
-import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -43,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
 from .._numeric import apply_numeric, fit_numeric, is_numeric
-from .._params import check_int, check_option, check_random_state_param
+from .._params import check_int, check_option, check_random_state_param, is_real
 from .._threads import one_thread
 from .._validation import (
     CatEmbedError,
@@ -202,8 +201,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             check_int(name, getattr(self, name))
         check_random_state_param(self.random_state)
         wp = self.weight_power
-        if isinstance(wp, (bool, np.bool_)) or not isinstance(wp, numbers.Real) or not (
-                0 <= wp < np.inf):
+        if not (is_real(wp) and 0 <= wp < np.inf):
             raise CatEmbedError(f"weight_power must be a non-negative number; got {wp!r}.")
         members = DEFAULT_MEMBERS if self.members is None else (
             [self.members] if isinstance(self.members, str) else self.members)

@@ -10,7 +10,6 @@ the objectives :mod:`catembed.deep._objectives`, the networks :mod:`catembed.dee
 
 from __future__ import annotations
 
-import numbers
 import time
 from typing import Any
 
@@ -25,6 +24,7 @@ from .._params import (
     check_param_types,
     check_positive,
     check_random_state_param,
+    is_real,
 )
 from .._torch import _deterministic, _device, require_torch
 from .._validation import CatEmbedError, categorical_input_tags
@@ -54,11 +54,6 @@ def check_hidden(hs: Any) -> None:
         raise CatEmbedError(
             f"hidden_sizes must be a non-empty tuple of positive integers; got {hs!r}."
         )
-
-
-def _real(value: Any) -> bool:
-    """A real number, not a bool (a string is refused before it is compared)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def check_common(estimator: Any) -> None:
@@ -147,9 +142,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_positive("learning_rate", self.learning_rate)
         check_positive("alpha", self.alpha)
         check_positive("tol", self.tol)
-        if not _real(self.corruption) or not 0 <= self.corruption < 1:
+        if not is_real(self.corruption) or not 0 <= self.corruption < 1:
             raise CatEmbedError(f"corruption must lie in [0, 1); got {self.corruption!r}.")
-        if not _real(self.gamma) or not self.gamma >= 0:
+        if not is_real(self.gamma) or not self.gamma >= 0:
             raise CatEmbedError(f"gamma must be >= 0; got {self.gamma!r}.")
         check_hidden(self.hidden_sizes)
         if isinstance(self.value_init, str):

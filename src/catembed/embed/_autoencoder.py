@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_int, check_option
+from .._params import check_fraction, check_int, check_option
 from .._torch import _deterministic, _device, require_torch
 from .._validation import CatEmbedError, CatEmbedWarning
 from ._scg import scaled_conjugate_gradient
@@ -55,10 +55,7 @@ def check_training_params(hidden_size: Any, max_epochs: Any, sparsity_proportion
     """The training parameters both trainers share (stacked NumPy, joint PyTorch)."""
     check_int("hidden_size", hidden_size)
     check_int("max_epochs", max_epochs)
-    if not 0 < sparsity_proportion < 1:
-        raise CatEmbedError(
-            f"sparsity_proportion must lie strictly between 0 and 1; got {sparsity_proportion!r}."
-        )
+    check_fraction("sparsity_proportion", sparsity_proportion)
 
 
 @dataclass

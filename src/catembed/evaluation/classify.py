@@ -18,7 +18,6 @@ Classifiers (scikit-learn, defaults unless said):
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from .._numeric import finite_matrix
-from .._params import check_int, check_option, check_random_state_param
+from .._params import check_fraction, check_int, check_option, check_random_state_param
 from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 
 __all__ = [
@@ -140,10 +139,7 @@ def _check_protocol(y: Any, n: int, test_size: float, n_repeats: int) -> np.ndar
         raise CatEmbedError("y has missing labels; drop those objects first.")
     if len(np.unique(y.astype(str))) < 2:
         raise CatEmbedError("y has a single class; classification needs at least two.")
-    if isinstance(test_size, (bool, np.bool_)) or not isinstance(test_size, numbers.Real) or (
-        not 0 < test_size < 1
-    ):
-        raise CatEmbedError(f"test_size must lie strictly between 0 and 1; got {test_size!r}.")
+    check_fraction("test_size", test_size)
     check_int("n_repeats", n_repeats)
     ys = y.astype(str)
     classes, counts = np.unique(ys, return_counts=True)

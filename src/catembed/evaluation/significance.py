@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._params import check_int
+from .._params import check_fraction, check_int
 from .._validation import CatEmbedError
 
 __all__ = ["FriedmanResult", "critical_difference", "friedman_test", "paired_t_test"]
@@ -60,10 +59,7 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05,
     k, n = check_int("n_methods", n_methods), check_int("n_datasets", n_datasets)
     if k < 2:
         raise CatEmbedError("a critical difference needs at least 2 methods and 1 data set.")
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not (
-        0 < alpha < 1
-    ):  # 0 gave an infinite difference, 1.5 or NaN a NaN one
-        raise CatEmbedError(f"alpha must lie strictly between 0 and 1; got {alpha!r}.")
+    check_fraction("alpha", alpha)  # 0 gave an infinite difference, 1.5 or NaN a NaN one
     if test == "nemenyi":
         q = stats.studentized_range.ppf(1.0 - alpha, k, 1e6) / np.sqrt(2.0)
     elif test == "bonferroni-dunn":

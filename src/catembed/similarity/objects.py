@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import check_int, check_option
+from .._params import check_int, check_option, is_real
 from .._pooling import check_matrix_memory
 from .._validation import CatEmbedError
 from ..stats import ValueStatistics
@@ -247,8 +247,7 @@ def dm_parameters(stats: ValueStatistics, beta: float | None = None) -> dict[str
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(joint > 0, mi / np.where(joint > 0, joint, 1.0), 0.0)
     np.fill_diagonal(r, 1.0)
-    if beta is not None and (isinstance(beta, (bool, np.bool_))
-                             or not isinstance(beta, numbers.Real) or not np.isfinite(beta)):
+    if beta is not None and not (is_real(beta) and np.isfinite(beta)):
         raise CatEmbedError(f"beta must be a finite number; got {beta!r}.")  # NaN kept none
     b = float(r.mean()) if beta is None else float(beta)
     rs = np.where(r > b, r, 0.0)
