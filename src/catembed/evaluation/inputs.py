@@ -93,8 +93,6 @@ def check_jobs(jobs: int | None) -> None:
                      "core); got 0.")
 
 
-
-
 def check_seed(seed: int, runs: int | None = None) -> None:
     """``--seed``: the runs use the seeds ``seed .. seed + runs - 1``, each a NumPy seed
     (0 to 2**32 - 1); refused here, naming the flag, before any work (else every method's

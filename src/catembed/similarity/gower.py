@@ -153,8 +153,9 @@ class GowerDistance(BaseEstimator):
 
     def pairwise(self, X: Any, Y: Any = None) -> np.ndarray:
         """The full distance matrix between the rows of X (and Y): ``n_X x n_Y`` memory."""
-        n_b = len(as_frame(X)) if Y is None else len(as_frame(Y))
-        check_matrix_memory(len(as_frame(X)), n_b, "the Gower matrix")
+        n_a = len(as_frame(X))
+        n_b = n_a if Y is None else len(as_frame(Y))
+        check_matrix_memory(n_a, n_b, "the Gower matrix")
         blocks = [b for _, b in self.pairwise_chunks(X, Y)]
         return np.vstack(blocks) if blocks else np.zeros((0, n_b))
 
