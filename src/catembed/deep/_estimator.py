@@ -26,7 +26,7 @@ from .._params import (
     check_random_state_param,
     is_real,
 )
-from .._torch import _deterministic, _device, require_torch
+from .._torch import _deterministic, _device, float64_copy, require_torch
 from .._validation import CatEmbedError, categorical_input_tags
 from ._batches import _Rows, forward_chunks
 from ._data import (
@@ -293,25 +293,28 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         df = check_inference_input(self, X)
         apply_encoding(self.encoding_, df.iloc[:0])  # names a missing column before any work
 
-        def pairs() -> Any:
+        def pairs() -> Any:  # numbers in float64, for the float64 network (float64_copy)
             for part in chunks(df):
                 c, x = apply_encoding(self.encoding_, part)
-                yield torch.from_numpy(c), torch.from_numpy(x)
+                yield torch.from_numpy(c), torch.from_numpy(x).double()
 
         return torch, pairs()
 
     def transform(self, X: Any) -> np.ndarray:
-        """The latent vectors ``(n_samples, n_components)`` of the rows of ``X``."""
+        """The latent vectors ``(n_samples, n_components)`` of the rows of ``X`` (computed in
+        float64: the same for a row whatever the rows beside it, see
+        :func:`catembed._torch.float64_copy`)."""
         torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
-            return latent(self.model_, pairs, torch)
+            return latent(float64_copy(self.model_), pairs, torch)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Student-t soft assignment ``q_ij`` of every row to every cluster centre."""
+        """Student-t soft assignment ``q_ij`` of every row to every cluster centre (in
+        float64, as :meth:`transform`)."""
         torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
             parts = forward_chunks(
-                self.model_, pairs, torch,
+                float64_copy(self.model_), pairs, torch,
                 lambda m, c, x: m.soft_assign(m.encoder(c, x)[0]).numpy())
         return np.concatenate(list(parts)).astype(np.float64)
 

@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import check_int, check_option
-from .._torch import _deterministic, require_torch
+from .._torch import _deterministic, float64_copy, require_torch
 from .._validation import CatEmbedError
 from ._batches import _Rows, forward_chunks
 from ._data import MixedEncoding
@@ -362,7 +362,7 @@ class AttentionClusterer(_DeepClusterer):
         """Pooling attention of every row over the columns ``(n_samples, n_columns)``."""
         torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
-            parts = forward_chunks(self.model_, pairs, torch,
+            parts = forward_chunks(float64_copy(self.model_), pairs, torch,
                                    lambda m, c, x: m.encoder(c, x)[1].numpy())
         return pd.DataFrame(np.concatenate(list(parts)).astype(np.float64),
                             columns=self.encoding_.columns)

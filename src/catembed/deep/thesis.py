@@ -63,7 +63,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_positive
-from .._torch import _deterministic, _device, require_torch
+from .._torch import _deterministic, _device, float64_copy, require_torch
 from .._validation import categorical_input_tags
 from . import _thesis_stages as _st
 from ._batches import _Batches, _FixedBatches
@@ -436,7 +436,9 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         reads it)."""
         torch, codes, nums = self._tensors(X)
         with _deterministic(torch, self.n_threads, False):
-            return _st.latent(self, torch, self.model_, codes, nums).numpy().astype(np.float64)
+            # float64: a row's latent vector does not depend on the rows beside it
+            return _st.latent(self, torch, float64_copy(self.model_), codes,
+                              nums.double()).numpy()
 
     def predict(self, X: Any) -> np.ndarray:
         """The nearest cluster centre of every row (for DEC / IDEC also the most probable

@@ -36,7 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_positive
-from .._torch import _deterministic, _device, require_torch
+from .._torch import _deterministic, _device, float64_copy, require_torch
 from .._validation import categorical_input_tags
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
@@ -133,12 +133,13 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         torch = require_torch()
         codes, nums = apply_encoding(self.encoding_, check_inference_input(self, X))
         out = []
+        encoder = float64_copy(self.encoder_)  # batch- and CPU-independent outputs
         with _deterministic(torch, self.n_threads, False), torch.no_grad():
             for s in range(0, len(codes), 4096):
-                z = self.encoder_(torch.as_tensor(codes[s:s + 4096]),
-                                  torch.as_tensor(nums[s:s + 4096]))
+                z = encoder(torch.as_tensor(codes[s:s + 4096]),
+                            torch.as_tensor(nums[s:s + 4096]).double())
                 out.append(z[:, : int(self.n_components)])
-        return torch.cat(out).numpy().astype(np.float64)
+        return torch.cat(out).numpy()
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """``{prefix}0, {prefix}1, ...``."""
