@@ -14,6 +14,10 @@ extra (``pip install catembed[plot]``); it is imported when a function is called
   coloured by cluster or class;
 * :func:`profiles`: for each cluster the most over-represented values and their lift
   (:func:`catembed.profiles.cluster_profiles`).
+
+Text from the data or the call (values, column names, classes, titles) is drawn as written:
+a ``$`` never starts matplotlib's mathtext, so ``$x^$`` or ``$\\frac{1}{$`` is a label, not
+an error. For mathtext in a title, set it on the returned axes (``ax.set_title``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ._text import plot_text
 from .map2d import palette, project_2d, value_map_xy
 from .profiles import cluster_profiles
 
@@ -67,6 +72,7 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         so that a few extreme values do not squeeze the rest into a blob; the values beyond
         are drawn at the edge as triangles pointing towards them, and labelled.
     title : str, optional
+        Drawn as written (no mathtext).
 
     Returns
     -------
@@ -115,15 +121,17 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
                       else ("^" if beyond[i, 1] > 0 else "v"))
             ax.scatter(shown[i, 0], shown[i, 1], s=60, color=col[i], marker=marker,
                        edgecolors="black", linewidths=0.6, zorder=3, gid="outlier")
-    handles = [ax.scatter([], [], s=30, color=colours[n], label=n) for n in names]
+    handles = [ax.scatter([], [], s=30, color=colours[n], label=plot_text(n)) for n in names]
     if outside.any():
         handles.append(ax.scatter([], [], s=45, marker=">", color="white",
                                   edgecolors="black", linewidths=0.6,
-                                  label=f"beyond the axes ({int(outside.sum())})"))
-    ax.set_title(title or f"Values of the {type(model).__name__} embedding ({method.upper()}); "
-                 "lines: nearest value of another attribute", fontsize=9)
-    ax.set_xlabel(f"{method.upper()} 1" + ("  (zoomed on the bulk)" if outside.any() else ""))
-    ax.set_ylabel(f"{method.upper()} 2")
+                                  label=plot_text(f"beyond the axes ({int(outside.sum())})")))
+    ax.set_title(plot_text(title or f"Values of the {type(model).__name__} embedding "
+                           f"({method.upper()}); lines: nearest value of another attribute"),
+                 fontsize=9)
+    ax.set_xlabel(plot_text(f"{method.upper()} 1"
+                            + ("  (zoomed on the bulk)" if outside.any() else "")))
+    ax.set_ylabel(plot_text(f"{method.upper()} 2"))
     ncol = 1 if len(handles) <= 18 else 2 if len(handles) <= 40 else 3
     ax.legend(handles=handles, fontsize=7 if len(handles) <= 18 else 6, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, ncols=ncol, title="column",
@@ -134,7 +142,7 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     contribution = counts * dist2
     order = [*np.flatnonzero(outside)[np.argsort(-dist2[outside], kind="stable")],
              *np.flatnonzero(inside)[np.argsort(-contribution[inside], kind="stable")]]
-    texts = [f"{attrs[i]}={vals[i]}" for i in range(len(xy))]
+    texts = [plot_text(f"{attrs[i]}={vals[i]}") for i in range(len(xy))]
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     sizes = np.zeros((len(xy), 2))
@@ -178,6 +186,7 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     embedding : ndarray, optional
         ``model.transform(X)`` when already computed.
     title : str, optional
+        Drawn as written (no mathtext).
 
     Returns
     -------
@@ -193,14 +202,15 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
         groups = sorted(set(lab))
         for g, colour in zip(groups, palette(len(groups)), strict=True):
             sel = lab == g
-            ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=colour, alpha=0.6, label=g)
+            ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=colour, alpha=0.6,
+                       label=plot_text(g))
         if len(groups) <= 20:
             ax.legend(fontsize=7, markerscale=2, loc="best")
     shown = f"{len(rows)} of {len(z)} rows" if len(rows) < len(z) else f"{len(z)} rows"
-    ax.set_title(title or f"Objects ({method.upper()} of the {type(model).__name__} "
-                 f"embedding, {shown})", fontsize=9)
-    ax.set_xlabel(f"{method.upper()} 1")
-    ax.set_ylabel(f"{method.upper()} 2")
+    ax.set_title(plot_text(title or f"Objects ({method.upper()} of the "
+                           f"{type(model).__name__} embedding, {shown})"), fontsize=9)
+    ax.set_xlabel(plot_text(f"{method.upper()} 1"))
+    ax.set_ylabel(plot_text(f"{method.upper()} 2"))
     return ax
 
 
@@ -244,16 +254,17 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
     colours = dict(zip(ks, palette(len(ks)), strict=True))
     y = np.arange(len(prof))[::-1]
     ax.barh(y, prof["lift"], color=[colours[k] for k in prof["cluster"]])
-    ax.set_yticks(y, [f"{kind} {k}: {a}={v}" for k, a, v in
+    ax.set_yticks(y, [plot_text(f"{kind} {k}: {a}={v}") for k, a, v in
                       zip(prof["cluster"], prof["attribute"], prof["value"], strict=True)],
                   fontsize=7)
     ax.set_ylim(-0.6, len(prof) - 0.4)
     for yi, lift, share in zip(y, prof["lift"], prof["in_cluster"], strict=True):
-        ax.annotate(f"{share:.0%}", (lift, yi), xytext=(3, 0), textcoords="offset points",
-                    va="center", fontsize=7)
+        ax.annotate(plot_text(f"{share:.0%}"), (lift, yi), xytext=(3, 0),
+                    textcoords="offset points", va="center", fontsize=7)
     ax.set_xlim(0, max(1.0, float(prof["lift"].max()) if len(prof) else 1.0) * 1.12)
     ax.axvline(1.0, color="0.5", lw=0.8, ls="--")
-    ax.set_xlabel(f"lift = P(value | {kind}) / P(value)   (label: share of the {kind})",
-                  fontsize=8)
-    ax.set_title(f"{kind.capitalize()} profiles: most over-represented values", fontsize=9)
+    ax.set_xlabel(plot_text(f"lift = P(value | {kind}) / P(value)   (label: share of the "
+                            f"{kind})"), fontsize=8)
+    ax.set_title(plot_text(f"{kind.capitalize()} profiles: most over-represented values"),
+                 fontsize=9)
     return ax

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._text import plot_text
 from .profiles import cluster_profiles
 from .report_html import render_html
 
@@ -311,13 +312,13 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
             xs = np.arange(len(ok))
             for i, m in enumerate(("f_score", "nmi", "acc")):
                 ax.bar(xs + (i - 1) * 0.27, [r[m][0] for r in ok], 0.27,
-                       yerr=[r[m][1] for r in ok], label=m.replace("_", "-").upper(),
+                       yerr=[r[m][1] for r in ok], label=plot_text(m.replace("_", "-").upper()),
                        capsize=2)
-            ax.set_xticks(xs, [r["method"] for r in ok])
+            ax.set_xticks(xs, [plot_text(r["method"]) for r in ok])
             ax.set_ylim(0, 1)
             ax.legend(fontsize=8, ncols=3)
-            ax.set_title(f"k-means on each embedding (fitted once), {runs} runs (mean +- std)",
-                         fontsize=9)
+            ax.set_title(plot_text(f"k-means on each embedding (fitted once), {runs} runs "
+                                   "(mean +- std)"), fontsize=9)
             data.figures["Methods side by side"] = _png(fig)
         done("comparison")
     bar.close()

@@ -17,9 +17,9 @@ ran: ``#sort=TABLE:COLUMN:asc|desc`` sorts the table of class ``TABLE`` and
 
 from __future__ import annotations
 
-import html
-import json
 from typing import Any
+
+from ._text import html_text, script_json
 
 __all__ = ["render_html"]
 
@@ -110,25 +110,26 @@ document.body.setAttribute('data-script','ran');
 def _cell(v: Any) -> str:
     num = isinstance(v, (int, float)) and not isinstance(v, bool)
     text = f"{v:.4g}" if isinstance(v, float) else str(v)
-    return (f"<td class=\"num\">{html.escape(text)}</td>" if num
-            else f"<td>{html.escape(text)}</td>")
+    return (f"<td class=\"num\">{html_text(text)}</td>" if num
+            else f"<td>{html_text(text)}</td>")
 
 
 def table_html(header: list[str], rows: list[list[Any]], cls: str = "",
                sortable: bool = True) -> str:
     """An HTML table (``sortable``: the page's script sorts it on a click of a head)."""
     classes = " ".join(c for c in (cls, "sortable" if sortable else "") if c)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(_cell(v) for v in r) + "</tr>" for r in rows)
-    return (f"<table class=\"{classes}\"><thead><tr>{head}</tr></thead>"
+    return (f"<table class=\"{html_text(classes)}\"><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>")
 
 
 def _value_map(points: dict[str, Any]) -> list[str]:
     """The interactive value map: an empty SVG, the data as JSON, the colour legend."""
-    payload = json.dumps(points, separators=(",", ":")).replace("</", "<\\/")
-    legend = "".join(f"<span><i style=\"background:{c}\"></i>{html.escape(n)}</span>"
-                     for n, c in zip(points["columns"], points["colours"], strict=True))
+    payload = script_json(points)  # no "<", ">" or "&" left to end or change the block
+    legend = "".join(f"<span><i style=\"background:{html_text(colour)}\"></i>{html_text(n)}"
+                     "</span>"
+                     for n, colour in zip(points["columns"], points["colours"], strict=True))
     return ["<h2>Value map, every value (interactive)</h2>",
             "<p class=\"note\">Every value of the table at its place on the value map above "
             "(the same zoom; a value beyond it sits at the edge, outlined in black): hover a "
@@ -154,7 +155,7 @@ def _comparison(data: Any) -> list[str]:
     out = [table_html(["method", "F-score", "NMI", "ACC"], rows, "comparison")]
     if constant:
         out.append(f"<p class=\"note\">* ± 0.000: the runs' scores agree to three decimals. "
-                   f"{html.escape(', '.join(constant))} "
+                   f"{html_text(', '.join(constant))} "
                    f"{'is' if len(constant) == 1 else 'are'} fitted once (the method is "
                    "deterministic, or its one fit is reused), and k-means from each run's "
                    "seed found the same partition of that embedding.</p>")
@@ -162,7 +163,7 @@ def _comparison(data: Any) -> list[str]:
         methods = list(dict.fromkeys(m for p in data.paper for m in p["scores"]))
         prows = [[p["table"], p["source"], p["metric"], p.get("protocol", "")]
                  + [p["scores"].get(m, "") for m in methods] for p in data.paper]
-        out.append(f"<h3>The papers' numbers for {html.escape(data.name)}</h3>")
+        out.append(f"<h3>The papers' numbers for {html_text(data.name)}</h3>")
         out.append(table_html(["table [id]", "paper", "metric", "protocol", *methods], prows,
                               "paper"))
         out.append("<p class=\"note\">As printed in each paper (its preset, clusterer and "
@@ -174,9 +175,9 @@ def _comparison(data: Any) -> list[str]:
 
 def _consensus(c: dict[str, Any]) -> list[str]:
     """The label-free consensus section: its members, their stability, weight, agreement."""
-    out = [f"<h2>Label-free consensus (k = {c['k']})</h2>"]
+    out = [f"<h2>Label-free consensus (k = {html_text(c['k'])})</h2>"]
     if "error" in c:
-        return out + [f"<p class=\"note\">Not fitted: {html.escape(c['error'])}</p>"]
+        return out + [f"<p class=\"note\">Not fitted: {html_text(c['error'])}</p>"]
     rows = [[m["member"], round(m["stability"], 3), round(m["weight"], 3),
              round(m["agreement"], 3)] for m in c["members"]]
     out.append(table_html(["member", "stability", "weight", "agreement"], rows, "consensus"))
@@ -193,7 +194,7 @@ def _consensus(c: dict[str, Any]) -> list[str]:
                "on its own resamples, combined by stability-weighted evidence accumulation. "
                "Stability: mean ARI between a member's runs (no labels); weight: its "
                "stability, normalised to sum 1; agreement: mean ARI of its runs with the "
-               f"consensus. {html.escape('; '.join(facts))}.</p>")
+               f"consensus. {html_text('; '.join(facts))}.</p>")
     return out
 
 
@@ -202,14 +203,14 @@ def render_html(data: Any) -> str:
     from ._version import __version__
 
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>catembed "
-             f"report: {html.escape(data.name)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>catembed report: {html.escape(data.name)}</h1>",
+             f"report: {html_text(data.name)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>catembed report: {html_text(data.name)}</h1>",
              "<h2>Table summary</h2>",
              table_html(["figure", "value"], [[k, v] for k, v in data.summary.items()],
                         "summary", sortable=False)]
     for title, png in data.figures.items():
-        parts.append(f"<h2>{html.escape(title)}</h2>")
-        parts.append(f"<img class=\"figure\" alt=\"{html.escape(title)}\" "
+        parts.append(f"<h2>{html_text(title)}</h2>")
+        parts.append(f"<img class=\"figure\" alt=\"{html_text(title)}\" "
                      f"src=\"data:image/png;base64,{png}\">")
         if title == "Value map" and data.value_points:
             parts.extend(_value_map(data.value_points))
@@ -230,7 +231,7 @@ def render_html(data: Any) -> str:
     parts.append(table_html(["step", "seconds"], [[k, round(v, 2)] for k, v in
                                                   data.timings.items()], "timings"))
     for n in data.notes:
-        parts.append(f"<p class=\"note\">{html.escape(n)}</p>")
+        parts.append(f"<p class=\"note\">{html_text(n)}</p>")
     parts.append(f"<div id=\"vtip\"></div><p class=\"note\">catembed {__version__}</p>"
                  f"<script>{_JS}</script></body></html>")
     return "\n".join(parts)

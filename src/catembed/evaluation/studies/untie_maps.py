@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..._text import plot_text
 from ._common import _Ctx
 
 __all__ = ["untie_retrieval", "untie_tsne"]
@@ -35,8 +36,8 @@ def untie_tsne(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
         xy, _ = project_2d(z, "tsne", random_state=ctx.seed)
         for g in sorted(set(y)):
             sel = y == g
-            ax.scatter(xy[sel, 0], xy[sel, 1], s=8, label=g)
-        ax.set_title(f"{name} on {data.name} (t-SNE)", fontsize=9)
+            ax.scatter(xy[sel, 0], xy[sel, 1], s=8, label=plot_text(g))
+        ax.set_title(plot_text(f"{name} on {data.name} (t-SNE)"), fontsize=9)
         rows.append({"method": name, "dataset": data.name, "dimension": z.shape[1],
                      "silhouette_2d_by_class": round(float(silhouette_score(xy, y)), 4)})
     axes[-1].legend(fontsize=6, markerscale=1.5, ncols=2)
@@ -64,13 +65,13 @@ def untie_retrieval(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
                           ("Hamming (one-hot)", OneHotEmbedder())]:
             ctx.log(f"{data.name}: {name}")
             curve = retrieval_curve(est.fit(X).transform(X), y, ks)
-            ax.plot(curve.index, curve.to_numpy(), marker="o", label=name)
+            ax.plot(curve.index, curve.to_numpy(), marker="o", label=plot_text(name))
             rows += [{"dataset": data.name, "method": name, "k": int(k),
                       "precision": round(float(p), 4)} for k, p in curve.items()]
         ax.set_xscale("log")
         ax.set_xlabel("k")
         ax.set_ylabel("precision@k")
-        ax.set_title(f"Retrieval on {data.name} (UNTIE Fig. 11)", fontsize=9)
+        ax.set_title(plot_text(f"Retrieval on {data.name} (UNTIE Fig. 11)"), fontsize=9)
         ax.legend(fontsize=7)
     notes.append("Euclidean distance on each embedding; one-hot Euclidean ranks as Hamming")
     return pd.DataFrame(rows), fig, notes
