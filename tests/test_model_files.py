@@ -177,3 +177,98 @@ def test_pooled_and_missing_categories_keep_their_order_on_load(tmp_path):
     est.save(tmp_path / "m.npz")
     back = CDE.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.transform(df), est.transform(df))
+
+
+# ---------------------------------------------------------------- issue 37, items 2 and 8
+def _bomb(path, est, rows):
+    """``est``'s model file whose first value table declares ``rows`` x 6 zeros (a few MB
+    compressed), written member by member without building the array, checksum kept."""
+    import zipfile
+
+    est.save(path.with_name("sound.npz"))
+    with np.load(path.with_name("sound.npz"), allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for key, arr in data.items():
+            if key != "table__0":
+                with zf.open(f"{key}.npy", "w") as f:
+                    np.lib.format.write_array(f, arr)
+        with zf.open("table__0.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": "<f8", "fortran_order": False, "shape": (rows, 6)})
+            chunk, left = bytes(2**22), rows * 6 * 8
+            while left:
+                f.write(chunk[:min(left, len(chunk))])
+                left -= min(left, len(chunk))
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_decompressed(tmp_path, frame):
+    """issue 37 item 2: a table declaring 4,000,000 x 6 float64 (192 MB, under 1 MB in the
+    file) for a column of 3 values is refused from its header: nothing is decompressed
+    (main decompressed it and copied it for the checksum: a 366 MiB peak)."""
+    import tracemalloc
+
+    path = _bomb(tmp_path / "bomb.npz", _fit("idf", catembed.IDFEmbedder(), frame), 4_000_000)
+    assert path.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(CatEmbedError, match=r"value table of column 'a' has shape "
+                                                r"\(4000000, 6\).*expected 3 rows"):
+            catembed.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
+def _member_bytes(tmp_path, arrays):
+    """An archive of raw members (name -> bytes), the way a crafting tool writes one."""
+    import zipfile
+
+    path = tmp_path / "raw.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for key, raw in arrays.items():
+            zf.writestr(f"{key}.npy", raw)
+    return path
+
+
+def test_a_member_whose_size_is_not_its_headers_is_refused(tmp_path, frame, monkeypatch):
+    """issue 37 item 2: the uncompressed size of every member is its header's shape x
+    itemsize (checked before reading), and the metadata's size is bounded (here lowered:
+    the bound, 256 MiB, is checked before the metadata is decompressed)."""
+    import io
+
+    est = _fit("idf", catembed.IDFEmbedder(), frame)
+    est.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        raw = {}
+        for key in z.files:
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, z[key])
+            raw[key] = buf.getvalue()
+    short = dict(raw, table__1=raw["table__1"][:-8])  # one float short of its header
+    with pytest.raises(CatEmbedError, match="array table__1 declares shape .* but its "
+                                            "archive entry holds"):
+        catembed.load(_member_bytes(tmp_path, short))
+    assert catembed.load(_member_bytes(tmp_path, raw)).n_features_in_ == 5
+    monkeypatch.setattr("catembed._model_archive.MAX_META_BYTES", 2000)
+    with pytest.raises(CatEmbedError, match="the metadata is not a text entry of at most "
+                                            "500 characters"):
+        catembed.load(_member_bytes(tmp_path, raw))
+
+
+def test_the_checksum_hashes_the_arrays_bytes_as_before():
+    """issue 37 item 2: the checksum hashes each array's own memory (no copy) and gives the
+    digest of ``tobytes()`` (files saved before still verify)."""
+    import hashlib
+
+    arrays = {"a": np.arange(12.0).reshape(3, 4), "b": np.asfortranarray(np.eye(3)),
+              "c": np.array(7), "d": np.array([True, False]), "e": np.zeros((0, 2), np.int32),
+              "f": np.arange(6, dtype=">i4")}
+    h = hashlib.sha256(b"{}")
+    for key in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[key])
+        h.update(f"\0{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+        h.update(arr.tobytes())
+    assert _checksum("{}", arrays) == h.hexdigest()
