@@ -134,6 +134,7 @@ MODELS = {
     "mca": lambda: MCA(n_components=2),
     "untie": lambda: UNTIE(random_state=0),
     "distance": lambda: CategoricalDistance(),
+    "idf": lambda: catembed.IDFEmbedder(),
 }
 
 
@@ -272,3 +273,130 @@ def test_the_checksum_hashes_the_arrays_bytes_as_before():
         h.update(f"\0{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
         h.update(arr.tobytes())
     assert _checksum("{}", arrays) == h.hexdigest()
+
+
+def _relabel(cls_name):
+    def edit(d, m):
+        params = getattr(catembed, cls_name)().get_params()
+        m.update({"class": cls_name, "params": params})
+    return edit
+
+
+def _cooc_asymmetric(d, m):
+    cooc = d["stats__cooc"].copy()
+    cooc[0, 3] += 1  # the diagonal (the value counts) kept
+    d["stats__cooc"] = cooc
+
+
+ITEM8 = {
+    # a CDE file relabelled as a class whose arrays, widths or names it does not have
+    "CDE as IDFEmbedder": ("cde", _relabel("IDFEmbedder"), "extra__indicator that a "
+                           "IDFEmbedder model does not save"),
+    "CDE as CDEAutoencoder": ("cde", _relabel("CDEAutoencoder"),
+                              "n_components is 7, but a CDEAutoencoder's code size is 2"),
+    "CDE as OneHotAutoencoder": ("cde", _relabel("OneHotAutoencoder"),
+                                 "extra__indicator that a OneHotAutoencoder model"),
+    "CDE as Couplings": ("cde", _relabel("Couplings"), "extra__indicator that a Couplings"),
+    "IDF tables 2 wide": ("idf", lambda d, m: [d.__setitem__(f"table__{j}", np.hstack(
+        [d[f"table__{j}"]] * 2)) for j in range(3)], "widths must be 1"),
+    "asymmetric co-occurrence": ("cde", _cooc_asymmetric, "co-occurrence counts are not "
+                                 "symmetric"),
+    "co-occurrence not l x l": ("cde", _set("stats__cooc", lambda a: a[:, :-1]),
+                                "co-occurrence counts have shape"),
+    "indicator one column short": ("cde", _set("extra__indicator", lambda a: a[:, :-1]),
+                                   "array indicator has shape"),
+    "indicator one row short": ("cde", _set("extra__indicator", lambda a: a[:-1]),
+                                "array indicator has shape"),
+    "CDE n_components not the width": (
+        "cde", lambda d, m: m["extra"].__setitem__("n_components", 3), "widths must be 3"),
+    "UNTIE re-saved unedited": ("untie", lambda d, m: None, None),  # a control
+}
+
+
+@pytest.mark.parametrize("case", list(ITEM8))
+def test_parts_that_do_not_fit_are_refused_naming_the_part(tmp_path, frame, case):
+    """issue 37 item 8: each file (checksum recomputed) loaded on main."""
+    key, edit, message = ITEM8[case]
+    est = _fit(key, MODELS[key](), frame)
+    path = _edited(tmp_path, est, edit)
+    if message is None:
+        np.testing.assert_array_equal(catembed.load(path).transform(frame), est.transform(frame))
+        return
+    with pytest.raises(CatEmbedError, match=message) as info:
+        catembed.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_sparse_co_occurrence_table_must_be_symmetric(tmp_path):
+    """issue 37 item 8: the sparse form (more than 4096 values) too."""
+    df = pd.DataFrame({"id": [f"v{i}" for i in range(4200)], "g": list("ab") * 2100})
+    est = _fit("sparse", catembed.IDFEmbedder(), df)  # an identifier column: warned
+
+    def edit(d, m):
+        keep = ~((d["stats__cooc_row"] == 0) & (d["stats__cooc_col"] == 4200))
+        for k in ("row", "col", "data"):
+            d[f"stats__cooc_{k}"] = d[f"stats__cooc_{k}"][keep]
+
+    assert catembed.load(_edited(tmp_path, est, lambda d, m: None)).stats_.n_rows == 4200
+    with pytest.raises(CatEmbedError, match="co-occurrence counts are not symmetric"):
+        catembed.load(_edited(tmp_path, est, edit))
+
+
+@pytest.fixture(scope="module")
+def consensus(frame):
+    from catembed.cluster import Consensus
+
+    return _fit("consensus", Consensus(3, random_state=0, n_init=2), frame[["a", "b", "c"]])
+
+
+def _composite(key, fn):
+    return lambda d, m: m["composite"].__setitem__(key, fn(m["composite"][key]))
+
+
+CONSENSUS_CASES = {
+    "labels one short": (_set("own__labels", lambda a: a[:-1]),
+                         r"training labels \(own__labels\) have shape \(59,\).*\(60,\)"),
+    "feature_names_in renamed": (_composite("feature_names_in", lambda f: ["x", "y", "z"]),
+                                 "feature_names_in do not match"),
+    "feature_names_in too long": (_composite("feature_names_in", lambda f: f + ["zz"]),
+                                  "feature_names_in do not match"),
+    "failed member also fitted": (_composite("failed_members", lambda f: ["cde"]),
+                                  "failed members"),
+    "failed member not configured": (_composite("failed_members", lambda f: ["bogus"]),
+                                     "failed members"),
+    "failed members not a list": (_composite("failed_members", lambda f: "cde"),
+                                  "failed_members is not a list"),
+    "members swapped": (_composite("members", lambda f: [f[1], f[0], *f[2:]]),
+                        "are not the configured members|is a"),
+    "member relabelled": (lambda d, m: m["parts"][1].update(
+        {"class": "IDFEmbedder", "params": catembed.IDFEmbedder().get_params()}),
+        "does not save|is a"),
+}
+
+
+@pytest.mark.parametrize("case", list(CONSENSUS_CASES))
+def test_inconsistent_consensus_metadata_is_refused(tmp_path, frame, consensus, case):
+    """issue 37 item 8: labels, feature_names_in, members and failed_members must fit
+    (each loaded on main)."""
+    edit, message = CONSENSUS_CASES[case]
+    path = _edited(tmp_path, consensus, edit)
+    with pytest.raises(CatEmbedError, match=message) as info:
+        catembed.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_sound_consensus_file_loads_and_predicts_identically(tmp_path, frame, consensus):
+    back = catembed.load(_edited(tmp_path, consensus, lambda d, m: None))
+    X = frame[["a", "b", "c"]]
+    np.testing.assert_array_equal(back.transform(X), consensus.transform(X))
+    np.testing.assert_array_equal(back.predict(X), consensus.predict(X))
+
+
+def test_the_declared_shapes_cover_every_model_class():
+    """issue 37 item 8: every value embedder of catembed declares its arrays, and the
+    classes declared as summing their vectors are those that do."""
+    from catembed._model_shapes import EXTRA_ARRAYS, SUMMED
+
+    names = set(catembed._MODEL_CLASSES) - {"Consensus"}
+    assert set(EXTRA_ARRAYS) == names
+    assert SUMMED == {n for n in names if getattr(catembed, n)._combine == "sum"}
