@@ -134,6 +134,7 @@ MODELS = {
     "mca": lambda: MCA(n_components=2),
     "untie": lambda: UNTIE(random_state=0),
     "distance": lambda: CategoricalDistance(),
+    "idf": lambda: catembed.IDFEmbedder(),
 }
 
 
@@ -177,3 +178,225 @@ def test_pooled_and_missing_categories_keep_their_order_on_load(tmp_path):
     est.save(tmp_path / "m.npz")
     back = CDE.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.transform(df), est.transform(df))
+
+
+# ---------------------------------------------------------------- issue 37, items 2 and 8
+def _bomb(path, est, rows):
+    """``est``'s model file whose first value table declares ``rows`` x 6 zeros (a few MB
+    compressed), written member by member without building the array, checksum kept."""
+    import zipfile
+
+    est.save(path.with_name("sound.npz"))
+    with np.load(path.with_name("sound.npz"), allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for key, arr in data.items():
+            if key != "table__0":
+                with zf.open(f"{key}.npy", "w") as f:
+                    np.lib.format.write_array(f, arr)
+        with zf.open("table__0.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": "<f8", "fortran_order": False, "shape": (rows, 6)})
+            chunk, left = bytes(2**22), rows * 6 * 8
+            while left:
+                f.write(chunk[:min(left, len(chunk))])
+                left -= min(left, len(chunk))
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_decompressed(tmp_path, frame):
+    """issue 37 item 2: a table declaring 4,000,000 x 6 float64 (192 MB, under 1 MB in the
+    file) for a column of 3 values is refused from its header: nothing is decompressed
+    (main decompressed it and copied it for the checksum: a 366 MiB peak)."""
+    import tracemalloc
+
+    path = _bomb(tmp_path / "bomb.npz", _fit("idf", catembed.IDFEmbedder(), frame), 4_000_000)
+    assert path.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(CatEmbedError, match=r"value table of column 'a' has shape "
+                                                r"\(4000000, 6\).*expected 3 rows"):
+            catembed.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
+def _member_bytes(tmp_path, arrays):
+    """An archive of raw members (name -> bytes), the way a crafting tool writes one."""
+    import zipfile
+
+    path = tmp_path / "raw.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for key, raw in arrays.items():
+            zf.writestr(f"{key}.npy", raw)
+    return path
+
+
+def test_a_member_whose_size_is_not_its_headers_is_refused(tmp_path, frame, monkeypatch):
+    """issue 37 item 2: the uncompressed size of every member is its header's shape x
+    itemsize (checked before reading), and the metadata's size is bounded (here lowered:
+    the bound, 256 MiB, is checked before the metadata is decompressed)."""
+    import io
+
+    est = _fit("idf", catembed.IDFEmbedder(), frame)
+    est.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        raw = {}
+        for key in z.files:
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, z[key])
+            raw[key] = buf.getvalue()
+    short = dict(raw, table__1=raw["table__1"][:-8])  # one float short of its header
+    with pytest.raises(CatEmbedError, match="array table__1 declares shape .* but its "
+                                            "archive entry holds"):
+        catembed.load(_member_bytes(tmp_path, short))
+    assert catembed.load(_member_bytes(tmp_path, raw)).n_features_in_ == 5
+    monkeypatch.setattr("catembed._model_archive.MAX_META_BYTES", 2000)
+    with pytest.raises(CatEmbedError, match="the metadata is not a text entry of at most "
+                                            "500 characters"):
+        catembed.load(_member_bytes(tmp_path, raw))
+
+
+def test_the_checksum_hashes_the_arrays_bytes_as_before():
+    """issue 37 item 2: the checksum hashes each array's own memory (no copy) and gives the
+    digest of ``tobytes()`` (files saved before still verify)."""
+    import hashlib
+
+    arrays = {"a": np.arange(12.0).reshape(3, 4), "b": np.asfortranarray(np.eye(3)),
+              "c": np.array(7), "d": np.array([True, False]), "e": np.zeros((0, 2), np.int32),
+              "f": np.arange(6, dtype=">i4")}
+    h = hashlib.sha256(b"{}")
+    for key in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[key])
+        h.update(f"\0{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+        h.update(arr.tobytes())
+    assert _checksum("{}", arrays) == h.hexdigest()
+
+
+def _relabel(cls_name):
+    def edit(d, m):
+        params = getattr(catembed, cls_name)().get_params()
+        m.update({"class": cls_name, "params": params})
+    return edit
+
+
+def _cooc_asymmetric(d, m):
+    cooc = d["stats__cooc"].copy()
+    cooc[0, 3] += 1  # the diagonal (the value counts) kept
+    d["stats__cooc"] = cooc
+
+
+ITEM8 = {
+    # a CDE file relabelled as a class whose arrays, widths or names it does not have
+    "CDE as IDFEmbedder": ("cde", _relabel("IDFEmbedder"), "extra__indicator that a "
+                           "IDFEmbedder model does not save"),
+    "CDE as CDEAutoencoder": ("cde", _relabel("CDEAutoencoder"),
+                              "n_components is 7, but a CDEAutoencoder's code size is 2"),
+    "CDE as OneHotAutoencoder": ("cde", _relabel("OneHotAutoencoder"),
+                                 "extra__indicator that a OneHotAutoencoder model"),
+    "CDE as Couplings": ("cde", _relabel("Couplings"), "extra__indicator that a Couplings"),
+    "IDF tables 2 wide": ("idf", lambda d, m: [d.__setitem__(f"table__{j}", np.hstack(
+        [d[f"table__{j}"]] * 2)) for j in range(3)], "widths must be 1"),
+    "asymmetric co-occurrence": ("cde", _cooc_asymmetric, "co-occurrence counts are not "
+                                 "symmetric"),
+    "co-occurrence not l x l": ("cde", _set("stats__cooc", lambda a: a[:, :-1]),
+                                "co-occurrence counts have shape"),
+    "indicator one column short": ("cde", _set("extra__indicator", lambda a: a[:, :-1]),
+                                   "array indicator has shape"),
+    "indicator one row short": ("cde", _set("extra__indicator", lambda a: a[:-1]),
+                                "array indicator has shape"),
+    "CDE n_components not the width": (
+        "cde", lambda d, m: m["extra"].__setitem__("n_components", 3), "widths must be 3"),
+    "UNTIE re-saved unedited": ("untie", lambda d, m: None, None),  # a control
+}
+
+
+@pytest.mark.parametrize("case", list(ITEM8))
+def test_parts_that_do_not_fit_are_refused_naming_the_part(tmp_path, frame, case):
+    """issue 37 item 8: each file (checksum recomputed) loaded on main."""
+    key, edit, message = ITEM8[case]
+    est = _fit(key, MODELS[key](), frame)
+    path = _edited(tmp_path, est, edit)
+    if message is None:
+        np.testing.assert_array_equal(catembed.load(path).transform(frame), est.transform(frame))
+        return
+    with pytest.raises(CatEmbedError, match=message) as info:
+        catembed.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_sparse_co_occurrence_table_must_be_symmetric(tmp_path):
+    """issue 37 item 8: the sparse form (more than 4096 values) too."""
+    df = pd.DataFrame({"id": [f"v{i}" for i in range(4200)], "g": list("ab") * 2100})
+    est = _fit("sparse", catembed.IDFEmbedder(), df)  # an identifier column: warned
+
+    def edit(d, m):
+        keep = ~((d["stats__cooc_row"] == 0) & (d["stats__cooc_col"] == 4200))
+        for k in ("row", "col", "data"):
+            d[f"stats__cooc_{k}"] = d[f"stats__cooc_{k}"][keep]
+
+    assert catembed.load(_edited(tmp_path, est, lambda d, m: None)).stats_.n_rows == 4200
+    with pytest.raises(CatEmbedError, match="co-occurrence counts are not symmetric"):
+        catembed.load(_edited(tmp_path, est, edit))
+
+
+@pytest.fixture(scope="module")
+def consensus(frame):
+    from catembed.cluster import Consensus
+
+    return _fit("consensus", Consensus(3, random_state=0, n_init=2), frame[["a", "b", "c"]])
+
+
+def _composite(key, fn):
+    return lambda d, m: m["composite"].__setitem__(key, fn(m["composite"][key]))
+
+
+CONSENSUS_CASES = {
+    "labels one short": (_set("own__labels", lambda a: a[:-1]),
+                         r"training labels \(own__labels\) have shape \(59,\).*\(60,\)"),
+    "feature_names_in renamed": (_composite("feature_names_in", lambda f: ["x", "y", "z"]),
+                                 "feature_names_in do not match"),
+    "feature_names_in too long": (_composite("feature_names_in", lambda f: f + ["zz"]),
+                                  "feature_names_in do not match"),
+    "failed member also fitted": (_composite("failed_members", lambda f: ["cde"]),
+                                  "failed members"),
+    "failed member not configured": (_composite("failed_members", lambda f: ["bogus"]),
+                                     "failed members"),
+    "failed members not a list": (_composite("failed_members", lambda f: "cde"),
+                                  "failed_members is not a list"),
+    "members swapped": (_composite("members", lambda f: [f[1], f[0], *f[2:]]),
+                        "are not the configured members|is a"),
+    "member relabelled": (lambda d, m: m["parts"][1].update(
+        {"class": "IDFEmbedder", "params": catembed.IDFEmbedder().get_params()}),
+        "does not save|is a"),
+}
+
+
+@pytest.mark.parametrize("case", list(CONSENSUS_CASES))
+def test_inconsistent_consensus_metadata_is_refused(tmp_path, frame, consensus, case):
+    """issue 37 item 8: labels, feature_names_in, members and failed_members must fit
+    (each loaded on main)."""
+    edit, message = CONSENSUS_CASES[case]
+    path = _edited(tmp_path, consensus, edit)
+    with pytest.raises(CatEmbedError, match=message) as info:
+        catembed.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_sound_consensus_file_loads_and_predicts_identically(tmp_path, frame, consensus):
+    back = catembed.load(_edited(tmp_path, consensus, lambda d, m: None))
+    X = frame[["a", "b", "c"]]
+    np.testing.assert_array_equal(back.transform(X), consensus.transform(X))
+    np.testing.assert_array_equal(back.predict(X), consensus.predict(X))
+
+
+def test_the_declared_shapes_cover_every_model_class():
+    """issue 37 item 8: every value embedder of catembed declares its arrays, and the
+    classes declared as summing their vectors are those that do."""
+    from catembed._model_shapes import EXTRA_ARRAYS, SUMMED
+
+    names = set(catembed._MODEL_CLASSES) - {"Consensus"}
+    assert set(EXTRA_ARRAYS) == names
+    assert SUMMED == {n for n in names if getattr(catembed, n)._combine == "sum"}

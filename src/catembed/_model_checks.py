@@ -101,6 +101,22 @@ def check_projection(path: str, est: Any, data: dict[str, np.ndarray],
     return components, mean, variance
 
 
+def check_output_width(path: str, est: Any) -> None:
+    """The output names fit the output: as many embedding names as the value tables give
+    columns (a CDE file relabelled ``IDFEmbedder``, whose names are one per column, gave 24
+    columns under 4 names)."""
+    if getattr(est, "_projection", None) is not None:
+        return  # k components, k names (check_projection)
+    projected = getattr(est, "_proj_tables", None)  # UNTIE's projection: summed
+    tables = projected or est._tables
+    width = (tables[0].shape[1] if projected or getattr(est, "_combine", "concat") == "sum"
+             else sum(t.shape[1] for t in tables))
+    n_names = len(est._embedding_names())
+    if n_names != width:
+        raise bad(path, f"its value tables give {width} output columns but a "
+                         f"{type(est).__name__} names {n_names} (get_feature_names_out)")
+
+
 def check_numeric_state(path: str, est: Any, state: Any, feature_names_in: Any) -> None:
     """The numeric-column policy's state fits the ``numeric`` parameter and the columns."""
     if not isinstance(state, dict):
@@ -267,6 +283,8 @@ def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) 
         if (cooc < 0).any() or not np.array_equal(np.diagonal(cooc), counts):
             raise bad(path, "the co-occurrence counts are negative or disagree with the "
                              "value counts")
+        if not np.array_equal(cooc, cooc.T):
+            raise bad(path, "the co-occurrence counts are not symmetric")
     else:
         parts = [arrays.get(k) for k in ("cooc_row", "cooc_col", "cooc_data")]
         if any(p is None for p in parts):
@@ -279,6 +297,11 @@ def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) 
         if len(row) and (row.min() < 0 or col.min() < 0 or max(row.max(), col.max())
                          >= n_values or val.min() < 0):
             raise bad(path, "the sparse co-occurrence counts are out of range")
+        # symmetric: the pairs sorted by (row, col) are those sorted by (col, row), swapped
+        by_row, by_col = np.lexsort((val, col, row)), np.lexsort((val, row, col))
+        if not (np.array_equal(row[by_row], col[by_col]) and np.array_equal(
+                col[by_row], row[by_col]) and np.array_equal(val[by_row], val[by_col])):
+            raise bad(path, "the co-occurrence counts are not symmetric")
 
 
 def check_value_tables(path: str, names: list[str], cats: list[np.ndarray],

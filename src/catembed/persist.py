@@ -23,6 +23,7 @@ from ._model_checks import (
     check_extra_state,
     check_fit_params,
     check_numeric_state,
+    check_output_width,
     check_projection,
     check_stats_arrays,
     check_value_tables,
@@ -230,19 +231,22 @@ def _checksum(meta_text: str, arrays: dict[str, np.ndarray]) -> str:
     for key in sorted(arrays):
         arr = np.ascontiguousarray(arrays[key])
         h.update(f"\0{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
-        h.update(arr.tobytes())
+        h.update(arr.reshape(-1).view(np.uint8))  # the array's own bytes, not a copy
     return h.hexdigest()
 
 
 def load(path: str | os.PathLike) -> Any:
     """Read a model written by :func:`save`, verifying everything it reads.
 
-    The file is read with ``allow_pickle=False`` (loading never executes code). Its SHA-256
-    checksum (of the metadata and every array) must match, so a flipped byte is refused;
-    then every part is checked as ``fit`` would have made it: the parameters through the
-    estimator's own checks, the categories (unique, missing value last), the statistics
-    (integer, non-negative, shapes matching the categories) and the value tables (one per
-    attribute, one row per value, finite float64).
+    The file must be a regular file (a FIFO is refused, not waited on); it is read with no
+    pickle (loading never executes code), and every array's declared shape is checked
+    against the metadata before anything is decompressed (a small file declaring a huge
+    array is refused from its header). Its SHA-256 checksum (of the metadata and every
+    array) must match, so a flipped byte is refused; then every part is checked as ``fit``
+    would have made it: the parameters through the estimator's own checks, the categories
+    (unique, missing value last), the statistics (integer, non-negative, symmetric
+    co-occurrence counts, shapes matching the categories), the value tables (one per
+    attribute, one row per value, finite float64) and as many output names as columns.
 
     Raises
     ------
@@ -271,48 +275,63 @@ def _damaged(path: str, exc: Exception) -> CatEmbedError:
 
 
 def read_model(path: str | os.PathLike) -> tuple[str, dict[str, Any], dict[str, np.ndarray]]:
-    """``(path, metadata, arrays)`` of a model file, before any class is restored: the
-    archive read with ``allow_pickle=False``, the metadata parsed, the format version and
-    the SHA-256 checksum verified (the errors of :func:`load`)."""
+    """``(path, metadata, arrays)`` of a model file, before any class is restored: a regular
+    file (:func:`catembed._files.check_input_file`: a FIFO is refused, not waited on), the
+    archive read with no pickle, every array's declared shape checked against the metadata
+    before anything is decompressed (:mod:`catembed._model_archive`), the format version
+    and the SHA-256 checksum verified (the errors of :func:`load`)."""
+    from ._files import open_input_file
+    from ._model_archive import read_archive
+
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path = path + ".npz"
+    fh = open_input_file(path, what="model file", kind="model file")
     try:
-        with open(path, "rb") as fh:
-            magic = fh.read(4)
-        if magic != b"PK\x03\x04":
-            raise CatEmbedError(f"{path} is not a catembed model file (not an .npz archive).")
-        with np.load(path, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise CatEmbedError(f"{path} is not a catembed model file (a bare array).")
-            data = {k: z[k] for k in z.files}
+        with fh:
+            if fh.read(4) != b"PK\x03\x04":
+                raise CatEmbedError(f"{path} is not a catembed model file (not an .npz archive).")
+            fh.seek(0)
+            meta_text, meta, checksum, data = read_archive(
+                path, fh, lambda text: _read_meta(path, text),
+                lambda meta, declared, scalars: _check_declared(path, meta, declared,
+                                                                scalars))
     except CatEmbedError:
         raise
-    except FileNotFoundError:
-        raise CatEmbedError(f"model file not found: {path}") from None
-    except IsADirectoryError:
-        raise CatEmbedError(f"{path} is a folder, not a model file.") from None
     except Exception as exc:  # BadZipFile, EOFError, zlib.error, ValueError, OSError...
         raise CatEmbedError(
             f"{path} is not a catembed model file, or it is damaged ({type(exc).__name__}: "
             f"{one_line(exc)})."
         ) from None
     try:
-        return path, _read_meta(path, data), data
+        _verify_checksum(path, meta, meta_text, checksum, data)
+        return path, meta, data
     except CatEmbedError:
         raise
     except Exception as exc:
         raise _damaged(path, exc) from None
 
 
-def _read_meta(path: str, data: dict[str, np.ndarray]) -> dict[str, Any]:
-    """The metadata of a model file (removed from ``data`` with the checksum), checked."""
-    if "__meta__" not in data:
-        raise CatEmbedError(f"{path} is not a catembed model file (no __meta__ entry).")
-    meta_arr = data.pop("__meta__")
-    if meta_arr.dtype.kind != "U" or meta_arr.shape != ():
-        raise bad(path, "the metadata is not a text entry")
-    meta_text = str(meta_arr)
+def _check_declared(path: str, meta: dict[str, Any], declared: dict[str, Any],
+                    scalars: dict[str, np.ndarray]) -> None:
+    """The arrays' declared shapes against the metadata (before any is decompressed), once
+    every class the file names is known to be one that can be restored (named, not
+    imported: ``catembed transform`` does not import scikit-learn for the lookup)."""
+    import catembed
+
+    from ._model_shapes import check_declared_shapes
+
+    parts = meta.get("parts")
+    for m in [meta] + (parts if isinstance(parts, list) else []):
+        name = m.get("class") if isinstance(m, dict) else None
+        if not isinstance(name, str) or (name not in _REGISTRY
+                                         and name not in catembed._MODEL_CLASSES):
+            raise CatEmbedError(f"{path} holds an unknown model class {name!r}.")
+    check_declared_shapes(path, meta, declared, scalars)
+
+
+def _read_meta(path: str, meta_text: str) -> dict[str, Any]:
+    """The metadata of a model file, parsed and checked (format and version)."""
     try:
         meta = json.loads(meta_text)
     except ValueError:
@@ -328,14 +347,17 @@ def _read_meta(path: str, data: dict[str, np.ndarray]) -> dict[str, Any]:
             f"version {version}; this catembed ({__version__}) reads format versions up to "
             f"{FORMAT_VERSION}. Upgrade catembed to load it."
         )
-    checksum = data.pop("__checksum__", None)
-    if version >= 2 or checksum is not None:
+    return meta
+
+
+def _verify_checksum(path: str, meta: dict[str, Any], meta_text: str, checksum: Any,
+                     data: dict[str, np.ndarray]) -> None:
+    if meta["format_version"] >= 2 or checksum is not None:
         if checksum is None or checksum.dtype.kind != "U" or checksum.shape != ():
             raise bad(path, "the checksum is missing")
         if str(checksum) != _checksum(meta_text, data):
             raise bad(path, "its checksum does not match its contents (the file was changed "
                              "or corrupted after it was saved)")
-    return meta
 
 
 def _registered_class(name: Any) -> type | None:
@@ -432,6 +454,7 @@ def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
     projection = check_projection(path, est, data, tables)
     if projection is not None:
         est._projection = projection
+    check_output_width(path, est)
     return est
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._files import read_text_file
 from ._text import plot_text
 from .profiles import cluster_profiles
 from .report_html import render_html
@@ -118,7 +119,7 @@ def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[tuple] = set()
     for path in sorted(tables.glob("*.json")):
-        spec = json.loads(path.read_text(encoding="utf-8"))
+        spec = json.loads(read_text_file(path, kind="paper table file"))
         for entry in spec.get("datasets") or []:
             if name not in [entry.get("name"), *(entry.get("aliases") or [])]:
                 continue

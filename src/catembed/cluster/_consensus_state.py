@@ -54,10 +54,11 @@ def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[
 
 
 def restore_consensus_state(model: Any, path: str, members: list[Any],
-                            arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+                            arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                            member_classes: dict[str, str] | None = None) -> None:
     """Set the fitted attributes of ``model`` from :func:`consensus_state`'s output,
-    checking that they fit together."""
-    model._check()
+    checking that they fit together (``member_classes``: method name -> class name)."""
+    configured = model._check()
     try:
         names = [str(f) for f in meta["feature_names"]]
         cats = [np.array([_decode_value(t) for t in c], dtype=object)
@@ -79,9 +80,15 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     if not n_members or len(members) != n_members or len(run_k) != n_members:
         raise bad(path, f"it lists {n_members} members, {len(members)} fitted members and "
                          f"{len(run_k)} run lists")
+    _check_members(path, configured, member_names, meta.get("failed_members", []), members,
+                   member_classes or {})
     for est in members:
         if not set(est.feature_names_) <= set(names):
             raise bad(path, "a member was fitted on columns the consensus does not have")
+        for f, c in zip(est.feature_names_, est.categories_, strict=True):
+            if [repr(v) for v in c] != [repr(v) for v in cats[names.index(f)]]:
+                raise bad(path, f"a member's categories of column {f!r} are not the "
+                                 "consensus' own")
     k = int(model.n_clusters)
     n_runs = sum(len(ks) for ks in run_k)
     L = sum(sum(ks) for ks in run_k)
@@ -99,19 +106,25 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     if labels.dtype.kind not in "iu" or labels.ndim != 1 or (
             labels.size and (labels.min() < 0 or labels.max() >= k)):
         raise bad(path, f"the training labels are not integers in 0..{k - 1}")
+    if any(len(labels) != est.stats_.n_rows for est in members):
+        raise bad(path, f"it holds {len(labels)} training labels but its members were "
+                         f"fitted on {members[0].stats_.n_rows} rows")
+    fin = meta.get("feature_names_in")
+    if fin is not None and (not isinstance(fin, list) or len(fin) != n_in or not all(
+            isinstance(f, str) for f in fin) or not set(names) <= set(fin)):
+        raise bad(path, "feature_names_in do not match n_features_in and the columns")
     centres = []
     for i, ks in enumerate(run_k):
         row = []
+        dim = len(members[i].get_feature_names_out())
         for r, kk in enumerate(ks):  # every run of a member: the member's embedding width
             c = arrays.get(f"centres_{i}_{r}")
-            dim = row[0].shape[1] if row else -1
             check_array(path, f"the centres of run {r} of member {i}", c, (kk, dim))
             row.append(np.asarray(c))
         centres.append(row)
     if len([key for key in arrays if key.startswith("centres_")]) != n_runs:
         raise bad(path, "it holds more run centres than runs")
     model.n_features_in_ = n_in
-    fin = meta.get("feature_names_in")
     if fin is not None:
         model.feature_names_in_ = np.asarray([str(f) for f in fin], dtype=object)
     model.feature_names_ = names
@@ -120,7 +133,7 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model.numeric_bins_ = bins
     model.estimators_ = list(members)
     model.members_ = member_names
-    model.failed_members_ = [str(m) for m in meta.get("failed_members", [])]
+    model.failed_members_ = list(meta.get("failed_members", []))
     model._centres = centres
     model._run_k = run_k
     model._cluster_table = table
@@ -130,3 +143,19 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model.member_weights_ = vec["weights"]
     model.member_agreement_ = vec["agreement"]
     model.labels_ = labels.astype(np.int64)
+
+
+def _check_members(path: str, configured: list[str], member_names: list[str], failed: Any,
+                   members: list[Any], member_classes: dict[str, str]) -> None:
+    """The fitted members and the failed ones are the configured members, in their order,
+    each fitted member of its method's class."""
+    if not isinstance(failed, list) or not all(isinstance(m, str) for m in failed):
+        raise bad(path, "failed_members is not a list of method names")
+    if member_names != [m for m in configured if m not in failed] or not set(failed) <= set(
+            configured) or len(set(failed)) != len(failed):
+        raise bad(path, f"its members {member_names} and failed members {failed} are not "
+                         f"the configured members {configured}")
+    for name, est in zip(member_names, members, strict=True):
+        want = member_classes.get(name)
+        if want is not None and type(est).__name__ != want:
+            raise bad(path, f"member {name!r} is a {type(est).__name__}, not a {want}")

@@ -473,7 +473,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def _restore_composite(self, path: str, parts: list[Any], arrays: dict[str, np.ndarray],
                            meta: dict[str, Any]) -> None:
-        _state.restore_consensus_state(self, path, parts, arrays, meta)
+        _state.restore_consensus_state(self, path, parts, arrays, meta, _MEMBER_CLASSES)
 
     def __sklearn_tags__(self):  # noqa: D105
         return categorical_input_tags(super().__sklearn_tags__())

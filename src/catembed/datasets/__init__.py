@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import CatEmbedError
+from .._files import read_text_file
 
 if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
     import pandas as pd
@@ -222,7 +223,8 @@ def read_meta(folder: str | os.PathLike) -> dict[str, Any]:
     if not f.exists():
         return {}
     try:
-        meta = json.loads(f.read_text(encoding="utf-8-sig"))  # a byte-order mark is fine
+        # a byte-order mark is fine; a FIFO or a huge file is refused before it is read
+        meta = json.loads(read_text_file(f, kind="meta.json file", encoding="utf-8-sig"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CatEmbedError(f"{f} is not valid JSON ({exc}); fix it (or move it away to "
                             "read data.csv as a plain table).") from None
@@ -292,10 +294,9 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
 
 @lru_cache(maxsize=1)
 def _presets() -> dict[str, Any]:
-    try:
-        return json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
-    except FileNotFoundError:  # pragma: no cover - a broken install
+    if not PRESETS_FILE.exists():  # pragma: no cover - a broken install
         return {}
+    return json.loads(read_text_file(PRESETS_FILE, kind="presets file"))
 
 
 def preset_names() -> list[str]:

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._files import read_text_file
 from .._validation import CatEmbedError
 
 __all__ = ["TABLES_DIR", "load_table", "table_ids"]
@@ -29,7 +30,7 @@ def load_table(table: str | os.PathLike) -> dict[str, Any]:
     if not p.exists():
         raise CatEmbedError(f"no table {str(table)!r}; known: {', '.join(table_ids())}.")
     try:
-        spec = json.loads(p.read_text(encoding="utf-8"))
+        spec = json.loads(read_text_file(p, kind="paper table file"))
     except json.JSONDecodeError as exc:
         raise CatEmbedError(f"{p} is not valid JSON: {exc}") from None
     if not isinstance(spec, dict):

@@ -57,7 +57,9 @@ examples:
 
 
 def _presets() -> list[str]:
-    text = (BUNDLED_DIR.parent / "presets.json").read_text(encoding="utf-8")
+    from .._files import read_text_file
+
+    text = read_text_file(BUNDLED_DIR.parent / "presets.json", kind="presets file")
     return sorted(json.loads(text))
 
 

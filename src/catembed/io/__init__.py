@@ -37,10 +37,13 @@ Where each step lives
 
 from ._csv_text import CsvScan, scan_csv
 from ._paths import (
+    MAX_TEXT_BYTES,
     atomic_output,
+    check_input_file,
     check_not_input,
     check_output_path,
     output_mode,
+    read_text_file,
     table_format,
     write_text_atomic,
 )
@@ -58,8 +61,8 @@ from ._readers import (
 )
 from ._writers import TableWriter
 
-__all__ = ["CsvScan", "TableWriter", "atomic_output", "batch_frame", "check_not_input",
-           "check_output_path", "check_ragged_rows", "count_rows", "index_columns", "iter_chunks",
-           "iter_parquet_batches", "numeric_columns", "output_mode",
-           "read_columns", "read_table", "scan_csv", "table_format", "unnamed_columns",
-           "write_text_atomic"]
+__all__ = ["MAX_TEXT_BYTES", "CsvScan", "TableWriter", "atomic_output", "batch_frame",
+           "check_input_file", "check_not_input", "check_output_path", "check_ragged_rows",
+           "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
+           "numeric_columns", "output_mode", "read_columns", "read_table", "read_text_file",
+           "scan_csv", "table_format", "unnamed_columns", "write_text_atomic"]

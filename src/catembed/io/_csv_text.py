@@ -20,23 +20,21 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CatEmbedError
-from ._paths import _compression, _sep
+from ._paths import _compression, _sep, check_input_file
 
 __all__ = ["CsvScan", "scan_csv"]
 
 
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise CatEmbedError(f"input file not found: {path}")
-    if path.is_dir():
-        raise CatEmbedError(f"{path} is a directory, not a table file.")
-    if path.stat().st_size == 0:
+    """A table file: a non-empty regular file (:func:`check_input_file`)."""
+    if check_input_file(path) == 0:
         raise CatEmbedError(f"{path} is empty.")
 
 
 @contextlib.contextmanager
 def _open_text(path: Path) -> Iterator[Any]:
     """The file as UTF-8 text (a byte-order mark skipped), decompressed by its suffix."""
+    check_input_file(path)
     comp = _compression(path)
     if comp == ".zip":
         import zipfile

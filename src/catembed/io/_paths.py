@@ -17,10 +17,12 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from .._files import MAX_TEXT_BYTES, check_input_file, read_text_file
 from .._validation import CatEmbedError
 
-__all__ = ["atomic_output", "check_not_input", "check_output_path", "output_mode",
-           "table_format", "write_text_atomic"]
+__all__ = ["MAX_TEXT_BYTES", "atomic_output", "check_input_file", "check_not_input",
+           "check_output_path", "output_mode", "read_text_file", "table_format",
+           "write_text_atomic"]
 
 _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".txt", ".tsv", ".data")

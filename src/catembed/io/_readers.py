@@ -26,7 +26,7 @@ from ._csv_text import (
     _short,
     scan_csv,
 )
-from ._paths import _sep, table_format
+from ._paths import _sep, check_input_file, table_format
 
 __all__ = ["batch_frame", "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
            "numeric_columns", "read_columns", "read_table", "unnamed_columns"]
@@ -35,6 +35,7 @@ __all__ = ["batch_frame", "count_rows", "index_columns", "iter_chunks", "iter_pa
 def _parquet_schema(path: Path) -> Any:
     import pyarrow.parquet as pq
 
+    check_input_file(path)
     try:
         return pq.read_schema(path)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
@@ -87,6 +88,7 @@ def count_rows(path: str | os.PathLike) -> int | None:
     if table_format(path) == "parquet":
         import pyarrow.parquet as pq
 
+        check_input_file(path)
         try:
             return int(pq.ParquetFile(path).metadata.num_rows)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
