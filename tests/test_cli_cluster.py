@@ -164,3 +164,20 @@ def test_evaluate_passthrough_gives_categorical_methods_the_categories(tmp_path,
     # idf saw what it sees with the numeric columns left out
     code, out, _ = run([*base, "--methods", "idf", "--drop", "amount,legs"], capsys)
     assert json.loads(out)["results"][0]["ari_mean"] == idf["ari_mean"]
+
+
+def test_text_past_the_sampled_rows_is_a_missing_number_said(tmp_path, capsys):
+    """A column typed numeric from its first 10,000 rows that holds text further down: its
+    numbers still binned (not 12,000 categories), the text named in a warning."""
+    rng = np.random.default_rng(0)
+    n = 10_050
+    df = pd.DataFrame({"a": rng.choice(list("xyz"), n),
+                       "v": np.round(rng.normal(size=n), 3).astype(object)})
+    df.loc[n - 1, "v"] = "oops"
+    src = tmp_path / "late.csv"
+    df.to_csv(src, index=False)
+    code, _, err = run(["cluster", src, "-k", 2, "--members", "idf", "--n-init", 2, "-o",
+                        tmp_path / "o.csv"], capsys)
+    assert code == 0, err
+    assert "column 'v' holds numbers and 1 value(s) that are not (first: 'oops')" in err
+    assert "cut into 5 quantile bins: v" in err

@@ -77,24 +77,34 @@ def _columns(args: argparse.Namespace, spec: Any, columns: list[str]) -> tuple[A
 
 
 def _read(args: argparse.Namespace, spec: Any, used: list[str], numeric: list[str]) -> Any:
-    """The table, numeric columns as float64. With ``--numeric auto``, a plain file's
-    numeric column with fewer than 20 distinct numbers is read as text (categories)."""
+    """The table, numeric columns as float64 (a value that is not a number is a missing
+    number, with a warning). With ``--numeric auto``, a plain file's numeric column with
+    fewer than 20 distinct numbers is read as text (categories)."""
+    import warnings
+
     import pandas as pd
 
     from . import io
+    from ._errors import CatEmbedWarning
     from .evaluation.inputs import MANY_VALUES
 
     frame = io.read_table(spec.path, columns=used,
                           text_columns=[c for c in used if c not in numeric])
+    values = {c: pd.to_numeric(frame[c], errors="coerce").astype("float64") for c in numeric}
     if args.numeric == "auto" and not spec.meta:
-        few = [c for c in numeric if frame[c].nunique() < MANY_VALUES]
+        few = [c for c in numeric if values[c].nunique() < MANY_VALUES]
         if few:
             text = io.read_table(spec.path, columns=few, text_columns=few)
             for c in few:
                 frame[c] = text[c].to_numpy()
             numeric[:] = [c for c in numeric if c not in set(few)]
     for c in numeric:  # numbers (Consensus cuts them into 5 quantile bins), never codes
-        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("float64")
+        bad = values[c].isna() & frame[c].notna()
+        if bad.any():
+            warnings.warn(f"column {c!r} holds numbers and {int(bad.sum())} value(s) that are "
+                          f"not (first: {frame[c][bad].iloc[0]!r}): taken as missing numbers; "
+                          "fix them, or --drop the column.", CatEmbedWarning, stacklevel=2)
+        frame[c] = values[c]
     if numeric and not args.quiet:
         _note(f"{len(numeric)} numeric column(s) cut into 5 quantile bins: "
               f"{', '.join(numeric[:10])}{' ...' if len(numeric) > 10 else ''} "
