@@ -207,11 +207,17 @@ def test_cli_cluster_numeric_discretize(tmp_path, capsys):
                      str(out), "-q"]) == 0
     import pandas as pd
 
-    binned = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
-    # default: a plain file's columns are categories, each distinct number a value
+    binned_labels = pd.read_csv(out)["cluster"].to_numpy()
+    binned = adjusted_rand_score(groups, binned_labels)
+    # default (--numeric auto): numbers with many distinct values binned as well, never
+    # read as one category per distinct number (issue 38)
     assert cli.main(["cluster", str(src), "-k", "4", "-o", str(out), "-q"]) == 0
-    as_text = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
-    assert binned > 0.35 and binned > as_text + 0.1, (binned, as_text)
+    np.testing.assert_array_equal(pd.read_csv(out)["cluster"].to_numpy(), binned_labels)
+    # --numeric drop: the categorical columns only
+    assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "drop", "-o", str(out),
+                     "-q"]) == 0
+    dropped = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
+    assert binned > 0.35 and binned > dropped + 0.1, (binned, dropped)
     # numbers only: binned too (never read as integer codes)
     assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "discretize", "--drop",
                      "c0,c1", "-o", str(out), "-q"]) == 0

@@ -88,3 +88,22 @@ def test_bad_numeric_options(mixed):
         IDFEmbedder(numeric="bin").fit(mixed)
     with pytest.raises(ValueError, match="n_bins"):
         IDFEmbedder(numeric="discretize", n_bins=1).fit(mixed)
+
+
+def test_passthrough_names_missing_numbers(mixed):
+    """issue 37 item 9: a missing number became the column mean without a word."""
+    df = mixed.copy()
+    df.loc[[2, 5], "size"] = np.nan
+    with pytest.warns(CatEmbedWarning, match=r"missing numbers: size \(2 of 10 rows\)\.") as rec:
+        est = OneHotEmbedder(numeric="passthrough").fit(df)
+    assert not any("count" in str(w.message) for w in rec)
+    # as it says: the missing number is the mean, 0 once standardised
+    names = list(est.get_feature_names_out())
+    assert est.transform(df.iloc[[2]])[0, names.index("size")] == 0
+    with pytest.warns(CatEmbedWarning, match=r"size \(2 of 10 rows\)"):  # streamed fit too
+        OneHotEmbedder(numeric="passthrough").fit_chunks(
+            lambda: (df.iloc[i:i + 4] for i in range(0, 10, 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        OneHotEmbedder(numeric="passthrough").fit(mixed)
+        OneHotEmbedder(numeric="discretize").fit(df)

@@ -35,6 +35,7 @@ __all__ = [
     "numeric_summary",
     "quantiles_from_counts",
     "select_columns",
+    "warn_missing_numbers",
 ]
 
 
@@ -186,6 +187,7 @@ def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
     elif policy == "passthrough" and len(numeric):
         x = np.column_stack([as_float(df[c]) for c in numeric])
         check_finite_numbers(x, numeric, "fit")
+        warn_missing_numbers(numeric, np.isnan(x).sum(axis=0), len(x))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
             mean = np.nanmean(x, axis=0)
@@ -197,13 +199,16 @@ def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,
 
 def numeric_summary(col: pd.Series, policy: str) -> pd.Series:
     """A mergeable summary of one chunk of a numeric column: its value counts
-    (``"discretize"``) or its count, sum and sum of squares (``"passthrough"``)."""
+    (``"discretize"``) or its count, sum, sum of squares and number of missing numbers
+    (``"passthrough"``)."""
     x = as_float(col)
     if policy == "discretize":
         return pd.Series(x[np.isfinite(x)]).value_counts(sort=False).astype(np.float64)
     check_finite_numbers(x, [col.name], "fit")
-    x = x[~np.isnan(x)]
-    return pd.Series([float(x.size), float(x.sum()), float((x * x).sum())])
+    missing = np.isnan(x)
+    x = x[~missing]
+    return pd.Series([float(x.size), float(x.sum()), float((x * x).sum()),
+                      float(missing.sum())])
 
 
 def numeric_summaries_of_chunks(frames: Iterable[pd.DataFrame], numeric: Sequence[str],
@@ -225,8 +230,8 @@ def numeric_from_summaries(numeric: Sequence[str], policy: str, n_bins: int,
 
     ``summaries[i]`` is the concatenation over chunks of :func:`numeric_summary` of
     ``numeric[i]``: value counts (``"discretize"``: exact quantiles, equal to
-    ``numpy.quantile`` of the whole column) or count, sum and sum of squares
-    (``"passthrough"``).
+    ``numpy.quantile`` of the whole column) or count, sum, sum of squares and missing count
+    (``"passthrough"``; missing numbers are named in one warning).
     """
     state = NumericState()
     if not numeric or policy == "drop":
@@ -237,16 +242,38 @@ def numeric_from_summaries(numeric: Sequence[str], policy: str, n_bins: int,
             qs = _bin_quantiles(n_bins, int(vc.sum()))
             state.bins[c] = np.unique(quantiles_from_counts(vc, qs))
         return state
-    mean, scale = [], []
+    mean, scale, missing = [], [], []
     for part in summaries:
-        k, s1, s2 = (float(v) for v in np.asarray(part).reshape(-1, 3).sum(axis=0))
+        k, s1, s2, m = (float(v) for v in np.asarray(part).reshape(-1, 4).sum(axis=0))
+        missing.append(int(m))
         mu = s1 / k if k else 0.0
         var = max(s2 / k - mu * mu, 0.0) if k else 0.0
         mean.append(mu)
         scale.append(np.sqrt(var) if var > 0 else 1.0)
     state.mean = np.asarray(mean)
     state.scale = np.asarray(scale)
+    if summaries:
+        rows = int(np.asarray(summaries[0]).reshape(-1, 4)[:, [0, 3]].sum())
+        warn_missing_numbers(numeric, missing, rows)
     return state
+
+
+def warn_missing_numbers(names: Sequence[Any], missing: Sequence[int], n_rows: int) -> None:
+    """One warning naming the numeric columns (``numeric="passthrough"``) that hold missing
+    numbers, with their counts: each becomes the column's mean (0 once standardised)."""
+    found = [(str(c), int(m)) for c, m in zip(names, missing, strict=True) if m]
+    if not found:
+        return
+    listed = ", ".join(f"{c} ({m} of {n_rows} rows)" for c, m in found[:10])
+    warnings.warn(
+        f"numeric column(s) with missing numbers: {listed}"
+        f"{' ...' if len(found) > 10 else ''}. numeric='passthrough' gives a missing number "
+        "the column's mean (0 once standardised); fill them in yourself, or use "
+        "numeric='discretize' (CLI: --numeric discretize), which keeps them as a value of "
+        "their own.",
+        CatEmbedWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def apply_numeric(df: pd.DataFrame, bins: dict[str, np.ndarray]) -> pd.DataFrame:

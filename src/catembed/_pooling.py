@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,8 @@ __all__ = [
     "check_cost_before_counting",
     "check_fit_cost",
     "check_matrix_memory",
+    "identifier_columns",
+    "identifier_message",
     "pool_rare_values",
     "pooled_encoding",
     "prune_statistics",
@@ -48,19 +51,10 @@ def prune_statistics(
             f"{stats.n_rows} sample{'s' if stats.n_rows != 1 else ''} "
             f"(n_samples = {stats.n_rows})."
         )
-    id_like = [
-        f
-        for f, s in zip(stats.feature_names, stats.sizes, strict=True)
-        if stats.n_rows >= 10 and s >= 0.9 * stats.n_rows
-    ]
+    id_like = identifier_columns(stats.feature_names, stats.sizes, stats.n_rows)
     if id_like:
-        warnings.warn(
-            f"column(s) {', '.join(id_like[:10])} look like identifiers (a distinct value "
-            "in almost every row); they make the value space as large as the table and "
-            "carry no coupling. Drop them (CLI: --drop).",
-            CatEmbedWarning,
-            stacklevel=user_stacklevel(),
-        )
+        warnings.warn(identifier_message(id_like), CatEmbedWarning,
+                      stacklevel=user_stacklevel())
     stats, infrequent = pool_rare_values(est, stats)
     sizes = stats.sizes
     constant = [f for f, s in zip(stats.feature_names, sizes, strict=True) if s <= 1]
@@ -79,6 +73,20 @@ def prune_statistics(
     if len(keep) < len(sizes):
         stats = stats.subset(keep)
     return stats, [infrequent[j] for j in keep], constant
+
+
+def identifier_columns(names: Any, sizes: Any, n_rows: int) -> list[str]:
+    """The columns that look like identifiers: a distinct value in at least 90 % of the
+    rows (of at least 10 rows); ``sizes`` are the columns' numbers of distinct values."""
+    return [str(f) for f, s in zip(names, sizes, strict=True)
+            if n_rows >= 10 and s >= 0.9 * n_rows]
+
+
+def identifier_message(columns: Sequence[str], flag: str = "--drop") -> str:
+    """The one warning for identifier-like columns (``embed``'s, ``cluster``'s)."""
+    return (f"column(s) {', '.join(columns[:10])} look like identifiers (a distinct value "
+            "in almost every row); they make the value space as large as the table and "
+            f"carry no coupling. Drop them (CLI: {flag}).")
 
 
 def pool_rare_values(

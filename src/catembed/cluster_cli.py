@@ -1,11 +1,14 @@
 """``catembed cluster INPUT -k K``: label-free consensus clustering of a categorical table.
 
 A plugin of :mod:`catembed.cli`: :class:`catembed.cluster.Consensus` on the input's
-categorical columns, the row labels written in input order (with the id columns before them
-and the target after them, as ``catembed embed`` copies them), and a summary of the members
-(stability, weight, agreement with the consensus) on stderr, or stdout when the labels go
-to a file. Input resolution, column roles and output checks are :mod:`catembed.cli_input`'s;
-the output is written atomically by :class:`catembed.io.TableWriter`. Light at import.
+categorical columns (and its numeric ones, binned, under the default ``--numeric auto``), the
+row labels written in input order (with the id columns before them and the target after
+them, as ``catembed embed`` copies them), what each cluster holds
+(:func:`catembed.cluster.describe_clusters`; ``--profiles FILE``), and a summary of the
+members (stability, weight, agreement with the consensus) and of the clusters on stderr, or
+stdout when the labels go to a file. Input resolution, column roles and output checks are
+:mod:`catembed.cli_input`'s; the outputs are written atomically (a temporary file renamed on
+success). Light at import.
 """
 
 from __future__ import annotations
@@ -13,10 +16,19 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from ._errors import CatEmbedError
-from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolve_input, split_list
+from .cli_input import (
+    _note,
+    check_outputs,
+    check_ragged,
+    column_roles,
+    int_in,
+    resolve_input,
+    split_list,
+)
 
 __all__ = ["register"]
 
@@ -28,71 +40,173 @@ examples:
   catembed cluster soybean_small -k 4 -o labels.csv
       a bundled data set: its target is copied beside the labels, not clustered
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
-  catembed cluster DIR/heart_cleveland -k 5 --numeric discretize
-      a mixed table: its numeric columns in 5 quantile bins
+  catembed cluster credit.csv -k 3 --profiles profiles.csv -o labels.csv
+      a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
+      each cluster holds written to profiles.csv
 
 the summary lists each member's stability (mean ARI between its k-means runs), its weight in
-the consensus and its agreement (mean ARI of its runs with the consensus labels); with a
-target column, the ARI of the consensus with it is printed too (the fit never sees it).
+the consensus and its agreement (mean ARI of its runs with the consensus labels), then per
+cluster its size and its most characteristic values (lift: how many times more often than
+in the whole table); with a target column, the ARI of the consensus with it on the rows that
+have one is printed too (the fit never sees it).
 """
 
 
-def _cmd_cluster(args: argparse.Namespace) -> int:
+def _columns(args: argparse.Namespace, spec: Any, columns: list[str]) -> tuple[Any, list[str]]:
+    """The column roles under ``--numeric`` and the numeric columns clustered as numbers.
+
+    ``auto`` (the default) and ``discretize`` give the numeric columns to Consensus as
+    numbers (it cuts them into 5 quantile bins); ``drop`` leaves them out, a plain file's
+    too (those whose values all parse as numbers). ``auto`` keeps a plain file's numeric
+    column with few distinct values (fewer than 20: codes, counts) as categories."""
+    view = argparse.Namespace(**{**vars(args), "numeric": "drop" if (
+        args.numeric == "drop" and spec.meta) else "discretize"})
+    roles = column_roles(view, spec, columns)
+    if args.numeric == "drop":
+        found = [c for c in roles.numeric if c in roles.features]
+        roles.features = [c for c in roles.features if c not in set(found)]
+        roles.numeric = []
+        if found and not args.quiet:
+            _note(f"leaving out {len(found)} numeric column(s) (--numeric drop): "
+                  f"{', '.join(found[:10])}{' ...' if len(found) > 10 else ''}")
+        if not roles.features:
+            raise CatEmbedError("no columns left to cluster: every feature is numeric and "
+                                "--numeric drop leaves them out; leave out --numeric to bin "
+                                "them.")
+    return roles, list(roles.numeric)
+
+
+def _read(args: argparse.Namespace, spec: Any, used: list[str], numeric: list[str]) -> Any:
+    """The table, numeric columns as float64 (a value that is not a number is a missing
+    number, with a warning). With ``--numeric auto``, a plain file's numeric column with
+    fewer than 20 distinct numbers is read as text (categories)."""
+    import warnings
+
+    import pandas as pd
+
     from . import io
+    from ._errors import CatEmbedWarning
+    from .evaluation.inputs import MANY_VALUES
+
+    frame = io.read_table(spec.path, columns=used,
+                          text_columns=[c for c in used if c not in numeric])
+    values = {c: pd.to_numeric(frame[c], errors="coerce").astype("float64") for c in numeric}
+    if args.numeric == "auto" and not spec.meta:
+        few = [c for c in numeric if values[c].nunique() < MANY_VALUES]
+        if few:
+            text = io.read_table(spec.path, columns=few, text_columns=few)
+            for c in few:
+                frame[c] = text[c].to_numpy()
+            numeric[:] = [c for c in numeric if c not in set(few)]
+    for c in numeric:  # numbers (Consensus cuts them into 5 quantile bins), never codes
+        bad = values[c].isna() & frame[c].notna()
+        if bad.any():
+            warnings.warn(f"column {c!r} holds numbers and {int(bad.sum())} value(s) that are "
+                          f"not (first: {frame[c][bad].iloc[0]!r}): taken as missing numbers; "
+                          "fix them, or --drop the column.", CatEmbedWarning, stacklevel=2)
+        frame[c] = values[c]
+    if numeric and not args.quiet:
+        _note(f"{len(numeric)} numeric column(s) cut into 5 quantile bins: "
+              f"{', '.join(numeric[:10])}{' ...' if len(numeric) > 10 else ''} "
+              "(--numeric drop leaves them out)")
+    return frame
+
+
+def _warn_identifiers(frame: Any, categorical: list[str]) -> None:
+    """The identifier warning ``embed`` gives (:func:`catembed._pooling.identifier_columns`)."""
+    import warnings
+
+    from ._errors import CatEmbedWarning
+    from ._pooling import identifier_columns, identifier_message
+
+    sizes = [int(frame[c].nunique(dropna=False)) for c in categorical]
+    found = identifier_columns(categorical, sizes, len(frame))
+    if found:
+        warnings.warn(identifier_message(found, flag="--drop or --id"), CatEmbedWarning,
+                      stacklevel=2)
+
+
+def _target_line(frame: Any, target: str, labels: Any) -> str:
+    """The ARI of the labels with the target on the rows that have one."""
+    from sklearn.metrics import adjusted_rand_score
+
+    has = frame[target].notna().to_numpy()
+    if not has.any():
+        return f"  no row has a value of the target {target!r}: nothing to score"
+    ari = adjusted_rand_score(frame[target][has].astype(str), labels[has])
+    rows = "" if has.all() else f", on the {int(has.sum())} of {len(has)} rows that have one"
+    return f"  ARI with the target {target!r} (not used in the fit{rows}): {ari:.3f}"
+
+
+def _cmd_cluster(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from . import io
+    from .cluster._describe import describe_clusters, profile_lines
     from .cluster.consensus import Consensus
 
     t0 = time.perf_counter()
     if args.members is not None and not split_list(args.members):
         raise CatEmbedError("--members is empty: name at least one method, e.g. --members mca.")
-    import pandas as pd
-
     args.save_model = None
     spec = resolve_input(args.input)
     check_outputs(args, spec)
+    if args.profiles:
+        io.check_output_path(args.profiles, inputs=[spec.path], flag="--profiles",
+                             suffixes=(".csv",))
+        if args.output and Path(args.output).resolve() == Path(args.profiles).resolve():
+            raise CatEmbedError("--output and --profiles name the same file; give two names.")
     columns = io.read_columns(spec.path)
-    roles = column_roles(args, spec, columns)
-    numeric = roles.numeric if args.numeric == "discretize" else []
-    features = [c for c in roles.features if c not in roles.numeric or c in numeric]
+    roles, numeric = _columns(args, spec, columns)
+    features = roles.features
     after = [roles.target] if roles.target else []
     if "cluster" in roles.ids + after:  # the labels' column: one of them would replace it
         raise CatEmbedError("the output's label column is named 'cluster', and so is an "
                             "--id or --target column of the input; rename that column.")
     used = roles.ids + features + after
     check_ragged(args, spec)
-    frame = io.read_table(spec.path, columns=used,
-                          text_columns=[c for c in used if c not in numeric])
-    for c in numeric:  # numbers (Consensus cuts them into 5 quantile bins), never codes
-        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("float64")
+    frame = _read(args, spec, used, numeric)
+    categorical = [c for c in features if c not in set(numeric)]
+    _warn_identifiers(frame, categorical)
     members = split_list(args.members) or None
     model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
-                      random_state=args.seed, categorical_features=[
-                          c for c in features if c not in numeric])
+                      random_state=args.seed, categorical_features=categorical)
     labels = model.fit(frame[features]).labels_
+    profiles = getattr(model, "profiles_", None)
+    if profiles is None and (args.profiles or not args.quiet):
+        profiles = describe_clusters(frame[features], labels, numeric_features=numeric)
     out = frame[roles.ids].copy()
     out["cluster"] = labels
     for c in after:
         out[c] = frame[c].to_numpy()
-    with io.TableWriter(args.output, index=False) as writer:
-        writer.write(out)
+    # the labels and the profiles are published together: each is written to a temporary
+    # file beside its target, and both are renamed only once both are complete
+    with contextlib.ExitStack() as publish:
+        if args.profiles:
+            profiles.to_csv(publish.enter_context(io.atomic_output(args.profiles)),
+                            index=False)
+        with io.TableWriter(args.output, index=False) as writer:
+            writer.write(out)
     if not args.quiet:
         stream = sys.stdout if args.output else sys.stderr
         sizes = ", ".join(str(int((labels == c).sum())) for c in range(args.n_clusters))
+        wrote = [f for f in (args.output, args.profiles) if f]
         lines = [f"catembed cluster: consensus of {len(model.members_)} members on "
                  f"{spec.name}: {len(labels)} rows, {len(features)} attributes -> "
                  f"{args.n_clusters} clusters (sizes {sizes}); "
                  f"{time.perf_counter() - t0:.2f} s"
-                 + (f"; wrote {args.output}" if args.output else ""),
+                 + (f"; wrote {' and '.join(wrote)}" if wrote else ""),
                  f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}"]
         for name, s, w, a in zip(model.members_, model.member_stability_,
                                  model.member_weights_, model.member_agreement_, strict=True):
             lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
         if model.failed_members_:
             lines.append(f"  left out (refused on this table): {', '.join(model.failed_members_)}")
+        lines.append("  clusters (values of largest lift: x times as common as overall"
+                     + ("" if args.profiles else "; --profiles FILE writes them all") + "):")
+        lines += [f"  {line}" for line in profile_lines(profiles, len(labels))]
         if after:
-            from sklearn.metrics import adjusted_rand_score
-
-            lines.append(f"  ARI with the target {after[0]!r} (not used in the fit): "
-                         f"{adjusted_rand_score(frame[after[0]].astype(str), labels):.3f}")
+            lines.append(_target_line(frame, after[0], labels))
         print("\n".join(lines), file=stream)
     return 0
 
@@ -118,10 +232,15 @@ def register(sub: Any) -> None:
                    help="class column: kept out of the fit, copied to the output (default: a "
                    "data-set folder's target)")
     p.add_argument("--drop", metavar="COLS", help="comma-separated columns to leave out")
-    p.add_argument("--numeric", choices=["drop", "discretize"], default="drop",
+    p.add_argument("--numeric", choices=["auto", "drop", "discretize"], default="auto",
                    help="numeric columns (a data-set folder's, or those whose values all "
-                   "parse as numbers in a plain file): left out (default), or cut into 5 "
-                   "quantile bins clustered as values")
+                   "parse as numbers in a plain file): auto (default): cut into 5 quantile "
+                   "bins clustered as values, except a plain file's with fewer than 20 "
+                   "distinct numbers (codes), read as categories; discretize: every one "
+                   "binned; drop: left out")
+    p.add_argument("--profiles", metavar="FILE.csv",
+                   help="write what each cluster holds (its values of largest lift, its "
+                   "medians against the table's) to this CSV")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",

@@ -6,10 +6,13 @@
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
 * :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
+* :func:`describe_clusters`: what each cluster means (its values of largest lift, its
+  medians against the table's).
 * :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
   an embedding, the papers' evaluation protocol's clusterers.
 """
 
+from ._describe import describe_clusters
 from ._kmodes_core import kmodes_lloyd
 from ._kmodes_init import init_cao, init_huang
 from .consensus import Consensus
@@ -34,6 +37,7 @@ __all__ = [
     "OneHotKMeans",
     "SimilaritySpectral",
     "connect_components",
+    "describe_clusters",
     "init_cao",
     "init_huang",
     "kmodes_lloyd",

@@ -112,7 +112,8 @@ def register(subparsers: Any) -> None:
                    "whose values all parse as numbers; discretize: cut them (or a folder's "
                    "numeric columns) into --n-bins quantile bins; passthrough: keep them as "
                    "numbers, standardised (z-scores), for the mixed-type methods (famd, "
-                   "kprototypes, the deep clusterers)")
+                   "lca, kprototypes, the deep clusterers, consensus); the others get the "
+                   "categorical columns only")
     p.add_argument("--n-bins", type=int, default=5,
                    help="quantile bins for --numeric discretize (default 5)")
     p.add_argument("--methods", default=DEFAULT_METHODS,

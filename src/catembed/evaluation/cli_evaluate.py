@@ -83,23 +83,32 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     d = data.describe()
     if not args.json:
         print(f"catembed evaluate: {summary_line(data)}", file=sys.stderr)
+    groups = _method_groups(data, methods)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = tasks[args.task](data.features, data.labels.to_numpy(), methods,
-                                   runs=args.runs, seed=args.seed, clusterer=args.clusterer,
-                                   init=args.init, n_jobs=args.jobs,
-                                   **({"refit": args.refit} if args.refit else {}),
-                                   **({"f_score": args.f_score} if args.task == "cluster"
-                                      else {}))
+        results = []
+        for X, group in groups:
+            results += tasks[args.task](X, data.labels.to_numpy(), group,
+                                        runs=args.runs, seed=args.seed, clusterer=args.clusterer,
+                                        init=args.init, n_jobs=args.jobs,
+                                        **({"refit": args.refit} if args.refit else {}),
+                                        **({"f_score": args.f_score} if args.task == "cluster"
+                                           else {}))
     _warn_once(caught)
+    if len(groups) > 1:  # the methods in the order given
+        results.sort(key=lambda r: methods.index(r.method) if r.method in methods
+                     else len(methods))
+    n_numeric = {m: len(X.columns) - d["n_features"] for X, group in groups for m in group}
     failed = [r for r in results if r.status != "ok"]
     if args.json:
         out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
                "n_rows": d["n_rows"], "n_features": d["n_features"],
-               "n_values": d["n_values"], "n_classes": d["n_classes"], "runs": args.runs,
+               "n_values": d["n_values"], "n_numeric": d["n_numeric"],
+               "n_classes": d["n_classes"], "runs": args.runs,
                "seed": args.seed, "init": args.init, "task": args.task,
                **({"f_score": args.f_score} if args.task == "cluster" else {}),
-               "results": [r.summary() for r in results]}
+               "results": [{**r.summary(), "n_numeric_used": n_numeric.get(r.method, 0)}
+                           for r in results]}
         json.dump(out, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
@@ -122,6 +131,29 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             return 2
         return 1
     return 0
+
+
+def _method_groups(data: Any, methods: list[str]) -> list[tuple[Any, list[str]]]:
+    """``(features, methods)`` pairs: with numeric columns (``--numeric passthrough``), the
+    methods that take categories only get the categorical columns (one note says so), the
+    others (FAMD, LCA, k-prototypes, ...: :attr:`EvalMethod.numeric`) every column."""
+    from .methods import get_method
+
+    numeric = [c for c in data.numeric_columns if c in data.features.columns]
+    if not numeric:
+        return [(data.features, methods)]
+    plain = [m for m in methods if not get_method(m).numeric]
+    mixed = [m for m in methods if m not in plain]
+    if plain:
+        print(f"catembed: note: {', '.join(plain)} take categorical columns only: the "
+              f"{len(numeric)} numeric column(s) ({', '.join(numeric[:8])}"
+              f"{' ...' if len(numeric) > 8 else ''}) are left out for "
+              f"{'them' if len(plain) > 1 else 'it'}"
+              + (f" (used by {', '.join(mixed)})" if mixed else "")
+              + "; --numeric discretize gives them binned numbers.", file=sys.stderr)
+    keep = [c for c in data.features.columns if c not in set(numeric)]
+    return [(X, group) for X, group in ((data.features[keep], plain), (data.features, mixed))
+            if group]
 
 
 def _text_table(results: list[Any]) -> str:

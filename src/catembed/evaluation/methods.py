@@ -60,6 +60,10 @@ class EvalMethod:
         A ``labels`` method that runs k-means itself and takes the protocol's k-means
         seeding as ``init=`` (UNTIE's Table IV protocol); other ``labels`` methods (k-modes,
         whose ``init`` means something else) do not get it.
+    numeric : bool
+        Takes numeric columns as numbers (FAMD, LCA, k-prototypes, the deep clusterers,
+        Consensus, ...). ``catembed evaluate --numeric passthrough`` gives the other methods
+        the categorical columns only.
     """
 
     name: str
@@ -70,6 +74,7 @@ class EvalMethod:
     params: dict = field(default_factory=dict)
     description: str = ""
     takes_init: bool = False
+    numeric: bool = False
 
     def resolve(self) -> Callable[..., Any]:
         """The callable, importing it if given as a string."""
@@ -111,6 +116,7 @@ def register_method(
     description: str = "",
     replace: bool = True,
     takes_init: bool = False,
+    numeric: bool = False,
 ) -> EvalMethod:
     """Register (or replace) an evaluation method under ``name``; give exactly one of
     ``embedding``, ``affinity``, ``labels``. Returns the entry."""
@@ -124,7 +130,7 @@ def register_method(
         raise CatEmbedError(f"method {name!r} is already registered.")
     (kind, target), = given.items()
     entry = EvalMethod(name, kind, target, bool(random), clusterer, dict(params or {}),
-                       description, bool(takes_init))
+                       description, bool(takes_init), bool(numeric))
     _REGISTRY[name] = entry
     return entry
 
@@ -174,10 +180,10 @@ for _name, _fn in (("naive-kmeans", "naive_kmeans_labels"),
                    ("kprototypes", "kprototypes_labels"),
                    ("gower-agglomerative", "gower_agglomerative_labels")):
     register_method(_name, labels=f"catembed.cluster.mixed:{_fn}", random=True,
-                    description=f"thesis baseline: {_name}")
+                    numeric=True, description=f"thesis baseline: {_name}")
 for _name in ("cde", "cdepp", "untie", "mca"):
     register_method(f"{_name}-mixed", embedding="catembed.cluster.mixed:mixed_embedder",
-                    random=True, params={"method": _name},
+                    random=True, params={"method": _name}, numeric=True,
                     description=f"{_name} on mixed data (numeric columns discretised)")
 
 # CDE++ (issue 4): the method, the paper's AE variants and the Table 6 ablations (i)-(iii)
@@ -208,10 +214,10 @@ register_method("couplings", embedding="catembed.embed.couplings:Couplings",
 register_method("mca", embedding="catembed.embed.mca:MCA", params={"n_components": 10},
                 description="MCA: 10 axes of the Burt matrix (prince's coordinates)")
 register_method("famd", embedding="catembed.embed.mca:famd_embedder",
-                params={"n_components": 10},
+                params={"n_components": 10}, numeric=True,
                 description="FAMD: 10 axes; numeric columns standardised (MCA on categorical "
                 "tables, up to scale)")
-register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True,
+register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True, numeric=True,
                 description="latent class analysis (EM, one start per seed; numeric columns "
                 "in 5 quantile bins)")
 
@@ -225,16 +231,19 @@ register_method("lcme", embedding="catembed.embed.lcme:LCME", random=True,
 # without torch they report an error when run. deep/ itself does not import this layer.
 _DEEP = "catembed.deep.clustering"
 register_method("deep-ae-kmeans", labels=f"{_DEEP}:autoencoder_kmeans_labels", random=True,
+                numeric=True,
                 description="mixed-type autoencoder (value embeddings) + k-means on its codes")
 register_method("deep-idec", labels=f"{_DEEP}:idec_labels", random=True,
+                numeric=True,
                 description="IDEC (Guo et al. 2017) on the mixed-type autoencoder")
 register_method("deep-attention", labels=f"{_DEEP}:attention_labels", random=True,
+                numeric=True,
                 description="column tokens + transformer encoder + attention pooling, IDEC loss")
 register_method("deep-attention-cde", labels=f"{_DEEP}:attention_labels", random=True,
-                params={"value_init": "cde"},
+                params={"value_init": "cde"}, numeric=True,
                 description="deep-attention with value embeddings started from CDE vectors")
 register_method("deep-idec-cde", labels=f"{_DEEP}:idec_labels", random=True,
-                params={"value_init": "cde"},
+                params={"value_init": "cde"}, numeric=True,
                 description="deep-idec with value embeddings started from CDE vectors")
 # UNTIE Table IV's deep baselines: fitted once (seed of the first run), k-means repeated
 register_method("vae-wd", embedding="catembed.deep.wide_deep:VAEWD",
@@ -248,16 +257,18 @@ for _net in ("ae", "attention", "transformer", "ft-transformer"):
     for _clus in ("kmeans", "dec", "idec", "dcn"):
         register_method(f"thesis-{_net}-{_clus}", labels="catembed.deep.thesis:thesis_labels",
                         random=True, params={"network": _net, "clustering": _clus},
+                        numeric=True,
                         description=f"the finished thesis' {_net} network + {_clus} "
                         "(ThesisClusterer)")
 
 # label-free consensus of several embeddings (issue 26), refit per run
 register_method("consensus", labels="catembed.cluster.consensus:consensus_labels", random=True,
+                numeric=True,
                 description="Consensus: stability-weighted evidence accumulation over CDE, "
                 "MCA, LCME, IDF and one-hot k-means runs")
 # its consensus coordinates as an embedding (the classification tables): 10 clusters, the
 # width of the 10-axis columns, chosen without the classes
 register_method("consensus-embedding", embedding="catembed.cluster.consensus:consensus_embedder",
-                random=True, params={"n_clusters": 10},
+                random=True, params={"n_clusters": 10}, numeric=True,
                 description="Consensus coordinates (10 clusters: 10 unit-length spectral axes "
                 "of the members' co-association)")

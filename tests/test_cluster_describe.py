@@ -1,0 +1,118 @@
+"""What each cluster means (issue 38 part 4): :func:`catembed.cluster.describe_clusters`,
+:func:`attach_profiles` (a clusterer's ``profiles_``) and the printed block."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError
+from catembed.cluster import Consensus, describe_clusters
+from catembed.cluster._describe import PROFILE_COLUMNS, attach_profiles, profile_lines
+
+
+@pytest.fixture
+def planted():
+    """Cluster 0: rows 0-3, cluster 1: rows 4-9. ``color``: red 4 of 10 overall, 3 of 4 in
+    cluster 0; ``size``: 10-13 in cluster 0, about 30 in cluster 1 (one missing)."""
+    df = pd.DataFrame({
+        "color": ["red", "red", "red", "blue", "blue", "blue", "blue", "blue", "blue", "red"],
+        "size": [10.0, 11.0, 12.0, 13.0, 30.0, 31.0, 29.0, 32.0, 30.0, np.nan],
+    })
+    return df, np.array([0] * 4 + [1] * 6)
+
+
+def test_hand_computed_shares_lifts_and_medians(planted):
+    df, labels = planted
+    prof = describe_clusters(df, labels, numeric_features=["size"], min_support=0.0)
+    assert list(prof.columns) == PROFILE_COLUMNS
+    c0 = prof[prof["cluster"] == 0]
+    assert (c0["size"] == 4).all() and (prof.loc[prof["cluster"] == 1, "size"] == 6).all()
+    red = c0[c0["value"] == "red"].iloc[0]
+    # P(red | 0) = 3/4, P(red) = 4/10: lift 1.875, the largest of cluster 0
+    assert c0.iloc[0]["value"] == "red"
+    assert red["share_in_cluster"] == pytest.approx(0.75)
+    assert red["share_overall"] == pytest.approx(0.4)
+    assert red["lift"] == pytest.approx(1.875)
+    blue1 = prof[(prof["cluster"] == 1) & (prof["value"] == "blue")].iloc[0]
+    assert blue1["lift"] == pytest.approx((5 / 6) / 0.6)
+    # numbers: cluster 0 [10, 11, 12, 13], cluster 1 [29, 30, 30, 31, 32] (NaN left out),
+    # overall the nine numbers: median 29, quartiles 12 and 30
+    num = prof[prof["value"] == "median"].set_index("cluster")
+    assert list(num["column"]) == ["size", "size"]
+    assert num.loc[0, "median_in_cluster"] == pytest.approx(11.5)
+    assert num.loc[0, "iqr_in_cluster"] == pytest.approx(1.5)
+    assert num.loc[1, "median_in_cluster"] == pytest.approx(30.0)
+    assert num.loc[1, "iqr_in_cluster"] == pytest.approx(1.0)
+    assert (num["median_overall"] == 29.0).all() and (num["iqr_overall"] == 18.0).all()
+    assert num.loc[0, "shift"] == pytest.approx((11.5 - 29) / 18)
+    assert num["lift"].isna().all() and num["share_in_cluster"].isna().all()
+    assert prof.loc[prof["value"] != "median", "median_in_cluster"].isna().all()
+    # per cluster: its categorical rows first, then its numeric rows
+    assert list(prof["cluster"]) == sorted(prof["cluster"])
+    assert prof.groupby("cluster")["value"].last().eq("median").all()
+
+
+def test_numeric_quantiles_match_numpy():
+    rng = np.random.default_rng(3)
+    n = 5000
+    labels = rng.integers(0, 7, n)
+    x = rng.normal(labels * 2.0, 1.0 + labels)
+    x[rng.random(n) < 0.05] = np.nan
+    prof = describe_clusters(pd.DataFrame({"x": x}), labels, numeric_features=["x"])
+    for c, row in prof.set_index("cluster").iterrows():
+        v = x[(labels == c) & ~np.isnan(x)]
+        q1, med, q3 = np.quantile(v, [0.25, 0.5, 0.75])
+        assert row["median_in_cluster"] == pytest.approx(med, rel=1e-12)
+        assert row["iqr_in_cluster"] == pytest.approx(q3 - q1, rel=1e-12)
+        assert row["median_overall"] == pytest.approx(np.nanmedian(x), rel=1e-12)
+
+
+def test_default_numeric_columns_follow_consensus(planted):
+    df, labels = planted
+    # beside a text column, a float column is numeric
+    assert set(describe_clusters(df, labels)["value"]) >= {"median"}
+    # an all-number table: integer columns are codes (categorical), floats numbers
+    codes = pd.DataFrame({"k": [1, 1, 2, 2, 2, 2, 2, 2, 1, 1], "size": df["size"]})
+    prof = describe_clusters(codes, labels)
+    assert set(prof.loc[prof["value"] == "median", "column"]) == {"size"}
+    assert set(prof.loc[prof["column"] == "k", "value"]) <= {"1", "2"}
+
+
+def test_top_and_refusals(planted):
+    df, labels = planted
+    prof = describe_clusters(df, labels, numeric_features=[], top=1)
+    assert prof.groupby("cluster").size().tolist() == [1, 1]
+    with pytest.raises(CatEmbedError, match="one label per row"):
+        describe_clusters(df, labels[:-1])
+    with pytest.raises(CatEmbedError, match="not in the table: weight"):
+        describe_clusters(df, labels, numeric_features=["weight"])
+    with pytest.raises(CatEmbedError, match="do not hold numbers"):
+        describe_clusters(df, labels, numeric_features=["color"])
+    with pytest.raises(CatEmbedError, match="top must be"):
+        describe_clusters(df, labels, top=0)
+
+
+def test_profile_lines(planted):
+    df, labels = planted
+    prof = describe_clusters(df, labels, numeric_features=["size"])
+    lines = profile_lines(prof, len(df))
+    assert lines[0] == "cluster 0 (n=4, 40%): color=red (x1.9), size median 11.5 (all 29)"
+    # cluster 1's median moved by 1/18 of the IQR: not shown
+    assert lines[1] == "cluster 1 (n=6, 60%): color=blue (x1.4)"
+
+
+def test_attach_profiles_uses_the_estimators_numeric_columns():
+    rng = np.random.default_rng(0)
+    n = 200
+    g = rng.integers(0, 2, n)
+    df = pd.DataFrame({"a": np.where(g == 1, "x", "y"),
+                       "b": rng.choice(list("pq"), n),
+                       "num": g * 10.0 + rng.normal(0, 1, n)})
+    model = Consensus(2, members=["idf", "onehot"], n_init=2, random_state=0).fit(df)
+    assert model.numeric_features_ == ["num"]
+    assert attach_profiles(model, df, model.labels_) is model
+    expected = describe_clusters(df, model.labels_, numeric_features=["num"])
+    pd.testing.assert_frame_equal(model.profiles_, expected)
+    assert set(model.profiles_.loc[model.profiles_["value"] == "median", "column"]) == {"num"}
