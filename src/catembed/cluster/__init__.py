@@ -5,6 +5,9 @@
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
+* :class:`MGR`: divisive clustering by the mean gain ratio (Qin et al. 2014).
+* :class:`LSHKRepresentatives`: k-representatives started from LSH buckets (Mau & Huynh
+  2021).
 * :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
 * :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
   an embedding, the papers' evaluation protocol's clusterers.
@@ -16,6 +19,8 @@ from .consensus import Consensus
 from .kmodes import KModes, kmodes_labels
 from .kprototypes import KPrototypes
 from .lca import LCA
+from .lshkreps import LSHKRepresentatives
+from .mgr import MGR
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
 from .spectral import (
     SimilaritySpectral,
@@ -30,6 +35,8 @@ __all__ = [
     "KModes",
     "KPrototypes",
     "LCA",
+    "LSHKRepresentatives",
+    "MGR",
     "NaiveKMeans",
     "OneHotKMeans",
     "SimilaritySpectral",
