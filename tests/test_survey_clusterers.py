@@ -182,3 +182,17 @@ def test_registered_for_evaluate(name):
     labels = entry.resolve()(NOISY, 2, random_state=3)
     assert adjusted_rand_score(labels, [0, 0, 0, 1, 1, 1]) == 1.0 or name == "mgr"
     assert len(labels) == 6
+
+
+@pytest.mark.parametrize("cls", [MGR, LSHKRepresentatives])
+def test_cost_check_refuses_up_front(cls, monkeypatch):
+    """issue 39: a fit over the memory or time limit is refused before the counting."""
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1K")
+    with pytest.raises(CatEmbedError, match=rf"{cls.__name__} on 6 rows with 8 distinct "
+                       r"values in 3 columns \(n_clusters=2\) would need about .*"
+                       "CATEMBED_MAX_MEMORY"):
+        cls(2).fit(NOISY)
+    monkeypatch.delenv("CATEMBED_MAX_MEMORY")
+    monkeypatch.setenv("CATEMBED_MAX_SECONDS", "1e-9")
+    with pytest.raises(CatEmbedError, match="would take about .*CATEMBED_MAX_SECONDS"):
+        cls(2).fit(NOISY)

@@ -3,11 +3,14 @@
 
 ``fit_codes`` checks the table, sets the scikit-learn input attributes and the fitted
 categories, and returns the ``n x m`` code matrix; ``predict_codes`` encodes new rows
-against those categories, an unseen value getting code ``-1``.
+against those categories, an unseen value getting code ``-1``; ``check_cost`` refuses a fit
+whose memory or time estimate is over the limits before the counting starts.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,10 +18,41 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option
-from .._validation import CatEmbedError, as_frame, check_table
+from .._pooling import _duration, memory_limit
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    check_table,
+    user_stacklevel,
+)
 from ..stats import encode, factorize
 
-__all__ = ["check_common", "fit_codes", "predict_codes"]
+__all__ = ["check_common", "check_cost", "fit_codes", "predict_codes"]
+
+
+def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
+               seconds: float) -> None:
+    """Refuse a fit that would need more than the memory limit (``CATEMBED_MAX_MEMORY``,
+    default half the RAM) for ``cells`` float64 cells, or more than ``CATEMBED_MAX_SECONDS``
+    (default 12 hours) by the estimate ``seconds``; warn above two minutes. Estimates are
+    within a factor of a few."""
+    name = type(est).__name__
+    what = (f"{name} on {n_rows} rows with {int(np.sum(sizes))} distinct values in "
+            f"{len(sizes)} columns (n_clusters={est.n_clusters})")
+    hint = "drop identifier-like columns, use fewer clusters, or cluster a sample of the rows"
+    need = 8.0 * cells
+    limit = memory_limit()
+    if need > limit:
+        raise CatEmbedError(f"{what} would need about {need / 2**30:.1f} GiB (limit "
+                            f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); {hint}.")
+    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    if seconds > max_seconds:
+        raise CatEmbedError(f"{what} would take about {_duration(seconds)} (limit "
+                            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}.")
+    if seconds > 120:
+        warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
+                      f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
 
 
 def check_common(est: Any) -> int:
