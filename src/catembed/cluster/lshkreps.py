@@ -59,6 +59,7 @@ from .._validation import categorical_input_tags
 from ..similarity.tables import dilca_context, dilca_tables
 from ..stats import ValueStatistics
 from ._coded import check_common, check_cost, fit_codes, predict_codes
+from ._kmodes_core import _histograms
 
 __all__ = ["LSHKRepresentatives", "lsh_kreps_labels", "min_cut", "reference_dilca_tables",
            "value_hash"]
@@ -275,9 +276,9 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         self.n_buckets_ = len(np.unique(keys))
         g = codes + self._offsets[:-1][None, :]
         labels = bucket_start(keys, k)
-        freq = self._frequencies(g, labels, k)
+        freq = self._frequencies(codes, labels, k)
         labels = self._fill_empty(g, labels, freq, k)
-        freq = self._frequencies(g, labels, k)
+        freq = self._frequencies(codes, labels, k)
         last_cost = math.inf
         n_iter = 0
         for it in range(int(self.max_iter)):
@@ -289,7 +290,7 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
             new = self._fill_empty(g, new, freq, k, dist=dist)
             moved = int((new != labels).sum())
             labels = new
-            freq = self._frequencies(g, labels, k)
+            freq = self._frequencies(codes, labels, k)
             if moved == 0 and cost == last_cost:
                 break
             last_cost = cost
@@ -301,13 +302,10 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         self.n_iter_ = n_iter
         return self
 
-    def _frequencies(self, g: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-        """``f_c(v) = n_c(v) / |c|`` as a ``k x l`` matrix (0 for an empty cluster)."""
-        n_values = int(self._offsets[-1])
-        counts = np.zeros((k, n_values))
-        for j in range(g.shape[1]):
-            counts += np.bincount(labels * n_values + g[:, j],
-                                  minlength=k * n_values).reshape(k, n_values)
+    def _frequencies(self, codes: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+        """``f_c(v) = n_c(v) / |c|`` as a ``k x l`` matrix (0 for an empty cluster); the
+        counts are k-modes' per-cluster value histograms."""
+        counts = np.hstack(_histograms(codes, labels, k, list(np.diff(self._offsets))))
         size = np.bincount(labels, minlength=k).astype(np.float64)
         return counts / np.maximum(size, 1.0)[:, None]
 
