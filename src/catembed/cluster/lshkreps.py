@@ -234,6 +234,8 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        The partition of the last pass; it equals ``predict(X)`` once the iterations have
+        converged (``n_iter_ < max_iter``).
     frequencies_ : list of ndarray of shape (n_clusters, l_j)
         The representatives: ``f_c(v)`` for each attribute's values.
     cost_ : float

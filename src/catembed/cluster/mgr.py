@@ -29,9 +29,11 @@ Every quantity is a function of the value counts and co-occurrence counts of ``R
 Python loop: a step costs ``O(|R| m^2)`` for the counts.
 
 Ties (equal mean gain ratios, equal entropies, within a relative ``1e-12``) go to the first
-attribute in column order and to the value met first in row order; the survey's code
-(``MGR_algo.py``) breaks them the same way for the rows in input order. The method is
-deterministic: it has no ``random_state``.
+attribute in column order and to the value met first in row order. The survey's code
+(``MGR_algo.py``) takes the first in the order of its list of rows left, which is the
+input order except where Python's set order differs from it (it keeps the rows left as
+``list(set(...))``); on Zoo, Soybean-small and Mushroom the partitions are the same. The
+method is deterministic: it has no ``random_state``.
 """
 
 from __future__ import annotations
