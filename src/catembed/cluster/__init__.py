@@ -5,6 +5,9 @@
 * The thesis baselines: :class:`NaiveKMeans`, :class:`OneHotKMeans`,
   :class:`GowerAgglomerative` (and :class:`KPrototypes`).
 * :class:`LCA`: latent class analysis (EM on the value indicators, chunked).
+* :class:`MGR`: divisive clustering by the mean gain ratio (Qin et al. 2014).
+* :class:`LSHKRepresentatives`: k-representatives started from LSH buckets (Mau & Huynh
+  2021).
 * :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
 * :func:`describe_clusters`: what each cluster means (its values of largest lift, its
   medians against the table's).
@@ -19,6 +22,8 @@ from .consensus import Consensus
 from .kmodes import KModes, kmodes_labels
 from .kprototypes import KPrototypes
 from .lca import LCA
+from .lshkreps import LSHKRepresentatives
+from .mgr import MGR
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
 from .spectral import (
     SimilaritySpectral,
@@ -33,6 +38,8 @@ __all__ = [
     "KModes",
     "KPrototypes",
     "LCA",
+    "LSHKRepresentatives",
+    "MGR",
     "NaiveKMeans",
     "OneHotKMeans",
     "SimilaritySpectral",

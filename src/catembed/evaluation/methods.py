@@ -221,6 +221,13 @@ register_method("lca", labels="catembed.cluster.lca:lca_labels", random=True, nu
                 description="latent class analysis (EM, one start per seed; numeric columns "
                 "in 5 quantile bins)")
 
+# the survey's strongest categorical clusterers (issue 39): deterministic, so one fit serves
+# every run (the seed does not change them)
+register_method("mgr", labels="catembed.cluster.mgr:mgr_labels",
+                description="MGR (Qin et al. 2014): divisive, by the mean gain ratio")
+register_method("lsh-kreps", labels="catembed.cluster.lshkreps:lsh_kreps_labels",
+                description="LSH-k-representatives (Mau & Huynh 2021)")
+
 # our own method (issue 12 item 5): MCA axes + pairwise-composite latent classes, refit per
 # run (the latent-class EM starts follow the seed)
 register_method("lcme", embedding="catembed.embed.lcme:LCME", random=True,

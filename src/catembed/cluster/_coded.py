@@ -1,0 +1,92 @@
+"""Value codes in and out of the clusterers that read every column as categorical
+(:class:`~catembed.cluster.MGR`, :class:`~catembed.cluster.LSHKRepresentatives`).
+
+``fit_codes`` checks the table, sets the scikit-learn input attributes and the fitted
+categories, and returns the ``n x m`` code matrix; ``predict_codes`` encodes new rows
+against those categories, an unseen value getting code ``-1``; ``check_cost`` refuses a fit
+whose memory or time estimate is over the limits before the counting starts.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import check_int, check_option
+from .._pooling import _duration, memory_limit
+from .._validation import (
+    CatEmbedError,
+    CatEmbedWarning,
+    as_frame,
+    check_table,
+    user_stacklevel,
+)
+from ..stats import encode, factorize
+
+__all__ = ["check_common", "check_cost", "fit_codes", "predict_codes"]
+
+
+def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
+               seconds: float) -> None:
+    """Refuse a fit that would need more than the memory limit (``CATEMBED_MAX_MEMORY``,
+    default half the RAM) for ``cells`` float64 cells, or more than ``CATEMBED_MAX_SECONDS``
+    (default 12 hours) by the estimate ``seconds``; warn above two minutes. Estimates are
+    within a factor of a few."""
+    name = type(est).__name__
+    what = (f"{name} on {n_rows} rows with {int(np.sum(sizes))} distinct values in "
+            f"{len(sizes)} columns (n_clusters={est.n_clusters})")
+    hint = "drop identifier-like columns, use fewer clusters, or cluster a sample of the rows"
+    need = 8.0 * cells
+    limit = memory_limit()
+    if need > limit:
+        raise CatEmbedError(f"{what} would need about {need / 2**30:.1f} GiB (limit "
+                            f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); {hint}.")
+    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    if seconds > max_seconds:
+        raise CatEmbedError(f"{what} would take about {_duration(seconds)} (limit "
+                            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}.")
+    if seconds > 120:
+        warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
+                      f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
+
+
+def check_common(est: Any) -> int:
+    """Check ``n_clusters`` and ``handle_missing``; return ``n_clusters``."""
+    check_option("handle_missing", est.handle_missing, ("category", "error"))
+    return int(check_int("n_clusters", est.n_clusters))
+
+
+def fit_codes(est: Any, X: Any) -> np.ndarray:
+    """The code matrix (``int64``, ``n x m``) of the training table; sets ``n_features_in_``,
+    ``feature_names_in_`` (string column names only), ``feature_names_`` and
+    ``categories_``."""
+    df = as_frame(X)
+    check_table(est, df, reset=True)
+    if len(df) < est.n_clusters:
+        raise CatEmbedError(f"n_samples={len(df)} should be >= n_clusters={est.n_clusters}; "
+                            "use fewer clusters.")
+    est.n_features_in_ = df.shape[1]
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_  # a refit on an array: no stale names
+    est.feature_names_ = [str(c) for c in df.columns]
+    codes = np.empty((len(df), df.shape[1]), dtype=np.int64)
+    est.categories_ = []
+    for j, c in enumerate(df.columns):
+        codes[:, j], cats = factorize(df[c], est.handle_missing)
+        est.categories_.append(cats)
+    return codes
+
+
+def predict_codes(est: Any, X: Any) -> np.ndarray:
+    """The codes of new rows against the fitted categories (``-1`` for an unseen value)."""
+    check_is_fitted(est, "labels_")
+    df = as_frame(X, columns=list(getattr(est, "feature_names_in_", [])) or None)
+    check_table(est, df, reset=False)
+    return encode(df, est.feature_names_, est.categories_, est.handle_missing).astype(np.int64)
