@@ -94,7 +94,7 @@ def shared_tables(max_rows: int):
         X = ds.features.loc[keep]
         yv = pd.factorize(y[keep])[0]
         k = len(np.unique(yv))
-        if k < 2 or k > 30:
+        if k < 2 or k > 10 or X.shape[1] > 70:
             continue
         X, yv = _stratified(X, yv, max_rows, 0)
         yield f"uci:{name}", X, yv, k
@@ -167,15 +167,12 @@ def rule_weights(model: Recording, codes: np.ndarray, rs: np.random.RandomState)
     w = {}
     w["stab (main)"] = np.maximum(stab, 1e-3)
     w["equal"] = np.ones(m)
-    for p in (1, 2, 4):
+    for p in (1, 2):
         w[f"central^{p}"] = np.maximum(central, 1e-3) ** p
     w["medoid"] = np.eye(m)[int(np.argmax(central))]
     ok = trivial < 0.9
     c2 = np.where(ok, central, -1.0) if ok.any() else central
     w["medoid-nontrivial"] = np.eye(m)[int(np.argmax(c2))]
-    w["central^2-nontrivial"] = np.where(ok, np.maximum(central, 1e-3) ** 2, 1e-6) \
-        if ok.any() else np.maximum(central, 1e-3) ** 2
-    w["central*stab"] = np.maximum(central, 1e-3) * np.maximum(stab, 1e-3)
     top = np.argsort(central)[::-1][: max(1, (m + 1) // 2)]
     w["top-half-central"] = np.isin(np.arange(m), top).astype(float)
     return w, dict(central=central, stab=stab, trivial=trivial)

@@ -177,7 +177,7 @@ def _consensus_spec(path: str, meta: dict[str, Any]) -> Spec:
     try:
         run_k = [[int(k) for k in ks] for ks in own["run_k"]]
         n_members = len(own["members"])
-        n_clusters = int(meta["params"]["n_clusters"])
+        n_clusters = int(own.get("n_clusters_", meta["params"]["n_clusters"]))
     except (KeyError, TypeError, ValueError):
         raise bad(path, "the consensus metadata cannot be read") from None
     vec = ("f", (n_members,), True)

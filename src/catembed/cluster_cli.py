@@ -37,17 +37,22 @@ MAX_SEED = 2**32 - 1
 
 EXAMPLES = """\
 examples:
-  catembed cluster soybean_small -k 4 -o labels.csv
-      a bundled data set: its target is copied beside the labels, not clustered
+  catembed cluster soybean_small -o labels.csv
+      k chosen without labels (the latent class model's BIC for k = 1..10; k = 1 means
+      "no clear groups"); a bundled data set's target is copied beside the labels
+  catembed cluster soybean_small -k 4 -o labels.csv      (k given)
+  catembed cluster soybean_small -k 2:6 -o labels.csv    (k chosen from 2..6)
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
   catembed cluster credit.csv -k 3 --profiles profiles.csv -o labels.csv
       a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
       each cluster holds written to profiles.csv
 
-the summary lists each member's stability (mean ARI between its k-means runs), its weight in
-the consensus and its agreement (mean ARI of its runs with the consensus labels), then per
-cluster its size and its most characteristic values (lift: how many times more often than
-in the whole table); with a target column, the ARI of the consensus with it on the rows that
+the summary gives the criterion per k when k is chosen, how far to trust the partition
+(stability: mean ARI of the members' runs with it; agreement between the members; the
+single column it follows most closely), each member's stability (mean ARI between its
+k-means runs), its weight in the consensus (its mean ARI with the other members) and its
+agreement (mean ARI of its runs with the consensus labels), then per cluster its size and
+its most characteristic values (lift: how many times more often than in the whole table); with a target column, the ARI of the consensus with it on the rows that
 have one is printed too (the fit never sees it).
 """
 
@@ -189,13 +194,15 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
             writer.write(out)
     if not args.quiet:
         stream = sys.stdout if args.output else sys.stderr
-        sizes = ", ".join(str(int((labels == c).sum())) for c in range(args.n_clusters))
+        k = int(model.n_clusters_)
+        sizes = ", ".join(str(int((labels == c).sum())) for c in range(k))
         wrote = [f for f in (args.output, args.profiles) if f]
         lines = [f"catembed cluster: consensus of {len(model.members_)} members on "
                  f"{spec.name}: {len(labels)} rows, {len(features)} attributes -> "
-                 f"{args.n_clusters} clusters (sizes {sizes}); "
+                 f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); "
                  f"{time.perf_counter() - t0:.2f} s"
                  + (f"; wrote {' and '.join(wrote)}" if wrote else ""),
+                 *_choice_lines(model), _trust_line(model),
                  f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}"]
         for name, s, w, a in zip(model.members_, model.member_stability_,
                                  model.member_weights_, model.member_agreement_, strict=True):
@@ -211,6 +218,46 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def _k_arg(text: str) -> Any:
+    """``-k``: an integer >= 2, ``auto`` or ``LO:HI`` (1 <= LO <= HI)."""
+    text = text.strip()
+    if text == "auto":
+        return text
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+            lo, hi = (int(p) for p in parts)
+            if 1 <= lo <= hi:
+                return f"{lo}:{hi}"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a range: give LO:HI with 1 <= LO <= HI, e.g. 2:12")
+    return int_in(2, None, "n-clusters")(text)
+
+
+_k_arg.__name__ = "n-clusters"
+
+
+def _choice_lines(model: Any) -> list[str]:
+    """The criterion per k and the k chosen, when k was chosen."""
+    scores = getattr(model, "k_scores_", None)
+    if scores is None:
+        return []
+    best = int(model.n_clusters_)
+    cells = "  ".join(f"{k}{'*' if k == best else ''}: {v:.1f}"
+                      for k, v in scores["bic"].items())
+    answer = "no clear groups (k = 1)" if best == 1 else f"k = {best}"
+    return [f"  k chosen without labels: {answer}; latent class BIC per k (lowest wins): "
+            f"{cells}"]
+
+
+def _trust_line(model: Any) -> str:
+    d = model.diagnostics_
+    col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
+           if d["split_column"] is not None else "")
+    return (f"  structure: stability {d['stability']:.2f} (mean ARI of the members' runs with "
+            f"the partition), agreement between members {d['member_agreement']:.2f}{col}")
+
+
 def register(sub: Any) -> None:
     """Add the ``cluster`` subcommand."""
     p = sub.add_parser("cluster", help="cluster a categorical table (label-free consensus)",
@@ -220,8 +267,9 @@ def register(sub: Any) -> None:
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="CSV (also .csv.gz/.bz2/.xz/.zip) or Parquet file, data-set "
                    "folder (data.csv + meta.json), or bundled data-set name")
-    p.add_argument("-k", "--n-clusters", type=int_in(2, None, "n-clusters"), required=True,
-                   metavar="K", help="number of clusters (K >= 2)")
+    p.add_argument("-k", "--n-clusters", type=_k_arg, default="auto",
+                   metavar="K", help="number of clusters: an integer >= 2, 'auto' (default: "
+                   "chosen from 1..10 without labels) or a range LO:HI such as 2:12")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="output .csv, .tsv or .parquet, never the input (default: CSV on stdout)")
     p.add_argument("--members", metavar="NAMES",

@@ -49,6 +49,7 @@ def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[
         "members": list(model.members_),
         "failed_members": list(model.failed_members_),
         "run_k": [[int(k) for k in ks] for ks in model._run_k],
+        "n_clusters_": int(model.n_clusters_),
     }
     return list(model.estimators_), arrays, meta
 
@@ -89,7 +90,10 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
             if [repr(v) for v in c] != [repr(v) for v in cats[names.index(f)]]:
                 raise bad(path, f"a member's categories of column {f!r} are not the "
                                  "consensus' own")
-    k = int(model.n_clusters)
+    try:  # the k fitted (n_clusters may be "auto" or a range); older files: n_clusters
+        k = int(meta.get("n_clusters_", model.n_clusters))
+    except (TypeError, ValueError):
+        raise bad(path, "the number of clusters cannot be read") from None
     n_runs = sum(len(ks) for ks in run_k)
     L = sum(sum(ks) for ks in run_k)
     if any(not ks or min(ks) < 1 for ks in run_k):
@@ -139,6 +143,7 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model._cluster_table = table
     model._projector = table
     model.cluster_centers_ = centers
+    model.n_clusters_ = k
     model.member_stability_ = vec["stability"]
     model.member_weights_ = vec["weights"]
     model.member_agreement_ = vec["agreement"]

@@ -49,12 +49,22 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
-    is_dask_collection,
     select_categorical,
 )
 from ..metrics import ari_codes
 from ..stats import ValueStatistics, encode, factorize
 from . import _consensus_state as _state
+from ._auto_k import lca_bic_table, parse_k_range
+from ._consensus_runs import (
+    WEIGHT_RULES,
+    _gather,
+    _kmeans_runs,
+    _nearest,
+    _stability,
+    member_weights,
+)
+from ._consensus_trust import diagnose
+from ._describe import attach_profiles
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
 
@@ -72,61 +82,12 @@ _MEMBER_CLASSES = {
 }
 
 
-def _gather(X: Any) -> Any:
-    """A Dask frame or array as pandas / NumPy: its partitions computed once, in order.
-    Consensus labels every row (its memory is ``O(n)`` whatever the input), so the rows are
-    gathered rather than streamed; the fit is then the in-memory one, label for label."""
-    if is_dask_collection(X, frames=False):
-        return X.compute()
-    return X
-
-
 def _member_class(name: str) -> type:
     if name not in _MEMBER_CLASSES:
         raise CatEmbedError(
             f"unknown consensus member {name!r}; choose from {', '.join(_MEMBER_CLASSES)}."
         )
     return getattr(importlib.import_module("catembed"), _MEMBER_CLASSES[name])
-
-
-def _kmeans_runs(Z: np.ndarray, k: int, n_runs: int, sample_size: int,
-                 rs: np.random.RandomState) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """``n_runs`` k-means fits, each on its own resample of rows, labelling every row:
-    (labels of each run, centres of each run)."""
-    n = len(Z)
-    out, centres = [], []
-    size = min(int(sample_size), max(k, int(round(0.8 * n))))
-    for _ in range(n_runs):
-        rows = rs.choice(n, size=size, replace=False) if size < n else np.arange(n)
-        with warnings.catch_warnings():  # fewer distinct embedded rows than k: k-means warns
-            warnings.simplefilter("ignore")
-            km = KMeans(k, n_init=1, random_state=rs.randint(2**31 - 1)).fit(Z[rows])
-        c = km.cluster_centers_.astype(Z.dtype, copy=False)
-        centres.append(c)
-        out.append(_nearest(Z, c))
-    return out, centres
-
-
-def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int = 262144) -> np.ndarray:
-    """Index of the nearest centre of each row, by chunks (no ``n x k`` beyond a chunk)."""
-    out = np.empty(len(Z), dtype=np.int32)
-    c2 = (centres * centres).sum(axis=1)
-    for a in range(0, len(Z), chunk):
-        block = Z[a:a + chunk]
-        d = c2[None, :] - 2.0 * (block @ centres.T)
-        out[a:a + chunk] = np.argmin(d, axis=1)
-    return out
-
-
-def _stability(runs: list[np.ndarray], max_rows: int, rs: np.random.RandomState) -> float:
-    """Mean pairwise ARI of a member's runs (on at most ``max_rows`` rows)."""
-    if len(runs) < 2:
-        return 1.0
-    n = len(runs[0])
-    rows = rs.choice(n, size=max_rows, replace=False) if n > max_rows else slice(None)
-    vals = [ari_codes(runs[a][rows], runs[b][rows])
-            for a in range(len(runs)) for b in range(a + 1, len(runs))]
-    return float(np.mean(vals))
 
 
 class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -176,8 +137,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     estimators_ : list of fitted embedders
     """
 
-    def __init__(self, n_clusters: int = 8, *, members: Any = None, n_init: int = 5,
-                 member_components: int = 10, weight_power: float = 1.0,
+    def __init__(self, n_clusters: Any = 8, *, members: Any = None, n_init: int = 5,
+                 member_components: int = 10, weights: str = "agreement",
+                 weight_power: float = 1.0,
                  sample_size: int = 20000, random_state: Any = None,
                  handle_missing: str = "category", handle_unknown: str = "ignore",
                  categorical_features: Any = "auto", n_bins: int = 5) -> None:
@@ -185,6 +147,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.members = members
         self.n_init = n_init
         self.member_components = member_components
+        self.weights = weights
         self.weight_power = weight_power
         self.sample_size = sample_size
         self.random_state = random_state
@@ -197,8 +160,11 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def _check(self) -> list[str]:
         check_option("handle_missing", self.handle_missing, ("category", "error"))
         check_option("handle_unknown", self.handle_unknown, ("ignore", "error"))
-        for name in ("n_clusters", "n_init", "member_components", "sample_size", "n_bins"):
+        if parse_k_range(self.n_clusters, 2) is None:
+            check_int("n_clusters", self.n_clusters)
+        for name in ("n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
+        check_option("weights", self.weights, WEIGHT_RULES)
         check_random_state_param(self.random_state)
         wp = self.weight_power
         if not (is_real(wp) and 0 <= wp < np.inf):
@@ -268,9 +234,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.numeric_bins_ = fit_numeric(df, numeric, "discretize", int(self.n_bins)).bins
         used = set(cat) | set(numeric)
         cat = [c for c in df.columns if c in used]
-        df = apply_numeric(df, self.numeric_bins_)
+        df_in, df = df, apply_numeric(df, self.numeric_bins_)
         self.feature_names_ = [str(c) for c in cat]
-        k = int(self.n_clusters)
+        ks = parse_k_range(self.n_clusters, len(df))
+        k = 1 if ks is not None else int(self.n_clusters)
         # one pass: factorise, count
         codes = np.empty((len(df), len(cat)), dtype=np.int32)
         cats = []
@@ -288,6 +255,14 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.categories_ = cats
         stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
         rs = check_random_state(self.random_state)
+        if ks is not None:  # k chosen without labels: the latent class model's BIC per k
+            ks = [c for c in ks if c <= n_distinct]
+            self.k_scores_ = lca_bic_table(codes, ks, rs)
+            k = int(self.k_scores_["bic"].idxmin())
+            check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
+        elif hasattr(self, "k_scores_"):
+            del self.k_scores_
+        self.n_clusters_ = k
         width = max(1, min(int(self.member_components), int(stats.n_values) - len(cat)))
         self.estimators_, self.members_, self.failed_members_ = [], [], []
         runs_all, stab = [], []
@@ -315,19 +290,28 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
         self._combine(runs_all, rs)
+        diagnose(self, codes, runs_all, rs)
+        if k == 1 and ks is not None:
+            warnings.warn("no clear groups: the latent class model's BIC is lowest for one "
+                          "class (the columns' values are as good as independent); every row "
+                          "is in cluster 0. See k_scores_.", CatEmbedWarning, stacklevel=3)
+        attach_profiles(self, df_in, self.labels_)
         return self
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
                  weights: np.ndarray | None = None) -> None:
         """Weights from the stabilities (or given), the consensus coordinates, their k-means
         labels."""
-        w = (np.maximum(self.member_stability_, 1e-3) ** float(self.weight_power)
-             if weights is None else np.asarray(weights, dtype=np.float64))
+        if weights is None:
+            w = member_weights(self.weights, self.member_stability_, runs_all, rs,
+                               float(self.weight_power))
+        else:
+            w = np.asarray(weights, dtype=np.float64)
         self.member_weights_ = w / w.sum()
         self._run_k = [[len(c) for c in cs] for cs in self._centres]
         self._fit_consensus(runs_all, rs)
         U = self._coordinates(runs_all)
-        km = KMeans(int(self.n_clusters), n_init=10, random_state=rs.randint(2**31 - 1))
+        km = KMeans(int(self.n_clusters_), n_init=10, random_state=rs.randint(2**31 - 1))
         sub = U if len(U) <= int(self.sample_size) else U[
             rs.choice(len(U), size=int(self.sample_size), replace=False)]
         km.fit(sub)
@@ -382,7 +366,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         scale[sizes == 0] = 0.0
         G = scale[:, None] * C * scale[None, :]
         vals, vecs = np.linalg.eigh(G)
-        order = np.argsort(vals)[::-1][: int(self.n_clusters)]
+        order = np.argsort(vals)[::-1][: int(self.n_clusters_)]
         s = np.sqrt(np.maximum(vals[order], 1e-12))
         # u = B v / s: a row's coordinates are the sum of its clusters' rows of this table
         self._cluster_table = scale[:, None] * vecs[:, order] / s[None, :]

@@ -1,0 +1,92 @@
+"""Choosing the number of clusters without labels (issue 38, part 2).
+
+The criterion is the Bayesian information criterion of the latent class model (LCA,
+:class:`catembed.cluster.LCA`) for ``K`` in a range, on at most ``sample_size`` rows of the
+coded table (numbers already in bins):
+
+``BIC(K) = -2 log L_K + p_K log n``, ``p_K = (K - 1) + K sum_j (l_j - 1)``
+
+(Schwarz 1978; the criterion stepmix and poLCA report for LCA). ``K = 1`` is the
+independence model, whose log-likelihood is closed-form, ``sum_j sum_v n_v log(n_v / n)``:
+a table whose columns are independent is best described by it, and the answer is then
+"no clear groups" (k = 1). The rule was chosen on planted and structureless tables and the
+shared data sets (``benchmarks/auto_k_design.py``, ``docs/consensus.md``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._params import check_int
+from .._validation import CatEmbedError
+
+__all__ = ["parse_k_range", "lca_bic_table"]
+
+#: the range tried by ``n_clusters="auto"``: 1 (no clear groups) to this
+AUTO_K_MAX = 10
+
+
+def parse_k_range(value: Any, n_distinct: int) -> list[int] | None:
+    """The candidate ``k`` of an ``n_clusters`` value: ``None`` for a fixed int, else the
+    list of ``"auto"`` (1 to :data:`AUTO_K_MAX`), ``"lo:hi"`` or ``(lo, hi)`` (both ends
+    included), capped at the number of distinct rows."""
+    if isinstance(value, str):
+        if value == "auto":
+            lo, hi = 1, AUTO_K_MAX
+        else:
+            parts = value.split(":")
+            try:
+                lo, hi = (int(p) for p in parts)
+            except ValueError:
+                raise CatEmbedError(
+                    f"n_clusters must be an integer >= 1, 'auto' or a range 'lo:hi' such as "
+                    f"'2:12'; got {value!r}.") from None
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        lo, hi = (check_int("n_clusters", v) for v in value)
+    else:
+        return None
+    if not (1 <= lo <= hi):
+        raise CatEmbedError(f"n_clusters range {value!r} must have 1 <= lo <= hi.")
+    hi = min(hi, max(1, n_distinct))
+    lo = min(lo, hi)
+    return list(range(lo, hi + 1))
+
+
+def _independence_loglik(codes: np.ndarray) -> float:
+    ll = 0.0
+    n = len(codes)
+    for j in range(codes.shape[1]):
+        _, counts = np.unique(codes[:, j], return_counts=True)
+        ll += float((counts * np.log(counts / n)).sum())
+    return ll
+
+
+def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
+                  sample_size: int = 5000, n_init: int = 5) -> pd.DataFrame:
+    """``log_likelihood``, ``n_parameters`` and ``bic`` of the latent class model for every
+    ``k`` of ``ks`` on at most ``sample_size`` rows of ``codes`` (index: ``k``)."""
+    from .lca import LCA
+
+    n = len(codes)
+    if n > sample_size:
+        codes = codes[np.sort(rs.choice(n, size=sample_size, replace=False))]
+    m = len(codes)
+    free = sum(len(np.unique(codes[:, j])) - 1 for j in range(codes.shape[1]))
+    frame = pd.DataFrame(codes, columns=[f"c{j}" for j in range(codes.shape[1])])
+    rows = []
+    for k in ks:
+        if k == 1:
+            ll = _independence_loglik(codes)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ll = float(LCA(k, n_init=n_init, random_state=rs.randint(2**31 - 1))
+                           .fit(frame).log_likelihood_)
+        p = (k - 1) + k * free
+        rows.append({"k": k, "log_likelihood": ll, "n_parameters": p,
+                     "bic": -2.0 * ll + p * np.log(m)})
+    return pd.DataFrame(rows).set_index("k")

@@ -1,0 +1,100 @@
+"""The k-means runs of :class:`catembed.cluster.Consensus`'s members: resampled k-means
+fits that label every row, the nearest centre by chunks, a member's stability (mean ARI
+between its runs), and the gathering of a Dask input."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.cluster import KMeans
+
+from .._validation import is_dask_collection
+from ..metrics import ari_codes
+
+__all__ = ["_gather", "_kmeans_runs", "_nearest", "_stability"]
+
+
+def _gather(X: Any) -> Any:
+    """A Dask frame or array as pandas / NumPy: its partitions computed once, in order.
+    Consensus labels every row (its memory is ``O(n)`` whatever the input), so the rows are
+    gathered rather than streamed; the fit is then the in-memory one, label for label."""
+    if is_dask_collection(X, frames=False):
+        return X.compute()
+    return X
+
+
+def _kmeans_runs(Z: np.ndarray, k: int, n_runs: int, sample_size: int,
+                 rs: np.random.RandomState) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``n_runs`` k-means fits, each on its own resample of rows, labelling every row:
+    (labels of each run, centres of each run)."""
+    n = len(Z)
+    out, centres = [], []
+    size = min(int(sample_size), max(k, int(round(0.8 * n))))
+    for _ in range(n_runs):
+        rows = rs.choice(n, size=size, replace=False) if size < n else np.arange(n)
+        with warnings.catch_warnings():  # fewer distinct embedded rows than k: k-means warns
+            warnings.simplefilter("ignore")
+            km = KMeans(k, n_init=1, random_state=rs.randint(2**31 - 1)).fit(Z[rows])
+        c = km.cluster_centers_.astype(Z.dtype, copy=False)
+        centres.append(c)
+        out.append(_nearest(Z, c))
+    return out, centres
+
+
+def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int = 262144) -> np.ndarray:
+    """Index of the nearest centre of each row, by chunks (no ``n x k`` beyond a chunk)."""
+    out = np.empty(len(Z), dtype=np.int32)
+    c2 = (centres * centres).sum(axis=1)
+    for a in range(0, len(Z), chunk):
+        block = Z[a:a + chunk]
+        d = c2[None, :] - 2.0 * (block @ centres.T)
+        out[a:a + chunk] = np.argmin(d, axis=1)
+    return out
+
+
+def _stability(runs: list[np.ndarray], max_rows: int, rs: np.random.RandomState) -> float:
+    """Mean pairwise ARI of a member's runs (on at most ``max_rows`` rows)."""
+    if len(runs) < 2:
+        return 1.0
+    n = len(runs[0])
+    rows = rs.choice(n, size=max_rows, replace=False) if n > max_rows else slice(None)
+    vals = [ari_codes(runs[a][rows], runs[b][rows])
+            for a in range(len(runs)) for b in range(a + 1, len(runs))]
+    return float(np.mean(vals))
+
+
+#: how the members' runs are weighted in the consensus (``Consensus(weights=...)``)
+WEIGHT_RULES = ("agreement", "stability", "equal")
+
+
+def agreement_with_others(runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
+                          max_rows: int = 5000, per_member: int = 3) -> np.ndarray:
+    """Each member's mean ARI with the other members: over the first ``per_member`` runs
+    of every two members, on at most ``max_rows`` rows (label-free: the members are only
+    compared with each other). One member: 1."""
+    m = len(runs_all)
+    if m < 2:
+        return np.ones(m)
+    n = len(runs_all[0][0])
+    rows = np.sort(rs.choice(n, size=max_rows, replace=False)) if n > max_rows else \
+        slice(None)
+    firsts = [[r[rows] for r in runs[:per_member]] for runs in runs_all]
+    agree = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i + 1, m):
+            agree[i, j] = agree[j, i] = np.mean(
+                [ari_codes(a, b) for a in firsts[i] for b in firsts[j]])
+    return agree.sum(axis=1) / (m - 1)
+
+
+def member_weights(rule: str, stability: np.ndarray, runs_all: list[list[np.ndarray]],
+                   rs: np.random.RandomState, power: float) -> np.ndarray:
+    """The members' (unnormalised) weights under ``rule``: ``"agreement"``, each member's
+    mean ARI with the other members (:func:`agreement_with_others`); ``"stability"``, the
+    mean ARI between its own runs; ``"equal"``, one each. Raised to ``power``."""
+    if rule == "equal":
+        return np.ones(len(runs_all))
+    base = stability if rule == "stability" else agreement_with_others(runs_all, rs)
+    return np.maximum(np.asarray(base, dtype=np.float64), 1e-3) ** power

@@ -1,0 +1,113 @@
+"""How far to trust a consensus partition (issue 38, part 5): label-free diagnostics of
+:class:`catembed.cluster.Consensus` and the warnings they raise. Never silent: a partition
+that is one column's values, members that disagree, or a partition the members' runs
+hardly support each get a :class:`~catembed.CatEmbedWarning` saying so and what to do.
+
+The figures (all label-free, all in ``[0, 1]`` up to ARI's small negative values):
+
+* ``stability``: the weighted mean ARI between the final labels and every run of every
+  member (the weights are the members' weights): how much of the final partition the runs
+  reproduce. On tables without structure (independent columns) it stays below
+  :data:`WEAK_STABILITY` (``benchmarks/consensus_v2_design.py``).
+* ``member_agreement``: the mean ARI between the first runs of every two members: whether
+  the representations see the same groups at all.
+* ``split_column`` / ``split_nmi``: the column whose values the final partition follows
+  most closely and their normalised mutual information (1: the clusters are that column's
+  values, or unions of them).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._errors import CatEmbedWarning
+from ..metrics import ari_codes
+
+__all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]
+
+#: below this stability the partition is called weak
+WEAK_STABILITY = 0.3
+#: at or above this NMI with one column the partition is called that column's split
+SPLIT_NMI = 0.9
+#: below this mean ARI between members they are said to disagree
+DISAGREEMENT = 0.15
+
+_MAX_ROWS = 20000
+
+
+def _nmi_codes(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised mutual information (arithmetic mean of the entropies) of two code
+    vectors (``b`` may hold -1 for a missing value, counted as a value of its own)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    b = b - b.min()
+    na, nb = int(a.max()) + 1, int(b.max()) + 1
+    joint = np.bincount(a * nb + b, minlength=na * nb).reshape(na, nb).astype(np.float64)
+    joint /= joint.sum()
+    pa, pb = joint.sum(axis=1), joint.sum(axis=0)
+    nz = joint > 0
+    mi = float((joint[nz] * np.log(joint[nz] / np.outer(pa, pb)[nz])).sum())
+    ha = -float((pa[pa > 0] * np.log(pa[pa > 0])).sum())
+    hb = -float((pb[pb > 0] * np.log(pb[pb > 0])).sum())
+    denom = 0.5 * (ha + hb)
+    return 0.0 if denom <= 0 else max(0.0, min(1.0, mi / denom))
+
+
+def split_column(codes: np.ndarray, labels: np.ndarray, names: list[str],
+                 rows: Any = slice(None)) -> tuple[str | None, float]:
+    """The column whose values ``labels`` follows most closely, and that NMI."""
+    best, name = 0.0, None
+    lab = labels[rows]
+    for j, col in enumerate(names):
+        v = _nmi_codes(lab, codes[rows, j])
+        if v > best:
+            best, name = v, col
+    return name, best
+
+
+def diagnose(model: Any, codes: np.ndarray, runs_all: list[list[np.ndarray]],
+             rs: np.random.RandomState, warn: bool = True) -> dict[str, Any]:
+    """Set ``model.diagnostics_`` and warn where the partition should not be trusted."""
+    labels = model.labels_
+    n = len(labels)
+    rows = np.sort(rs.choice(n, size=_MAX_ROWS, replace=False)) if n > _MAX_ROWS else \
+        slice(None)
+    w = np.asarray(model.member_weights_, dtype=np.float64)
+    stability = float(np.dot(w, model.member_agreement_))
+    firsts = [runs[0][rows] for runs in runs_all]
+    pairs = [ari_codes(firsts[i], firsts[j]) for i in range(len(firsts))
+             for j in range(i + 1, len(firsts))]
+    agreement = float(np.mean(pairs)) if pairs else 1.0
+    col, nmi = split_column(codes, labels, list(model.feature_names_), rows)
+    out = {"stability": stability, "member_agreement": agreement, "split_column": col,
+           "split_nmi": float(nmi)}
+    model.diagnostics_ = out
+    if warn:
+        for message in messages(out, int(model.n_clusters_)):
+            warnings.warn(message, CatEmbedWarning, stacklevel=4)
+    return out
+
+
+def messages(d: dict[str, Any], k: int) -> list[str]:
+    """The warnings :func:`diagnose`'s figures call for (also printed by the CLI)."""
+    out = []
+    if d["split_column"] is not None and d["split_nmi"] >= SPLIT_NMI:
+        out.append(
+            f"the {k} clusters follow the values of one column, {d['split_column']!r} "
+            f"(NMI {d['split_nmi']:.2f} with it): the other columns add little to this "
+            f"partition. If that split is not what you are after, leave the column out "
+            f"(CLI: --drop {d['split_column']}) or try another k.")
+    if d["member_agreement"] < DISAGREEMENT:
+        out.append(
+            f"the consensus members disagree (mean ARI {d['member_agreement']:.2f} between "
+            f"their partitions): the representations do not share one partition into {k} "
+            "groups; read the clusters as one view of the table among several.")
+    if d["stability"] < WEAK_STABILITY:
+        out.append(
+            f"weak structure: the members' runs reproduce the final partition with a mean "
+            f"ARI of {d['stability']:.2f} (below {WEAK_STABILITY}); the table may have no "
+            "clear groups at this k (try n_clusters='auto').")
+    return out
