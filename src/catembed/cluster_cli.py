@@ -52,8 +52,9 @@ the summary gives the criterion per k when k is chosen, how far to trust the par
 single column it follows most closely), each member's stability (mean ARI between its
 k-means runs), its weight in the consensus (its mean ARI with the other members) and its
 agreement (mean ARI of its runs with the consensus labels), then per cluster its size and
-its most characteristic values (lift: how many times more often than in the whole table); with a target column, the ARI of the consensus with it on the rows that
-have one is printed too (the fit never sees it).
+its most characteristic values (lift: how many times more often than in the whole table);
+with a target column, the ARI of the consensus with it on the rows that have one is printed
+too (the fit never sees it).
 """
 
 
