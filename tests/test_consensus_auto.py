@@ -1,0 +1,195 @@
+"""Consensus: k chosen without labels, the members' agreement weights, the trust signals
+and the profiles (issue 38)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError, CatEmbedWarning
+from catembed.cluster import Consensus
+from catembed.cluster._auto_k import _independence_loglik, lca_bic_table, parse_k_range
+from catembed.cluster._consensus_runs import agreement_with_others, member_weights
+from catembed.cluster._consensus_trust import _nmi_codes, messages
+
+FAST = dict(members=["mca", "onehot"], n_init=3, random_state=0)
+
+
+def planted(n: int, k: int, n_cols: int, n_values: int, purity: float, seed: int):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, k, n)
+    pref = np.stack([rng.permutation(n_values)[:k] for _ in range(n_cols)], axis=1)
+    take = rng.random((n, n_cols)) < purity
+    codes = np.where(take, pref[g], rng.integers(0, n_values, (n, n_cols)))
+    return pd.DataFrame({f"c{j}": [f"v{v}" for v in codes[:, j]] for j in range(n_cols)}), g
+
+
+def independent(n: int, n_cols: int, n_values: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({f"c{j}": [f"v{v}" for v in rng.integers(0, n_values, n)]
+                         for j in range(n_cols)})
+
+
+# ---------------------------------------------------------------- the k range
+def test_k_ranges():
+    assert parse_k_range(4, 100) is None
+    assert parse_k_range("auto", 100) == list(range(1, 11))
+    assert parse_k_range("auto", 3) == [1, 2, 3]  # capped at the distinct rows
+    assert parse_k_range("2:6", 100) == [2, 3, 4, 5, 6]
+    assert parse_k_range((3, 4), 100) == [3, 4]
+    for bad in ("two", "2:", "5:2", "0:3", "1:2:3"):
+        with pytest.raises(CatEmbedError):
+            parse_k_range(bad, 100)
+    with pytest.raises(CatEmbedError):
+        Consensus("many").fit(independent(50, 3, 3, 0))
+
+
+def test_bic_by_hand():
+    codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    # independence: every value has share 1/2, 8 cells
+    assert _independence_loglik(codes) == pytest.approx(8 * np.log(0.5))
+    t = lca_bic_table(codes, [1], np.random.RandomState(0))
+    # p = (K - 1) + K * sum_j (l_j - 1) = 0 + 1 * 2
+    assert t.loc[1, "n_parameters"] == 2
+    assert t.loc[1, "bic"] == pytest.approx(-2 * 8 * np.log(0.5) + 2 * np.log(4))
+
+
+# ---------------------------------------------------------------- auto k
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_auto_finds_the_planted_k(k):
+    df, g = planted(500, k, 8, 5, 0.8, seed=k)
+    m = Consensus("1:6", **FAST).fit(df)
+    assert m.n_clusters_ == k
+    assert int(m.k_scores_["bic"].idxmin()) == k
+    assert list(m.k_scores_.index) == list(range(1, 7))
+    assert len(np.unique(m.labels_)) == k
+
+
+def test_no_clear_groups_is_an_answer():
+    df = independent(500, 8, 4, seed=1)
+    with pytest.warns(CatEmbedWarning, match="no clear groups"):
+        m = Consensus("1:4", **FAST).fit(df)
+    assert m.n_clusters_ == 1
+    assert (m.labels_ == 0).all()
+    np.testing.assert_array_equal(m.predict(df.iloc[:7]), np.zeros(7, dtype=np.int64))
+
+
+def test_a_given_k_is_not_chosen():
+    df, _ = planted(300, 3, 6, 4, 0.8, seed=0)
+    m = Consensus(2, **FAST).fit(df)
+    assert m.n_clusters_ == 2 and not hasattr(m, "k_scores_")
+
+
+def test_auto_model_saves_and_loads():
+    df, _ = planted(400, 3, 6, 4, 0.8, seed=4)
+    m = Consensus("2:4", **FAST).fit(df)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.npz")
+        m.save(path)
+        again = Consensus.load(path)
+    assert again.n_clusters_ == m.n_clusters_ == 3
+    np.testing.assert_array_equal(again.predict(df), m.labels_)
+
+
+# ---------------------------------------------------------------- weights
+def test_agreement_weights_by_hand():
+    a = np.array([0, 0, 1, 1, 2, 2])
+    b = np.array([1, 1, 0, 0, 2, 2])  # a renumbering of a
+    c = np.array([0, 1, 0, 1, 0, 1])  # unrelated to both
+    runs = [[a, a], [b, b], [c, c]]
+    w = agreement_with_others(runs, np.random.RandomState(0))
+    assert w[0] == pytest.approx(w[1]) and w[0] > w[2]
+    np.testing.assert_array_equal(member_weights("equal", np.array([0.2, 0.9, 0.5]), runs,
+                                                 np.random.RandomState(0), 1.0), np.ones(3))
+    np.testing.assert_allclose(member_weights("stability", np.array([0.2, 0.9, 0.5]), runs,
+                                              np.random.RandomState(0), 2.0),
+                               [0.04, 0.81, 0.25])
+
+
+def test_a_lone_member_agrees_with_itself():
+    assert agreement_with_others([[np.arange(4)]], np.random.RandomState(0)).tolist() == [1.0]
+
+
+def test_weights_parameter_is_checked():
+    with pytest.raises(CatEmbedError):
+        Consensus(2, weights="votes").fit(independent(50, 3, 3, 0))
+
+
+# ---------------------------------------------------------------- trust
+def test_nmi_by_hand():
+    a = np.array([0, 0, 1, 1])
+    assert _nmi_codes(a, np.array([5, 5, 7, 7]) - 5) == pytest.approx(1.0)
+    assert _nmi_codes(a, np.array([0, 1, 0, 1])) == pytest.approx(0.0)
+    assert _nmi_codes(a, np.array([-1, -1, 0, 0])) == pytest.approx(1.0)  # missing = a value
+
+
+def test_a_one_column_split_is_named():
+    rng = np.random.default_rng(0)
+    df = independent(400, 5, 3, seed=2)
+    df["kind"] = rng.choice(["x", "y"], 400)
+    df["twin"] = df["kind"].map({"x": "p", "y": "q"})  # two copies: the only structure
+    with pytest.warns(CatEmbedWarning, match="follow the values of one column"):
+        m = Consensus(2, **FAST).fit(df)
+    d = m.diagnostics_
+    assert d["split_column"] in ("kind", "twin") and d["split_nmi"] > 0.99
+    assert set(d) == {"stability", "member_agreement", "split_column", "split_nmi"}
+
+
+def test_messages_say_what_is_weak():
+    d = {"stability": 0.1, "member_agreement": 0.05, "split_column": "a", "split_nmi": 0.3}
+    text = " ".join(messages(d, 3))
+    assert "disagree" in text and "weak structure" in text and "one column" not in text
+    assert messages({"stability": 0.9, "member_agreement": 0.8, "split_column": "a",
+                     "split_nmi": 0.5}, 3) == []
+
+
+def test_clear_groups_fit_without_a_warning():
+    df, g = planted(600, 3, 8, 5, 0.85, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CatEmbedWarning)
+        m = Consensus(3, **FAST).fit(df)
+    assert m.diagnostics_["stability"] > 0.8
+
+
+# ---------------------------------------------------------------- profiles
+def test_profiles_after_fit():
+    df, _ = planted(300, 3, 4, 4, 0.9, seed=3)
+    m = Consensus(3, **FAST).fit(df)
+    p = m.profiles_
+    sizes = p.groupby("cluster")["size"].first()
+    assert sizes.sum() == 300
+    assert sizes.tolist() == np.bincount(m.labels_).tolist()
+    assert (p["lift"] > 0).all()
+
+
+# ---------------------------------------------------------------- the command line
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "catembed", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_chooses_k_and_prints_the_criteria(tmp_path):
+    df, _ = planted(500, 3, 6, 4, 0.85, seed=5)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "labels.csv"
+    r = _cli("cluster", str(src), "-k", "2:4", "--members", "mca,onehot", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "k chosen without labels: k = 3" in r.stdout
+    assert "structure: stability" in r.stdout
+    assert pd.read_csv(out)["cluster"].nunique() == 3
+
+
+@pytest.mark.parametrize("bad", ["0:3", "5:2", "x", "1"])
+def test_cli_refuses_a_bad_k(tmp_path, bad):
+    src = tmp_path / "t.csv"
+    independent(30, 3, 3, 0).to_csv(src, index=False)
+    r = _cli("cluster", str(src), "-k", bad)
+    assert r.returncode == 2 and "n-clusters" in r.stderr
