@@ -9,9 +9,11 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    ``member_components`` axes; embed the rows (a table lookup, no second counting pass).
 3. Per member, ``n_init`` k-means runs, each on its own resample of the rows (at most
    ``sample_size`` rows), each then labelling every row by its nearest centre.
-4. A member's *stability* is the mean adjusted Rand index between its runs (label-free:
-   the runs are only compared with each other). A member's weight is its stability, raised
-   to ``weight_power`` (``0``: equal weights).
+4. A member's weight is its *agreement* with the other members: the mean adjusted Rand
+   index between its runs and theirs (label-free: the runs are only compared with each
+   other), raised to ``weight_power`` (``0``: equal weights). Its *stability* (the mean ARI
+   between its own runs) is reported; ``weights="stability"`` weights by it, the rule of
+   issue 26, which gave a perfectly stable one-column split half the weight (issue 38).
 5. Evidence accumulation: with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
    column per cluster of each run), the co-association matrix is ``H W H^T / sum(w)``.
    Its normalised form's leading eigenvectors are the left singular vectors of the small
@@ -22,8 +24,14 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
    indicators and ``O(n k)`` in coordinates, never ``n x n``.
 
-The rule (stability weights, all members kept) was chosen on synthetic planted
-tables only (``benchmarks/consensus_design.py``; ``docs/consensus.md`` has the table).
+``n_clusters="auto"`` (or a range) chooses k first, by the latent class model's BIC
+(:mod:`catembed.cluster._auto_k`; k = 1, "no clear groups", is an answer). Every fit ends
+with label-free trust figures and warnings (:mod:`catembed.cluster._consensus_trust`) and
+the clusters' profiles (:func:`catembed.cluster.describe_clusters`).
+
+The weighting rule was chosen on a declared design pool of planted tables, the shared UCI
+sets and public package tables (``benchmarks/consensus_v2_design.py``; ``docs/consensus.md``
+has the table).
 """
 
 from __future__ import annotations
@@ -95,7 +103,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_clusters : int, default=8
+    n_clusters : int, "auto", "lo:hi" or (lo, hi), default=8
+        The number of clusters, or the range it is chosen from without labels by the
+        latent class model's BIC (``"auto"``: 1 to 10; k = 1 means "no clear groups":
+        every row in cluster 0, with a warning).
     members : sequence of str or None, default=None
         Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
     n_init : int, default=5
@@ -103,8 +114,12 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     member_components : int, default=10
         Compact embedding width of every member (``n_components``; capped by the number of
         non-trivial axes of the table).
+    weights : {"agreement", "stability", "equal"}, default="agreement"
+        What a member's weight is: its mean ARI with the other members' runs, the mean ARI
+        between its own runs (issue 26's rule), or 1.
     weight_power : float, default=1.0
-        Member weight = stability ** weight_power (0: every member counts the same).
+        Member weight = (agreement or stability) ** weight_power (0: every member counts
+        the same).
     sample_size : int, default=20000
         Rows each k-means run is fitted on (every row is then labelled by its nearest centre).
     random_state : int, RandomState or None
@@ -132,7 +147,19 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         Normalised weights (sum 1).
     member_agreement_ : ndarray of shape (n_members,)
         Mean ARI of each member's runs with the consensus labels (a diagnostic; not used).
-    cluster_centers_ : ndarray of shape (n_clusters, n_clusters)
+    n_clusters_ : int
+        The number of clusters fitted (``n_clusters``, or the one chosen).
+    k_scores_ : DataFrame
+        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k.
+    diagnostics_ : dict
+        ``stability`` (weighted mean ARI of the members' runs with ``labels_``),
+        ``member_agreement`` (mean ARI between members), ``split_column`` and ``split_nmi``
+        (the single column the partition follows most closely); see
+        :mod:`catembed.cluster._consensus_trust`. Not saved with the model.
+    profiles_ : DataFrame
+        What each cluster holds (:func:`catembed.cluster.describe_clusters`). Not saved
+        with the model.
+    cluster_centers_ : ndarray of shape (n_clusters_, n_clusters_)
         Centres in the consensus coordinates (see :meth:`transform`).
     estimators_ : list of fitted embedders
     """
