@@ -24,14 +24,10 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
    indicators and ``O(n k)`` in coordinates, never ``n x n``.
 
-``n_clusters="auto"`` (or a range) chooses k first, by the latent class model's BIC
-(:mod:`catembed.cluster._auto_k`; k = 1, "no clear groups", is an answer). Every fit ends
-with label-free trust figures and warnings (:mod:`catembed.cluster._consensus_trust`) and
-the clusters' profiles (:func:`catembed.cluster.describe_clusters`).
-
-The weighting rule was chosen on a declared design pool of planted tables, the shared UCI
-sets and public package tables (``benchmarks/consensus_v2_design.py``; ``docs/consensus.md``
-has the table).
+``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
+"no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
+and profiles. The weights rule was chosen on planted, shared UCI and package tables
+(``benchmarks/consensus_v2_design.py``; ``docs/consensus.md`` has the table).
 """
 
 from __future__ import annotations
