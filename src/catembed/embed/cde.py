@@ -236,14 +236,21 @@ def multi_granularity_kmeans(
 
 
 def identity_fallback(
-    indicator: np.ndarray, names: list[str], n_values: int, method: str
+    indicator: np.ndarray, names: list[str], n_values: int, method: str,
+    n_features: int | None = None,
 ) -> tuple[np.ndarray, list[str]]:
-    """The one-hot value codes, with a warning, when the sweep kept no value cluster."""
+    """The one-hot value codes, with a warning naming the cause, when the sweep kept no value
+    cluster: the value clusters group values, not rows (R's Titanic: 1,316 rows, 7 values)."""
     if indicator.shape[1] > 0:
         return indicator, names
+    where = f" in {n_features} column(s)" if n_features else ""
+    cause = (f"{n_values} distinct values are too few to group (the value clusters group "
+             "values, not rows: more rows do not help)" if n_values < 20 else
+             "no two values are coupled alike enough to group")
     warnings.warn(
-        f"{method} found no value cluster with more than one member; the table is too small "
-        "for value couplings. Falling back to the one-hot value codes.",
+        f"{method} kept no value cluster: its sweep over the table's {n_values} distinct "
+        f"values{where} found no group of two or more values that leaves two or more out; "
+        f"{cause}. Falling back to the one-hot value codes.",
         CatEmbedWarning,
         stacklevel=user_stacklevel(),
     )
@@ -460,7 +467,8 @@ class CDE(_ValueClusterState, ValueEmbedder):
         ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter, **kw)
         indicator = np.hstack([ind_c, ind_o]) if legacy else sparse.hstack([ind_c, ind_o]).tocsr()
         names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
-        indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE")
+        indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE",
+                                             stats.n_features)
         embedding = beta_pca(indicator, self.beta, solver="svd" if legacy else "auto")
         if embedding.shape[1] == 0:
             raise CatEmbedError("CDE kept no principal component; lower beta.")

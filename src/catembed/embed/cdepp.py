@@ -237,7 +237,7 @@ class CDEPlusPlus(_AutoencoderMixin, _ValueClusterState, ValueEmbedder):
             methods=methods,
         )
         C, names = hybrid.indicator, hybrid.names
-        C, names = identity_fallback(C, names, stats.n_values, "CDE++")
+        C, names = identity_fallback(C, names, stats.n_values, "CDE++", stats.n_features)
         self.encoder_used_ = self.encoder
         if self.encoder == "autoencoder":
             embedding = self._autoencode(C)
