@@ -113,8 +113,12 @@ def pool_rare_values(
              if m.any()]
     rule = ", ".join(f"{k}={v!r}" for k, v in
                      (("min_frequency", mf), ("max_categories", mc)) if v is not None)
+    # identifier-like columns (a row number) get the identifier advice, not binning
+    ids = identifier_columns(stats.feature_names, stats.sizes, stats.n_rows)
     numbers = [str(f) for f, c, m in zip(stats.feature_names, stats.categories, masks,
-                                         strict=True) if m.any() and _all_numbers(c)]
+                                         strict=True)
+               if m.any() and _all_numbers(c) and str(f) not in ids]
+    named_ids = f" ({', '.join(ids[:8])})" if ids else ""
     hint = (f"Column(s) {', '.join(numbers[:8])} hold numbers: cut them into bins instead "
             "(CLI: --numeric discretize; Python: numeric='discretize' with those columns "
             "left out of categorical_features). For the others, set " if numbers else "Set ")
@@ -123,7 +127,7 @@ def pool_rare_values(
         f"({rule}): {'; '.join(parts[:5])}{' ...' if len(parts) > 5 else ''}. "
         f"{hint}max_categories=None and min_frequency=None to keep every "
         "value (the cost grows with the square of the number of values), or drop "
-        "identifier-like columns (CLI: --drop).",
+        f"identifier-like columns{named_ids} (CLI: --drop).",
         CatEmbedWarning,
         stacklevel=user_stacklevel(),
     )

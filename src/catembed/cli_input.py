@@ -140,7 +140,7 @@ def _hint_numeric(spec: InputSpec, columns: list[str]) -> None:
     head = next(iter(io.iter_chunks(spec.path, 10_000, columns=found)))
     many = numeric_looking(head, found)
     if many:
-        _note(numeric_hint(many))
+        _note(numeric_hint(many, len(head), id_flag="--drop or --id"))
 
 
 def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:

@@ -69,14 +69,34 @@ def numeric_looking(frame: Any, columns: Any = None, *,
     return out
 
 
-def numeric_hint(found: dict[str, int]) -> str:
-    """The one message for numeric-looking columns read as categories."""
-    names = ", ".join(f"{c} ({n} distinct)" for c, n in list(found.items())[:8])
-    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
-    return (f"{len(found)} column(s) hold numbers with many distinct values and are read as "
+def numeric_hint(found: dict[str, int], n_rows: int | None = None,
+                 id_flag: str = "--drop") -> str:
+    """The one message for numeric-looking columns read as categories.
+
+    With ``n_rows`` (the rows the counts were taken on), a column with a distinct number in
+    almost every row (:func:`catembed._pooling.identifier_columns`: a row number, an ``ID``)
+    gets the identifier advice (leave it out with ``id_flag``) rather than binning."""
+    from .._pooling import identifier_columns
+
+    ids = identifier_columns(list(found), list(found.values()), n_rows) if n_rows else []
+    numbers = {c: n for c, n in found.items() if c not in set(ids)}
+    parts = []
+    if numbers:
+        names = ", ".join(f"{c} ({n} distinct)" for c, n in list(numbers.items())[:8])
+        more = f" and {len(numbers) - 8} more" if len(numbers) > 8 else ""
+        parts.append(
+            f"{len(numbers)} column(s) hold numbers with many distinct values and are read as "
             f"categories, one value per distinct number: {names}{more}. Use --numeric "
             "discretize to cut them into quantile bins (or --numeric passthrough to keep them "
             "as numbers for the mixed-type methods, --numeric drop to leave them out).")
+    if ids:
+        names = ", ".join(f"{c} ({found[c]} distinct in {n_rows} rows)" for c in ids[:8])
+        more = f" and {len(ids) - 8} more" if len(ids) > 8 else ""
+        parts.append(
+            f"{len(ids)} column(s) hold a distinct number in almost every row and look like "
+            f"identifiers, not measurements: {names}{more}. Leave them out with {id_flag} "
+            "(binned or as values they carry no coupling).")
+    return " ".join(parts)
 
 
 def _error(message: str) -> Exception:
@@ -197,7 +217,7 @@ def load_input(text: str, target: str | None, preset: str | None,
 
                 from .._errors import CatEmbedWarning
 
-                warnings.warn(numeric_hint(found), CatEmbedWarning, stacklevel=2)
+                warnings.warn(numeric_hint(found, len(frame)), CatEmbedWarning, stacklevel=2)
         kinds = {c: "target" if c == target else "categorical" for c in columns}
         if numeric == "drop":
             kinds.update({c: "id" for c in found})
