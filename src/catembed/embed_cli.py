@@ -40,12 +40,9 @@ interrupted run leaves no partial output, and the input is never written over.
 
 
 def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
-    from ._method_names import METHOD_CLASSES
+    from ._method_names import METHOD_CLASSES, resolve_name
 
-    if method not in METHOD_CLASSES:
-        raise CatEmbedError(
-            f"unknown method {method!r}; choose --method from {', '.join(sorted(METHOD_CLASSES))}."
-        )
+    method = resolve_name(method, sorted(METHOD_CLASSES), suffix=" (--method)")
     import catembed
 
     est = getattr(catembed, METHOD_CLASSES[method])()
@@ -58,6 +55,19 @@ def _make_estimator(method: str, seed: int | None, handle_unknown: str) -> Any:
     if "handle_unknown" in params:
         updates["handle_unknown"] = handle_unknown
     return est.set_params(**updates)
+
+
+def _method_arg(text: str) -> str:
+    """An argparse type: a method name of the command line, case-insensitive, refused with
+    a "did you mean" for a near miss."""
+    from ._method_names import METHOD_NAMES, resolve_name, unknown_message
+
+    try:
+        return resolve_name(text, sorted(METHOD_NAMES))
+    except CatEmbedError:
+        message = unknown_message(text, sorted(METHOD_NAMES))
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r}; "
+                                         + message.split("; ", 1)[1]) from None
 
 
 def _check_cost(est: Any, chunk: Any, categorical: list[str], n_rows: int | None) -> None:
@@ -187,8 +197,8 @@ def register(sub: Any) -> None:
                    help="folder to find a data set named by name in (default: $CATEMBED_DATA, "
                    "then $CATEMBED_SHARED/datasets, then the bundled sets), as evaluate and "
                    "report")
-    p.add_argument("--method", default="cde", choices=sorted(METHOD_NAMES),
-                   help="embedding method (default: cde)")
+    p.add_argument("--method", default="cde", choices=sorted(METHOD_NAMES), type=_method_arg,
+                   help="embedding method, in any case (default: cde)")
     p.add_argument("--target", metavar="COL",
                    help="class column: kept out of the fit, copied to the output (default: a "
                    "data-set folder's target)")

@@ -219,11 +219,13 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     from .metrics import fci, vci
     from .stats import compute_statistics
 
-    if method not in METHODS:
-        raise CatEmbedError(f"unknown method {method!r}; choose from "
-                            f"{', '.join(sorted(METHODS))} (--method).")
+    from ._method_names import resolve_name
+    from .evaluation.methods import get_method
+
+    method = resolve_name(method, sorted(METHODS), suffix=" (--method)")
     X = as_frame(X)
-    methods = list(DEFAULT_METHODS.split(",") if methods is None else methods)
+    methods = [get_method(m).name
+               for m in (DEFAULT_METHODS.split(",") if methods is None else methods)]
     if y is None:
         methods = []
     steps = ["statistics", "embedding", "clustering", "value map", "object map", "profiles"]

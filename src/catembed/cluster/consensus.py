@@ -45,6 +45,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import CatEmbedWarning
+from .._method_names import resolve_name
 from .._numeric import apply_numeric, fit_numeric, is_numeric
 from .._params import check_int, check_option, check_random_state_param, is_real
 from .._threads import one_thread
@@ -86,11 +87,8 @@ _MEMBER_CLASSES = {
 }
 
 
-def _member_class(name: str) -> type:
-    if name not in _MEMBER_CLASSES:
-        raise CatEmbedError(
-            f"unknown consensus member {name!r}; choose from {', '.join(_MEMBER_CLASSES)}."
-        )
+def _member_class(name: str) -> type:  # names case-insensitive, "did you mean" for a near miss
+    name = resolve_name(name, _MEMBER_CLASSES, what="consensus member")
     return getattr(importlib.import_module("catembed"), _MEMBER_CLASSES[name])
 
 
@@ -198,7 +196,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                 isinstance(m, str) for m in members):
             raise CatEmbedError("members must be a method name or a list of method names; "
                                 f"got {self.members!r}.")
-        names = list(members)
+        names = [resolve_name(n, _MEMBER_CLASSES, what="consensus member") for n in members]
         if not names:
             raise CatEmbedError("members is empty; name at least one method.")
         for n in names:

@@ -312,8 +312,9 @@ def mixed_embedder(method: str = "cde", *, random_state: Any = None,
     """
     from ..embed.registry import METHODS
 
-    if method not in METHODS:
-        raise CatEmbedError(f"unknown embedder {method!r}; choose from {', '.join(METHODS)}.")
+    from .._method_names import resolve_name
+
+    method = resolve_name(method, METHODS, what="embedder")
     est = METHODS[method](**params)
     own = est.get_params()
     if "numeric" not in own:

@@ -66,8 +66,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     methods = split_list(args.methods)
     if not methods:
         raise _error("--methods is empty: name at least one method, e.g. --methods cde.")
-    for m in methods:
-        get_method(m)  # unknown names are a user error, before any work
+    # unknown names are a user error, before any work; names are case-insensitive
+    methods = [get_method(m).name for m in methods]
     if args.runs < 1:
         raise _error(f"--runs must be at least 1; got {args.runs}.")
     check_seed(args.seed, args.runs)

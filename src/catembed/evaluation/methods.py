@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._method_names import resolve_name
 from .._validation import CatEmbedError
 
 __all__ = ["EvalMethod", "MethodUnavailable", "get_method", "method_names", "register_method"]
@@ -136,13 +137,11 @@ def register_method(
 
 
 def get_method(name: str) -> EvalMethod:
-    """The registry entry for ``name`` (a :class:`CatEmbedError` naming the known ones if
-    none)."""
-    if name not in _REGISTRY:
-        raise CatEmbedError(
-            f"unknown method {name!r}; choose from {', '.join(method_names())}."
-        )
-    return _REGISTRY[name]
+    """The registry entry for ``name``, matched case-insensitively (a :class:`CatEmbedError`
+    naming the known ones, and the nearest for a near miss, if none)."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    return _REGISTRY[resolve_name(name, method_names())]
 
 
 def method_names(*, available_only: bool = False) -> list[str]:
