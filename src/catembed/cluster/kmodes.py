@@ -289,8 +289,8 @@ default="cao"
 
     def __init__(
         self,
-        *,
         n_clusters: int = 8,
+        *,
         metric: str = "hamming",
         init: Any = "cao",
         n_init: int = 1,

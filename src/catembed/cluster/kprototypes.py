@@ -95,8 +95,8 @@ class KPrototypes(_Base):
 
     def __init__(
         self,
-        *,
         n_clusters: int = 8,
+        *,
         gamma: float | None = None,
         metric: str = "hamming",
         init: Any = "cao",

@@ -110,7 +110,7 @@ def _check_clusters(n_clusters: Any, n_samples: int) -> None:
 
 
 class _KMeansBaseline(ClusterMixin, BaseEstimator):
-    def __init__(self, *, n_clusters: int = 8, n_init: Any = "auto",
+    def __init__(self, n_clusters: int = 8, *, n_init: Any = "auto",
                  random_state: Any = None, categorical_features: Any = "auto") -> None:
         self.n_clusters = n_clusters
         self.n_init = n_init
@@ -226,7 +226,7 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
     gower_ : GowerDistance
     """
 
-    def __init__(self, *, n_clusters: int = 2, linkage: str = "average",
+    def __init__(self, n_clusters: int = 2, *, linkage: str = "average",
                  max_rows: int = 20000, categorical_features: Any = "auto") -> None:
         self.n_clusters = n_clusters
         self.linkage = linkage

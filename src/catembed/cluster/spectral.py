@@ -168,7 +168,7 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
     distance_ : CategoricalDistance
     """
 
-    def __init__(self, *, n_clusters: int = 2, metric: str = "cos", graph: str = "auto",
+    def __init__(self, n_clusters: int = 2, *, metric: str = "cos", graph: str = "auto",
                  n_neighbors: int = 30, full_limit: int = 5000, init: str = "matlab",
                  random_state: Any = None, handle_missing: str = "category",
                  categorical_features: Any = "auto") -> None:
