@@ -20,6 +20,8 @@ __all__ = [
     "CatEmbedWarning",
     "ValidatedTable",
     "as_frame",
+    "is_frame",
+    "to_pandas",
     "missing_mask",
     "select_categorical",
     "sort_values",
@@ -46,13 +48,40 @@ def categorical_input_tags(tags: Any) -> Any:
     return tags
 
 
+def is_polars(X: Any) -> bool:
+    """``X`` is a polars DataFrame, LazyFrame or Series (told by its type's module, so that
+    polars, an optional dependency, is never imported here)."""
+    return type(X).__module__.split(".", 1)[0] == "polars"
+
+
+def is_frame(X: Any) -> bool:
+    """``X`` is a data frame with column labels: pandas', or a polars DataFrame/LazyFrame."""
+    return isinstance(X, pd.DataFrame) or (
+        is_polars(X) and type(X).__name__ in ("DataFrame", "LazyFrame"))
+
+
+def to_pandas(X: Any) -> Any:
+    """A polars table as the pandas one it holds (a LazyFrame collected first); any other
+    input as it is. Polars' own conversion (through Arrow, a dependency of catembed): text
+    columns become object columns, nulls ``None`` (``NaN`` in a float column), a
+    categorical column a pandas categorical, so every estimator sees the values it would
+    see in the same table read by pandas."""
+    if not is_polars(X):
+        return X
+    if type(X).__name__ == "LazyFrame":
+        X = X.collect()
+    return X.to_pandas()
+
+
 def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Return ``X`` as a DataFrame with unique string column names.
 
     NumPy arrays and lists get the names ``x0, x1, ...`` (or ``columns`` when given, as at
     transform time for an estimator fitted on a NumPy array). A pandas DataFrame is returned
-    as it is (no copy); a Series becomes a one-column frame.
+    as it is (no copy); a Series becomes a one-column frame; a polars DataFrame, LazyFrame
+    or Series becomes the pandas one (:func:`to_pandas`).
     """
+    X = to_pandas(X)
     if isinstance(X, pd.DataFrame):
         df = X
     elif isinstance(X, pd.Series):
@@ -150,7 +179,9 @@ class ValidatedTable:
 
 def has_string_names(X: Any) -> bool:
     """``X`` is a DataFrame whose column labels are all strings (scikit-learn's feature
-    names)."""
+    names); a polars frame's are (polars names its columns with strings)."""
+    if is_polars(X):
+        return is_frame(X)
     return isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns)
 
 
@@ -197,6 +228,7 @@ def validate_transform_input(
     the fit gave its columns, ``unnamed_names`` when it names all ``n_features_in`` of them
     (a frame with integer labels gave ``"0", "1", ...``), else those of an array (``x0,
     x1, ...``)."""
+    X = to_pandas(X)
     has_names = has_string_names(X)
     if has_names and fitted_names is None:
         warnings.warn(

@@ -213,14 +213,13 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     from tqdm.auto import tqdm
 
     from . import plot
+    from ._method_names import resolve_name
     from ._validation import CatEmbedError, as_frame
     from .cluster.embedding_labels import kmeans_labels
     from .embed.registry import METHODS
+    from .evaluation.methods import get_method
     from .metrics import fci, vci
     from .stats import compute_statistics
-
-    from ._method_names import resolve_name
-    from .evaluation.methods import get_method
 
     method = resolve_name(method, sorted(METHODS), suffix=" (--method)")
     X = as_frame(X)

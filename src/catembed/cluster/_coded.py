@@ -14,7 +14,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option
@@ -24,6 +23,7 @@ from .._validation import (
     CatEmbedWarning,
     as_frame,
     check_table,
+    has_string_names,
     user_stacklevel,
 )
 from ..stats import encode, factorize
@@ -71,8 +71,8 @@ def fit_codes(est: Any, X: Any) -> np.ndarray:
         raise CatEmbedError(f"n_samples={len(df)} should be >= n_clusters={est.n_clusters}; "
                             "use fewer clusters.")
     est.n_features_in_ = df.shape[1]
-    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
-        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+    if has_string_names(X):
+        est.feature_names_in_ = np.asarray(df.columns, dtype=object)
     elif hasattr(est, "feature_names_in_"):
         del est.feature_names_in_  # a refit on an array: no stale names
     est.feature_names_ = [str(c) for c in df.columns]

@@ -54,6 +54,7 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
+    has_string_names,
     select_categorical,
 )
 from ..metrics import ari_codes
@@ -245,7 +246,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         df = self._table(X, reset=True)
         cat, numeric = self._split_columns(df)
         self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        if has_string_names(X):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_

@@ -20,7 +20,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import check_int, check_option, check_param_types, check_random_state_param
-from .._validation import CatEmbedError, as_frame, categorical_input_tags, warnings_at_caller
+from .._validation import (
+    CatEmbedError,
+    as_frame,
+    categorical_input_tags,
+    has_string_names,
+    warnings_at_caller,
+)
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.tables import METRICS
 from ._kmodes_core import (
@@ -99,8 +105,8 @@ class _Base(ClusterMixin, BaseEstimator):
 
     def _set_input_names(self, X: Any, df: pd.DataFrame) -> None:
         self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        if has_string_names(X):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_  # a refit on an array: no stale names
 

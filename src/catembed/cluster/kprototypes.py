@@ -22,6 +22,7 @@ from .._validation import (
     _is_categorical_dtype,
     as_frame,
     categorical_input_tags,
+    is_frame,
     select_categorical,
     warnings_at_caller,
 )
@@ -247,7 +248,7 @@ class KPrototypes(_Base):
         names = getattr(self, "feature_names_in_", None)
         df = as_frame(X, columns=None if names is None else list(names))
         self._check_table(df, fit=False)
-        if names is not None and isinstance(X, pd.DataFrame) and list(df.columns) != list(
+        if names is not None and is_frame(X) and list(df.columns) != list(
                 names):
             raise CatEmbedError(
                 "The feature names should match those that were passed during fit: "
@@ -257,7 +258,7 @@ class KPrototypes(_Base):
         if names is None:  # fitted without names: the fitted columns, by position, but
             # a frame with the fit's integer labels by name (as the embedders read it)
             own = [str(c) for c in df.columns]
-            by_name = isinstance(X, pd.DataFrame) and sorted(own) == sorted(self._input_columns)
+            by_name = is_frame(X) and sorted(own) == sorted(self._input_columns)
             df = df.set_axis(own if by_name else self._input_columns, axis=1)
         numeric = self._numeric(df)
         if self.distance_ is None:

@@ -40,6 +40,7 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
+    is_frame,
     select_categorical,
 )
 from ..stats import encode, factorize
@@ -195,8 +196,10 @@ class LCA(ClusterMixin, BaseEstimator):
                 "are not; discretise them or pass categorical_features='all'."
             )
         self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame):
+        if is_frame(X):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_  # a refit on an array: no stale names
         self.feature_names_ = [str(c) for c in cat]
         codes = np.empty((len(df), len(cat)), dtype=np.int64)
         self.categories_ = []

@@ -25,7 +25,14 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 from .._numeric import check_finite_numbers, read_numbers
 from .._params import check_int, check_option, check_random_state_param
-from .._validation import CatEmbedError, as_frame, categorical_input_tags, select_categorical
+from .._validation import (
+    CatEmbedError,
+    as_frame,
+    categorical_input_tags,
+    has_string_names,
+    is_frame,
+    select_categorical,
+)
 from ..similarity.gower import GowerDistance
 
 __all__ = [
@@ -66,12 +73,12 @@ def _frame(est: Any, X: Any) -> pd.DataFrame:
     from .._validation import check_table
 
     df = as_frame(X)
-    if not isinstance(X, pd.DataFrame):
+    if not is_frame(X):
         df = df.infer_objects()
     check_table(est, df, reset=True)
     est.n_features_in_ = df.shape[1]
-    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
-        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+    if has_string_names(X):
+        est.feature_names_in_ = np.asarray(df.columns, dtype=object)
     elif hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
     return df
@@ -310,9 +317,8 @@ def mixed_embedder(method: str = "cde", *, random_state: Any = None,
     Categorical columns are found by dtype (``categorical_features="auto"``) and numeric
     columns follow the embedder's ``numeric`` policy (quantile bins by default).
     """
-    from ..embed.registry import METHODS
-
     from .._method_names import resolve_name
+    from ..embed.registry import METHODS
 
     method = resolve_name(method, METHODS, what="embedder")
     est = METHODS[method](**params)

@@ -112,8 +112,9 @@ def _frame(X: Any, columns: list[str] | None = None) -> pd.DataFrame:
     """``X`` as a DataFrame (:func:`catembed._validation.as_frame`: a 1-D or sparse input is
     refused). A list or an object array of numbers becomes numeric columns (as a
     DataFrame of them would be), so ``fit(X.tolist())`` reads the same table as ``fit(X)``."""
-    from .._validation import as_frame
+    from .._validation import as_frame, to_pandas
 
+    X = to_pandas(X)
     if isinstance(X, pd.DataFrame):
         return X
     df = as_frame(X, columns=columns)

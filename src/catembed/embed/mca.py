@@ -54,6 +54,7 @@ from .._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
+    is_frame,
     select_categorical,
     user_stacklevel,
     validate_transform_input,
@@ -324,8 +325,10 @@ class FAMD(TransformerMixin, BaseEstimator):
                    and not pd.api.types.is_bool_dtype(df[c])]
             cat = [c for c in df.columns if c not in set(num)]
         self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame):
+        if is_frame(X):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_  # a refit on an array: no stale names
         self.numeric_features_ = [str(c) for c in num]
         self.categorical_features_ = [str(c) for c in cat]
         if num:
