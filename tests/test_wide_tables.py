@@ -1,0 +1,186 @@
+"""Wide tables (issue 37 item 6, issue 40 item 5): no per-column or per-pair Python step on
+the counting path, and every joint path equal to the one-column-at-a-time one.
+
+Not timed: each test checks the result against the old path on small tables, and that the
+per-column / per-pair functions are not called once per column or per pair of columns.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import catembed._counting as counting
+import catembed._encoding as encoding
+import catembed._value_statistics as value_statistics
+from catembed import CDE, CatEmbedError
+from catembed.stats import compute_statistics
+
+
+def _table(n: int, seed: int, width: int = 10) -> pd.DataFrame:
+    """``width`` columns of each kind: text with missing values and empty strings, pandas
+    strings, integers, booleans, categoricals, mixed objects, floats, non-ASCII text."""
+    rng = np.random.default_rng(seed)
+    cols = {}
+    for j in range(8 * width):
+        kind = j % 8
+        if kind == 0:
+            v = rng.choice(np.array(["b", "a", "", "c", None, np.nan], dtype=object), n)
+        elif kind == 1:
+            v = pd.array(rng.choice(["x", "y", "zz", None], n), dtype="str")
+        elif kind == 2:
+            v = rng.integers(-3, 3 + j, n)
+        elif kind == 3:
+            v = rng.random(n) < 0.5
+        elif kind == 4:
+            v = pd.Categorical(rng.choice(["p", "q", "r", None], n),
+                               categories=["r", "q", "p", "s"])
+        elif kind == 5:
+            v = rng.choice(np.array([1, "1", 2.5, True, "a"], dtype=object), n)
+        elif kind == 6:
+            v = rng.choice([0.5, 1.0, np.nan], n)
+        else:
+            v = rng.choice(np.array(["é", "Z", "a", "ä", "aa"], dtype=object), n)
+        cols[f"c{j}"] = v
+    return pd.DataFrame(cols)
+
+
+def _same_categories(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and len(a) == len(b) and all(
+        type(x) is type(y) and (x == y or (x != x and y != y))
+        for x, y in zip(a.tolist(), b.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_factorize_frame_equals_one_column_at_a_time(seed):
+    df = _table(23 + seed, seed)
+    names = list(df.columns)
+    with mock.patch.object(encoding, "factorize", wraps=encoding.factorize) as one:
+        codes, cats = encoding.factorize_frame(df, names)
+    # text (3 kinds), integer and boolean columns are coded jointly; the others one by one
+    assert one.call_count == 3 * 10
+    assert codes.dtype == np.int32 and codes.flags.f_contiguous
+    for j, name in enumerate(names):
+        c, k = encoding.factorize(df[name])
+        assert np.array_equal(codes[:, j], c), name
+        assert _same_categories(cats[j], k), name
+
+
+def test_factorize_frame_first_error_as_one_by_one():
+    df = _table(20, 3)
+    with pytest.raises(CatEmbedError, match="column 'c0' has .* missing values"):
+        encoding.factorize_frame(df, list(df.columns), "error")
+    df["c2"] = [[1]] * len(df)  # an unhashable column before the first missing one
+    with pytest.raises(CatEmbedError, match="column 'c0' has"):
+        encoding.factorize_frame(df, list(df.columns), "error")
+    with pytest.raises(CatEmbedError, match="'c2' holds list values"):
+        encoding.factorize_frame(df, list(df.columns))
+    with pytest.raises(CatEmbedError, match="column 'nope' is not in the input"):
+        encoding.factorize_frame(df, ["c1", "nope", "c2"])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32])
+def test_encode_frame_equals_one_column_at_a_time(dtype):
+    fit, new = _table(25, 4), _table(31, 5)
+    names = list(fit.columns)
+    _, cats = encoding.factorize_frame(fit, names)
+    with mock.patch.object(encoding, "encode_column", wraps=encoding.encode_column) as one:
+        codes = encoding.encode_frame(new, names, cats, dtype=dtype)
+    assert one.call_count < len(names) - 20  # the text columns went together
+    assert codes.dtype == dtype
+    for j, name in enumerate(names):
+        assert np.array_equal(codes[:, j], encoding.encode_column(new[name], cats[j])), name
+    with pytest.raises(CatEmbedError, match="column 'c0' has .* handle_missing='error'"):
+        encoding.encode_frame(new, names, cats, "error")
+
+
+def _loop_only(codes, sizes, dense):
+    """Reference counts: the one-hot product computed in integers, assembled as the
+    per-pair path assembles them."""
+    n, m = codes.shape
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    onehot = np.zeros((n, int(offsets[-1])), dtype=np.int64)
+    onehot[np.arange(n)[:, None], codes + offsets[:-1]] = 1
+    full = onehot.T @ onehot
+    counts = onehot.sum(axis=0)
+    if dense:
+        return counts, full
+    r, c = np.nonzero(np.triu(full, k=1))
+    return counts, counting._assemble_sparse([r], [c], [full[r, c]], counts)
+
+
+@pytest.mark.parametrize("n, m, top", [(30, 120, 4), (7, 60, 9), (1, 20, 3), (40, 3, 5)])
+@pytest.mark.parametrize("dense", [True, False])
+def test_count_codes_wide_paths_equal_the_pair_counts(n, m, top, dense):
+    rng = np.random.default_rng(n * m)
+    sizes = rng.integers(1, top + 1, m)
+    codes = np.asfortranarray((rng.random((n, m)) * sizes).astype(np.int32))
+    with mock.patch.object(np, "bincount", wraps=np.bincount) as bc:
+        counts, cooc = counting.count_codes(codes, sizes, dense)
+    if m > 50:  # wide: no step per pair of columns
+        assert bc.call_count <= 2 * m + 1  # the pair loop: m (m - 1) / 2 + m
+    ref_counts, ref = _loop_only(codes, sizes, dense)
+    assert np.array_equal(counts, ref_counts) and counts.dtype == np.int64
+    if dense:
+        assert isinstance(cooc, np.ndarray) and cooc.dtype == np.int64
+        assert np.array_equal(cooc, ref)
+    else:
+        assert sp.issparse(cooc) and cooc.dtype == np.int64
+        for part in ("indptr", "indices", "data"):
+            assert np.array_equal(getattr(cooc, part), getattr(ref, part)), part
+            assert getattr(cooc, part).dtype == getattr(ref, part).dtype, part
+
+
+def test_count_codes_range_check_on_every_path():
+    for m in (2, 200):
+        codes = np.zeros((3, m), dtype=np.int32, order="F")
+        codes[1, -1] = 2
+        for dense in (True, False):
+            with pytest.raises(CatEmbedError, match="out of range"):
+                counting.count_codes(codes, np.full(m, 2), dense)
+            with pytest.raises(CatEmbedError, match="out of range"):
+                counting.count_codes(-codes, np.full(m, 2), dense)
+
+
+def test_sparse_counts_beyond_the_memory_limit_are_refused_before_counting(monkeypatch):
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1M")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.choice(["a", "b", "c", "d"], (30, 1200)).astype(object),
+                      columns=[f"c{j}" for j in range(1200)])
+    with mock.patch.object(counting, "_count_wide_sparse") as wide:
+        with pytest.raises(CatEmbedError, match="co-occurrences of 4[0-9]+ distinct values in "
+                                                "1200 columns would need about .* GiB"):
+            compute_statistics(df)
+    assert not wide.called
+
+
+def test_cde_on_a_wide_table_is_refused_after_a_joint_factorisation(monkeypatch):
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1G")
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.choice(["a", "b", "c", "d"], (30, 3000)).astype(object),
+                      columns=[f"c{j}" for j in range(3000)])
+    with mock.patch.object(encoding, "factorize", wraps=encoding.factorize) as one:
+        with pytest.raises(CatEmbedError, match="CDE on 1[0-9]+ distinct values in 3000 columns "
+                                                "would need about"):
+            CDE().fit(df)
+    assert one.call_count == 0
+
+
+@pytest.mark.parametrize("dense_limit", [4096, 50])
+def test_mutual_information_of_many_columns_in_one_pass(monkeypatch, dense_limit):
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame(rng.choice(["a", "b", "c"], (40, 30)).astype(object),
+                      columns=[f"c{j}" for j in range(30)])
+    df["c1"] = df["c0"]  # a pair with high information
+    stats = compute_statistics(df, dense_limit=dense_limit)
+    loop = stats.mutual_information()
+    stats._cache.clear()
+    monkeypatch.setattr(value_statistics, "_MI_LOOP_COLUMNS", 10)
+    joint = stats.mutual_information()
+    np.testing.assert_allclose(joint, loop, rtol=1e-12, atol=1e-15)
+    assert np.array_equal(joint, joint.T)
+    assert joint[0, 1] == pytest.approx(stats.entropy()[0])
