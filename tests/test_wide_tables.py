@@ -184,3 +184,26 @@ def test_mutual_information_of_many_columns_in_one_pass(monkeypatch, dense_limit
     np.testing.assert_allclose(joint, loop, rtol=1e-12, atol=1e-15)
     assert np.array_equal(joint, joint.T)
     assert joint[0, 1] == pytest.approx(stats.entropy()[0])
+
+
+def test_deep_decoder_loss_of_many_columns_by_column_size(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import catembed.deep._nets as nets
+
+    torch.manual_seed(0)
+    sizes = [3, 4, 3, 5, 4, 2, 3] * 3
+    decoder = nets.MixedDecoder(4, [6], 2, sizes)
+    z = torch.randn(9, 4, requires_grad=True)
+    nums = torch.randn(9, 2)
+    rng = np.random.default_rng(0)
+    targets = torch.as_tensor(np.stack([rng.integers(0, s + 1, 9) for s in sizes], axis=1))
+    targets[:, 4] = sizes[4]  # a column whose values were all unseen: no term
+    loop = decoder.loss(z, targets, nums)
+    (grad_loop,) = torch.autograd.grad(loop, z)
+    monkeypatch.setattr(nets, "WIDE_COLUMNS", 3)
+    with mock.patch.object(nets.F, "cross_entropy", wraps=nets.F.cross_entropy) as ce:
+        grouped = decoder.loss(z, targets, nums)
+    assert ce.call_count == len(set(sizes))  # one step per column size, not per column
+    (grad_grouped,) = torch.autograd.grad(grouped, z)
+    assert float(grouped) == pytest.approx(float(loop), rel=1e-6)
+    np.testing.assert_allclose(grad_grouped.numpy(), grad_loop.numpy(), atol=1e-7)
