@@ -207,3 +207,23 @@ def test_deep_decoder_loss_of_many_columns_by_column_size(monkeypatch):
     (grad_grouped,) = torch.autograd.grad(grouped, z)
     assert float(grouped) == pytest.approx(float(loop), rel=1e-6)
     np.testing.assert_allclose(grad_grouped.numpy(), grad_loop.numpy(), atol=1e-7)
+
+
+@pytest.mark.parametrize("dense_limit", [4096, 50])
+def test_output_pca_of_few_rows_and_many_values_by_lanczos(dense_limit):
+    from catembed import _projection
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.choice(["a", "b", "c", "d"], (12, 60)).astype(object),
+                      columns=[f"c{j}" for j in range(60)])
+    stats = compute_statistics(df, dense_limit=dense_limit)  # 12 rows, ~230 values
+    tables = [np.eye(len(c)) for c in stats.categories]
+    with mock.patch("scipy.linalg.eigh", side_effect=AssertionError), \
+            mock.patch.object(np.linalg, "eigh", side_effect=AssertionError):
+        comp, mean, var, rank = _projection.object_pca(stats, tables, 5)
+    with mock.patch.object(_projection, "_leading_axes", return_value=None):  # dense path
+        ref_comp, ref_mean, ref_var, _ = _projection.object_pca(stats, tables, 5)
+    assert rank == 5 and comp.shape == (stats.n_values, 5)
+    np.testing.assert_allclose(var, ref_var, rtol=1e-10)
+    np.testing.assert_allclose(comp, ref_comp, atol=1e-9)
+    assert np.array_equal(mean, ref_mean)
