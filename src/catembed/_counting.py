@@ -2,7 +2,9 @@
 
 :func:`count_codes` counts an ``n x m`` matrix of value codes with one ``bincount`` per pair of
 columns (blocks of rows, so memory stays bounded), into a dense ``l x l`` matrix while
-``l <= DENSE_LIMIT`` or a sparse CSR array of the pairs that occur. :func:`as_dense` and
+``l <= DENSE_LIMIT`` or a sparse CSR array of the pairs that occur; a wide table (many
+columns, few rows) is counted without a step per pair of columns, and sparse counts that
+cannot fit :func:`memory_limit` are refused before counting. :func:`as_dense` and
 :func:`remap_sparse` move counts onto the union of two tables' values when statistics merge.
 """
 
