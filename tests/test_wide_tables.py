@@ -70,6 +70,25 @@ def test_factorize_frame_equals_one_column_at_a_time(seed):
         assert _same_categories(cats[j], k), name
 
 
+def test_joint_text_path_with_pd_na_nat_and_all_missing_columns():
+    values = {
+        "none": [None] * 5, "empty": [""] * 5,
+        "string": pd.array([pd.NA, "a", "b", pd.NA, ""], dtype="string"),
+        "str": pd.array([np.nan, "a", "b", None, ""], dtype="str"),
+        "nat": np.array([pd.NaT, "x", float("nan"), "y", "x"], dtype=object),
+    }
+    df = pd.DataFrame({f"{k}{i}": v for i in range(2) for k, v in values.items()})
+    names = list(df.columns)
+    with mock.patch.object(encoding, "factorize", wraps=encoding.factorize) as one:
+        codes, cats = encoding.factorize_frame(df, names)
+    assert one.call_count == 0
+    coded = encoding.encode_frame(df, names, cats)
+    for j, name in enumerate(names):
+        c, k = encoding.factorize(df[name])
+        assert np.array_equal(codes[:, j], c) and _same_categories(cats[j], k), name
+        assert np.array_equal(coded[:, j], encoding.encode_column(df[name], cats[j])), name
+
+
 def test_factorize_frame_first_error_as_one_by_one():
     df = _table(20, 3)
     with pytest.raises(CatEmbedError, match="column 'c0' has .* missing values"):

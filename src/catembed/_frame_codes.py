@@ -71,10 +71,9 @@ def text_cells(df: pd.DataFrame, names: Sequence[str]) -> tuple[np.ndarray, np.n
     arrays = {name: col.to_numpy(dtype=object) for name, col in df.items() if name in wanted}
     cells = np.concatenate([arrays[name] for name in names]).astype(object, copy=False)
     missing = np.asarray(pd.isna(cells), dtype=bool)
-    with np.errstate(all="ignore"):
-        missing |= np.asarray(cells == "", dtype=bool)
     is_str = np.fromiter((type(v) is str for v in cells.tolist()), dtype=bool,
                          count=len(cells))
+    missing[is_str] |= cells[is_str] == ""  # compared as text only (pd.NA == "" is NA)
     ok = (is_str | missing).reshape(len(names), n).all(axis=1)
     return cells, missing, ok
 
