@@ -246,3 +246,20 @@ def test_output_pca_of_few_rows_and_many_values_by_lanczos(dense_limit):
     np.testing.assert_allclose(var, ref_var, rtol=1e-10)
     np.testing.assert_allclose(comp, ref_comp, atol=1e-9)
     assert np.array_equal(mean, ref_mean)
+
+
+def test_column_selection_reads_the_dtypes_once():
+    from catembed._numeric import select_columns
+    from catembed._validation import select_categorical
+
+    df = _table(6, 7, width=2)
+    expected = [c for c in df.columns if df[c].dtype == object or isinstance(
+        df[c].dtype, (pd.StringDtype, pd.CategoricalDtype)) or df[c].dtype == bool]
+    with mock.patch.object(pd.DataFrame, "__getitem__", side_effect=AssertionError):
+        cat, other = select_categorical(df)
+        assert select_categorical(df, list(df.columns)[::-1])[0] == list(df.columns)[::-1]
+    assert cat == expected and other == [c for c in df.columns if c not in expected]
+    with pytest.warns(Warning):  # integer columns dropped under the "drop" policy
+        assert select_columns(df, "auto", "drop", "CDE") == (cat, [])
+    counted, numeric = select_columns(df, "auto", "discretize", "CDE")
+    assert counted == list(df.columns) and numeric == other
