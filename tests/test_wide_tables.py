@@ -224,7 +224,7 @@ def test_deep_decoder_loss_of_many_columns_by_column_size(monkeypatch):
         grouped = decoder.loss(z, targets, nums)
     assert ce.call_count == len(set(sizes))  # one step per column size, not per column
     (grad_grouped,) = torch.autograd.grad(grouped, z)
-    assert float(grouped) == pytest.approx(float(loop), rel=1e-6)
+    assert grouped.item() == pytest.approx(loop.item(), rel=1e-6)
     np.testing.assert_allclose(grad_grouped.numpy(), grad_loop.numpy(), atol=1e-7)
 
 
