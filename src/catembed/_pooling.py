@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._counting import DENSE_LIMIT
+from ._counting import DENSE_LIMIT, memory_limit
 from ._encoding import pooled_encoding
 from ._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ._value_statistics import ValueStatistics
@@ -141,23 +141,6 @@ def _all_numbers(categories: np.ndarray) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-def memory_limit() -> float:
-    """Bytes a fit may plan to use: ``CATEMBED_MAX_MEMORY`` (e.g. ``8G``) or half the RAM."""
-    env = os.environ.get("CATEMBED_MAX_MEMORY", "").strip().upper()
-    if env:
-        scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(env[-1], 1)
-        try:
-            return float(env.rstrip("KMGTB") or "0") * scale
-        except ValueError:
-            raise CatEmbedError(
-                f"CATEMBED_MAX_MEMORY={env!r} is not a size such as 8G or 500M."
-            ) from None
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 8.0 * 2**30
 
 
 def check_matrix_memory(n_rows: int, n_cols: int, what: str, *, per_cell: float = 8.0) -> None:

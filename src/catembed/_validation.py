@@ -337,10 +337,13 @@ def select_categorical(
                 "categorical_features must be 'auto', 'all', a list of column names or "
                 f"indices, or a boolean mask; got {categorical_features!r}."
             )
-        cat = [c for c in cols if _is_categorical_dtype(df[c].dtype)]
+        # the dtypes at once, and sets for membership: a Series and a list scan per column
+        # took 9 s on 20,000 columns
+        cat = [c for c, dt in zip(cols, df.dtypes, strict=True) if _is_categorical_dtype(dt)]
         if not cat:
             return cols, []
-        return cat, [c for c in cols if c not in cat]
+        chosen = set(cat)
+        return cat, [c for c in cols if c not in chosen]
     sel = list(np.atleast_1d(np.asarray(categorical_features, dtype=object)))
     if sel and all(isinstance(s, (bool, np.bool_)) for s in sel):
         if len(sel) != len(cols):
@@ -350,12 +353,13 @@ def select_categorical(
         cat = [c for c, s in zip(cols, sel, strict=True) if s]
     else:
         cat = []
+        names = set(cols)
         for s in sel:
             if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
                 if not -len(cols) <= int(s) < len(cols):
                     raise CatEmbedError(f"categorical feature index {s} is out of range.")
                 cat.append(cols[int(s)])
-            elif str(s) in cols:
+            elif str(s) in names:
                 cat.append(str(s))
             else:
                 raise CatEmbedError(f"categorical feature {s!r} is not a column of the input.")
@@ -365,7 +369,8 @@ def select_categorical(
                 f"categorical_features names column(s) {', '.join(map(repr, twice))} more than "
                 "once (by index or by name); list each column once."
             )
-    return cat, [c for c in cols if c not in cat]
+    chosen = set(cat)
+    return cat, [c for c in cols if c not in chosen]
 
 
 def _sort_key(v: Any) -> tuple[int, Any]:

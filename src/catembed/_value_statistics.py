@@ -19,7 +19,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ._counting import DENSE_LIMIT, as_dense, count_codes, remap_sparse
-from ._encoding import INFREQUENT, _is_missing_value, _position, factorize, union_categories
+from ._encoding import (
+    INFREQUENT,
+    _is_missing_value,
+    _position,
+    factorize_frame,
+    union_categories,
+)
 from ._params import check_option
 from ._validation import CatEmbedError, as_frame
 
@@ -36,6 +42,32 @@ def require_statistics(stats: Any, owner: str) -> None:
             f"{owner} takes a catembed.stats.ValueStatistics (e.g. from compute_statistics); "
             f"got a {type(stats).__name__}. Give a table to fit(X) instead."
         )
+
+
+#: above this many columns, :meth:`ValueStatistics.mutual_information` sums every pair of
+#: columns in one pass over the co-occurrence counts rather than one step per pair (the
+#: same terms, summed in another order: equal up to rounding)
+_MI_LOOP_COLUMNS = 256
+
+
+def _pair_information(cooc: Any, p: np.ndarray, n: int, attribute_of: np.ndarray,
+                      m: int) -> np.ndarray:
+    """``I(fa; fb)`` for every pair of different columns (0 on the diagonal) in one pass:
+    each co-occurring pair of values ``u < v`` of two columns adds
+    ``p(u, v) log(p(u, v) / (p(u) p(v)))`` to its pair of columns (a weighted ``bincount``)."""
+    if sp.issparse(cooc):
+        upper = sp.coo_array(sp.triu(cooc, k=1))
+        u, v, c = upper.row, upper.col, upper.data
+    else:
+        u, v = np.nonzero(np.triu(cooc, k=1))
+        c = cooc[u, v]
+    a, b = attribute_of[u], attribute_of[v]
+    keep = (a != b) & (c > 0)
+    u, v, a, b = u[keep], v[keep], a[keep], b[keep]
+    pab = c[keep] / n
+    terms = pab * np.log(pab / (p[u] * p[v]))
+    mi = np.bincount(a * m + b, weights=terms, minlength=m * m).reshape(m, m)
+    return mi + mi.T
 
 
 @dataclass(eq=False)
@@ -241,18 +273,22 @@ class ValueStatistics:
             m = self.n_features
             n = max(self.n_rows, 1)
             p = self.probabilities()
-            offs = self.offsets
-            mi = np.zeros((m, m))
-            dense = None if sp.issparse(self.cooc) else self.cooc
-            for a in range(m):
-                for b in range(a + 1, m):
-                    ra, rb = slice(offs[a], offs[a + 1]), slice(offs[b], offs[b + 1])
-                    block = (self.cooc[ra][:, rb] if dense is None else dense[ra, rb])
-                    block = np.asarray(block.toarray() if sp.issparse(block) else block)
-                    pab = block / n
-                    outer = np.outer(p[ra], p[rb])
-                    nz = pab > 0
-                    mi[a, b] = mi[b, a] = float(np.sum(pab[nz] * np.log(pab[nz] / outer[nz])))
+            if m > _MI_LOOP_COLUMNS:
+                mi = _pair_information(self.cooc, p, n, self.attribute_of, m)
+            else:
+                mi = np.zeros((m, m))
+                offs = self.offsets
+                dense = None if sp.issparse(self.cooc) else self.cooc
+                for a in range(m):
+                    for b in range(a + 1, m):
+                        ra, rb = slice(offs[a], offs[a + 1]), slice(offs[b], offs[b + 1])
+                        block = (self.cooc[ra][:, rb] if dense is None else dense[ra, rb])
+                        block = np.asarray(block.toarray() if sp.issparse(block) else block)
+                        pab = block / n
+                        outer = np.outer(p[ra], p[rb])
+                        nz = pab > 0
+                        mi[a, b] = mi[b, a] = float(
+                            np.sum(pab[nz] * np.log(pab[nz] / outer[nz])))
             mi[np.diag_indices(m)] = self.entropy()
             self._cache["mi"] = np.maximum(mi, 0.0)
         return self._cache["mi"].copy()
@@ -402,13 +438,7 @@ def count_table(
     ``on_codes(codes, categories)`` receives the factorisation (``fit_transform`` reuses
     it rather than factorise the table a second time)."""
     names = list(df.columns) if columns is None else [str(c) for c in columns]
-    codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")  # column by column
-    cats = []
-    for j, name in enumerate(names):
-        if name not in df.columns:
-            raise CatEmbedError(f"column {name!r} is not in the input.")
-        codes[:, j], c = factorize(df[name], handle_missing)
-        cats.append(c)
+    codes, cats = factorize_frame(df, names, handle_missing)  # Fortran order: by column
     if before_count is not None:
         before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
     if on_codes is not None:

@@ -38,7 +38,14 @@ import numpy as np
 import pandas as pd
 
 from ._counting import DENSE_LIMIT
-from ._encoding import INFREQUENT, encode, encode_column, encode_frame, factorize
+from ._encoding import (
+    INFREQUENT,
+    encode,
+    encode_column,
+    encode_frame,
+    factorize,
+    factorize_frame,
+)
 from ._params import check_option
 from ._validation import CatEmbedError, as_frame, is_dask_collection
 from ._value_statistics import ValueStatistics, count_table
@@ -54,6 +61,7 @@ __all__ = [
     "encode_column",
     "encode_frame",
     "factorize",
+    "factorize_frame",
     "statistics_from_iterable",
 ]
 

@@ -26,7 +26,7 @@ from .._validation import (
     has_string_names,
     user_stacklevel,
 )
-from ..stats import encode, factorize
+from ..stats import encode, factorize_frame
 
 __all__ = ["check_common", "check_cost", "fit_codes", "predict_codes"]
 
@@ -76,12 +76,8 @@ def fit_codes(est: Any, X: Any) -> np.ndarray:
     elif hasattr(est, "feature_names_in_"):
         del est.feature_names_in_  # a refit on an array: no stale names
     est.feature_names_ = [str(c) for c in df.columns]
-    codes = np.empty((len(df), df.shape[1]), dtype=np.int64)
-    est.categories_ = []
-    for j, c in enumerate(df.columns):
-        codes[:, j], cats = factorize(df[c], est.handle_missing)
-        est.categories_.append(cats)
-    return codes
+    codes, est.categories_ = factorize_frame(df, list(df.columns), est.handle_missing)
+    return codes.astype(np.int64, order="C")
 
 
 def predict_codes(est: Any, X: Any) -> np.ndarray:

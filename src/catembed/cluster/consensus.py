@@ -58,7 +58,7 @@ from .._validation import (
     select_categorical,
 )
 from ..metrics import ari_codes
-from ..stats import ValueStatistics, encode, factorize
+from ..stats import ValueStatistics, encode, factorize_frame
 from . import _consensus_state as _state
 from ._auto_k import lca_bic_table, parse_k_range
 from ._consensus_runs import (
@@ -261,11 +261,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         ks = parse_k_range(self.n_clusters, len(df))
         k = 1 if ks is not None else int(self.n_clusters)
         # one pass: factorise, count
-        codes = np.empty((len(df), len(cat)), dtype=np.int32)
-        cats = []
-        for j, c in enumerate(cat):
-            codes[:, j], cj = factorize(df[c], self.handle_missing)
-            cats.append(cj)
+        codes, cats = factorize_frame(df, cat, self.handle_missing)
+        codes = np.ascontiguousarray(codes)  # row-major, as before
         n_distinct = len(np.unique(codes, axis=0)) if len(df) <= 100000 else len(df)
         if n_distinct < k:
             raise CatEmbedError(

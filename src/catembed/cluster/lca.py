@@ -43,7 +43,7 @@ from .._validation import (
     is_frame,
     select_categorical,
 )
-from ..stats import encode, factorize
+from ..stats import encode, factorize_frame
 
 __all__ = ["LCA", "lca_labels"]
 
@@ -201,11 +201,8 @@ class LCA(ClusterMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_  # a refit on an array: no stale names
         self.feature_names_ = [str(c) for c in cat]
-        codes = np.empty((len(df), len(cat)), dtype=np.int64)
-        self.categories_ = []
-        for j, c in enumerate(cat):
-            codes[:, j], cats = factorize(df[c], self.handle_missing)
-            self.categories_.append(cats)
+        codes, self.categories_ = factorize_frame(df, cat, self.handle_missing)
+        codes = codes.astype(np.int64, order="C")
         self._offsets = np.concatenate([[0], np.cumsum([len(c) for c in self.categories_])]
                                        ).astype(np.int64)
         uniq, inverse, counts = np.unique(codes, axis=0, return_inverse=True,

@@ -31,7 +31,7 @@ import pandas as pd
 from .._encoding import _position
 from .._numeric import check_finite_numbers
 from .._validation import CatEmbedError
-from ..stats import ValueStatistics, compute_statistics, encode, factorize
+from ..stats import ValueStatistics, compute_statistics, encode, factorize_frame
 
 #: rows read, encoded or passed through a network at a time
 CHUNK = 8192
@@ -390,7 +390,7 @@ def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[s
                        ) -> tuple[MixedEncoding, np.ndarray, np.ndarray | CodedNumbers]:
     """:func:`fit_encoding` and :func:`encode_compact` of ``df`` with one factorisation.
 
-    Every chunk of ``8 * CHUNK`` rows is factorised once (:func:`catembed.stats.factorize`,
+    Every chunk of ``8 * CHUNK`` rows is factorised once (:func:`catembed.stats.factorize_frame`,
     as :meth:`ValueStatistics.from_frame`), counted and merged into the running statistics
     exactly as :func:`catembed.stats.compute_statistics` merges chunks, and its local codes
     are kept in the narrowest type; at the end each chunk's codes are mapped to the merged
@@ -407,11 +407,8 @@ def fit_encode_compact(df: pd.DataFrame, categorical: list[str], numeric: list[s
     for start in range(0, n, step):
         part = df.iloc[start:start + step]
         if m_cat:
-            local = np.empty((len(part), m_cat), dtype=np.int32)
-            cats = []
-            for j, name in enumerate(categorical):
-                local[:, j], c = factorize(part[name])
-                cats.append(c)
+            local, cats = factorize_frame(part, categorical)
+            local = np.ascontiguousarray(local)
             st = ValueStatistics.from_codes(local, cats, categorical)
             stats = st if stats is None else stats.merge(st)
             parts.append((_narrow(local, max(map(len, cats))), cats))

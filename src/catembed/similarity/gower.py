@@ -24,7 +24,7 @@ from .._numeric import check_finite_numbers
 from .._params import check_int, check_param_types
 from .._pooling import check_matrix_memory
 from .._validation import CatEmbedError, as_frame, missing_mask, select_categorical
-from ..stats import encode_column, factorize
+from ..stats import encode_column, factorize_frame
 
 __all__ = ["GowerDistance", "gower_distances"]
 
@@ -73,7 +73,7 @@ class GowerDistance(BaseEstimator):
         self.feature_names_in_ = np.asarray(df.columns, dtype=object)
         self.categorical_features_ = cat
         self.numeric_features_ = num
-        self.categories_ = [factorize(df[c], "category")[1] for c in cat]
+        self.categories_ = factorize_frame(df, cat, "category")[1]
         vals = self._numeric(df, "fit")
         with np.errstate(invalid="ignore"):
             lo = np.nanmin(vals, axis=0) if len(num) else np.zeros(0)
