@@ -7,12 +7,20 @@ coded table (numbers already in bins):
 ``BIC(K) = -2 log L_K + p_K log n``, ``p_K = (K - 1) + K sum_j (l_j - 1)``
 
 (Schwarz 1978; the criterion stepmix and poLCA report for LCA). ``K = 1`` is the
-independence model, whose log-likelihood is closed-form, ``sum_j sum_v n_v log(n_v / n)``:
-a table whose columns are independent is best described by it, and the answer is then
-"no clear groups" (k = 1). The rule was chosen on planted and structureless tables and the
-shared data sets (``benchmarks/auto_k_design.py``, ``docs/consensus.md``). Each LCA fit
-takes ``n_init`` starts of at most 300 EM steps (tolerance 1e-6 on the mean log-likelihood
-per row): enough to rank the k, cheaper than a full fit.
+independence model, whose log-likelihood is closed-form, ``sum_j sum_v n_v log(n_v / n)``.
+
+"No clear groups" (k = 1) is decided apart from the BIC, by a permutation test of the
+columns' dependence: the total mutual information of all pairs of columns against the
+same total on :data:`N_PERMUTATIONS` copies of the table whose columns are shuffled
+independently (which keeps every column's values and destroys every dependence). Groups
+make columns dependent; a table whose dependence is within :data:`DEPENDENCE_Z` null
+standard deviations of the shuffled copies' has no clear groups, whatever the BIC says,
+and one that is clearly dependent gets the best k >= 2 even where BIC's penalty (``p_K log
+n``, large for a small table with many values) prefers k = 1. The rule was chosen on
+planted and structureless tables and the shared data sets
+(``benchmarks/auto_k_design.py``, ``docs/consensus.md``). Each LCA fit takes ``n_init``
+starts of at most 300 EM steps (tolerance 1e-6 on the mean log-likelihood per row):
+enough to rank the k, cheaper than a full fit.
 """
 
 from __future__ import annotations
@@ -26,10 +34,14 @@ import pandas as pd
 from .._params import check_int
 from .._validation import CatEmbedError
 
-__all__ = ["parse_k_range", "lca_bic_table"]
+__all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
 
 #: the range tried by ``n_clusters="auto"``: 1 (no clear groups) to this
 AUTO_K_MAX = 10
+#: column-shuffled copies of the table for the dependence test
+N_PERMUTATIONS = 8
+#: dependence below this many null standard deviations: no clear groups
+DEPENDENCE_Z = 4.0
 
 
 def parse_k_range(value: Any, n_distinct: int) -> list[int] | None:
@@ -92,3 +104,56 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
         rows.append({"k": k, "log_likelihood": ll, "n_parameters": p,
                      "bic": -2.0 * ll + p * np.log(m)})
     return pd.DataFrame(rows).set_index("k")
+
+
+def _compact(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    out = np.empty(codes.shape, dtype=np.int32)
+    cats = []
+    for j in range(codes.shape[1]):
+        u, out[:, j] = np.unique(codes[:, j], return_inverse=True)
+        cats.append(u)
+    return out, cats
+
+
+def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
+    from ..stats import ValueStatistics
+
+    names = [f"c{j}" for j in range(codes.shape[1])]
+    mi = ValueStatistics.from_codes(codes, cats, names).mutual_information()
+    return float(np.triu(np.asarray(mi), 1).sum())
+
+
+def dependence_z(codes: np.ndarray, rs: np.random.RandomState, sample_size: int = 5000,
+                 n_permutations: int = N_PERMUTATIONS, max_columns: int = 200) -> float:
+    """How many null standard deviations the total pairwise mutual information of the
+    columns lies above its value on column-shuffled copies (at most ``sample_size`` rows
+    and ``max_columns`` columns, drawn at random). ``inf`` when the copies all agree."""
+    n, m = codes.shape
+    if m < 2:
+        return 0.0
+    if n > sample_size:
+        codes = codes[np.sort(rs.choice(n, size=sample_size, replace=False))]
+    if m > max_columns:
+        codes = codes[:, np.sort(rs.choice(m, size=max_columns, replace=False))]
+    codes, cats = _compact(codes)
+    observed = _total_mi(codes, cats)
+    null = []
+    for _ in range(int(n_permutations)):
+        shuffled = np.column_stack([codes[rs.permutation(len(codes)), j]
+                                    for j in range(codes.shape[1])])
+        null.append(_total_mi(shuffled, cats))
+    sd = float(np.std(null, ddof=1))
+    gap = observed - float(np.mean(null))
+    if sd <= 0:
+        return float("inf") if gap > 0 else 0.0
+    return gap / sd
+
+
+def choose_k(scores: pd.DataFrame, z: float) -> int:
+    """The k of ``scores`` (:func:`lca_bic_table`) with the lowest BIC among k >= 2 when
+    the columns are dependent (``z >= DEPENDENCE_Z``), else 1 when 1 is in the range."""
+    ks = list(scores.index)
+    if z < DEPENDENCE_Z and 1 in ks:
+        return 1
+    many = scores.loc[[k for k in ks if k >= 2]] if any(k >= 2 for k in ks) else scores
+    return int(many["bic"].idxmin())

@@ -60,7 +60,7 @@ from .._validation import (
 from ..metrics import ari_codes
 from ..stats import ValueStatistics, encode, factorize_frame
 from . import _consensus_state as _state
-from ._auto_k import lca_bic_table, parse_k_range
+from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
 from ._consensus_runs import (
     WEIGHT_RULES,
     _gather,
@@ -277,7 +277,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if ks is not None:  # k chosen without labels: the latent class model's BIC per k
             ks = [c for c in ks if c <= n_distinct]
             self.k_scores_ = lca_bic_table(codes, ks, rs)
-            k = int(self.k_scores_["bic"].idxmin())
+            self.dependence_z_ = dependence_z(codes, rs)
+            k = choose_k(self.k_scores_, self.dependence_z_)
             check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         elif hasattr(self, "k_scores_"):
             del self.k_scores_
@@ -311,9 +312,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self._combine(runs_all, rs)
         diagnose(self, codes, runs_all, rs)
         if k == 1 and ks is not None:
-            warnings.warn("no clear groups: the latent class model's BIC is lowest for one "
-                          "class (the columns' values are as good as independent); every row "
-                          "is in cluster 0. See k_scores_.", CatEmbedWarning, stacklevel=3)
+            warnings.warn(f"no clear groups: the columns are as good as independent (their "
+                          f"dependence is {self.dependence_z_:.1f} null standard deviations "
+                          "above column-shuffled copies'); every row is in cluster 0. See "
+                          "dependence_z_ and k_scores_.", CatEmbedWarning, stacklevel=3)
         attach_profiles(self, df_in, self.labels_)
         return self
 
