@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ._files import read_text_file
+from ._pathtext import path_text
 from ._text import plot_text
 from .profiles import cluster_profiles
 from .report_html import render_html
@@ -426,7 +427,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")
     write_report(data, out)
     if not args.quiet:
-        print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote {out} "
+        print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote "
+              f"{path_text(out)} "
               f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 
