@@ -26,6 +26,7 @@ import warnings
 from typing import Any
 
 from ._errors import CatEmbedError
+from ._pathtext import path_text
 from ._version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -80,7 +81,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
 
 def _showwarning(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None,
                  line: Any = None) -> None:
-    text = str(message).strip().replace("\n", " ")
+    text = path_text(str(message).strip().replace("\n", " "))
     print(f"catembed: warning: {text}", file=sys.stderr)
 
 
@@ -160,24 +161,26 @@ def _main(argv: list[str]) -> int:
 
 
 def _report(exc: Exception, debug: bool) -> int:
-    """The one line for an exception, and the exit status: 2 for input, 1 for a bug."""
+    """The one line for an exception, and the exit status: 2 for input, 1 for a bug. A file
+    name that is not UTF-8 is shown as ``\\xNN`` (:func:`~catembed._pathtext.path_text`)."""
     if isinstance(exc, CatEmbedError):
-        print(f"catembed: error: {exc}", file=sys.stderr)
+        print(f"catembed: error: {path_text(exc)}", file=sys.stderr)
         return 2
     if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
-        print(f"catembed: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+        print(f"catembed: error: {path_text(exc.strerror or exc)}: {path_text(exc.filename)}",
+              file=sys.stderr)
         return 2
     if isinstance(exc, MemoryError):
         print("catembed: error: out of memory; embed fewer rows or columns, stream with "
               "--chunksize, or leave out many-valued columns with --drop.", file=sys.stderr)
         return 2
     if isinstance(exc, OSError) and exc.errno is not None:
-        print(f"catembed: error: {exc.strerror or exc}"
-              + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        print(f"catembed: error: {path_text(exc.strerror or exc)}"
+              + (f": {path_text(exc.filename)}" if exc.filename else ""), file=sys.stderr)
         return 2
     if debug:
         raise exc
-    print(f"catembed: internal error: {type(exc).__name__}: {exc} "
+    print(f"catembed: internal error: {type(exc).__name__}: {path_text(exc)} "
           "(rerun with --debug for the traceback)", file=sys.stderr)
     return 1
 

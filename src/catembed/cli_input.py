@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CatEmbedError
+from ._pathtext import path_text
 from .datasets import InputSpec, resolve_input, split_list
 
 __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
@@ -22,7 +23,7 @@ __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles"
 
 
 def _note(text: str) -> None:
-    print(f"catembed: note: {text}", file=sys.stderr)
+    print(f"catembed: note: {path_text(text)}", file=sys.stderr)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CatEmbedError
+from ._pathtext import path_text
 from .cli_input import (
     _note,
     check_outputs,
@@ -201,7 +202,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         stream = sys.stdout if args.output else sys.stderr
         k = int(model.n_clusters_)
         sizes = ", ".join(str(int((labels == c).sum())) for c in range(k))
-        wrote = [f for f in (args.output, args.profiles) if f]
+        wrote = [path_text(f) for f in (args.output, args.profiles) if f]
         lines = [f"catembed cluster: consensus of {len(model.members_)} members on "
                  f"{spec.name}: {len(labels)} rows, {len(features)} attributes -> "
                  f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); "

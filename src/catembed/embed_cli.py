@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from ._errors import CatEmbedError
+from ._pathtext import path_text
 from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolve_input
 
 __all__ = ["register"]
@@ -175,8 +176,8 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             + (f" ({dropped} single-valued dropped)" if dropped else "")
             + f", {stats.n_values} values -> {width} dimensions{per}; "
             f"fit {t_fit:.2f} s, total {elapsed:.2f} s"
-            + (f"; wrote {args.output}" if args.output else "")
-            + (f"; model saved to {args.save_model}" if args.save_model else ""),
+            + (f"; wrote {path_text(args.output)}" if args.output else "")
+            + (f"; model saved to {path_text(args.save_model)}" if args.save_model else ""),
             file=stream,
         )
     return 0

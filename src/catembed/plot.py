@@ -43,7 +43,8 @@ def _axes(ax: Any, size: tuple[float, float] = (7.0, 6.0)) -> Any:
 
 
 def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool = True,
-           max_labels: int = 40, zoom: bool = True, title: str | None = None) -> Any:
+           max_labels: int = 40, zoom: bool = True, title: str | None = None,
+           max_points: int | None = 2000) -> Any:
     """The value map: every value of the fitted table as a point, the ones that carry the
     map's structure labelled.
 
@@ -73,13 +74,21 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         are drawn at the edge as triangles pointing towards them, and labelled.
     title : str, optional
         Drawn as written (no mathtext).
+    max_points : int or None, default=2000
+        Draw at most this many values: the most frequent ones (the map is projected from
+        all of them, and the x-axis label says how many are drawn). The lines to the nearest
+        value cost the square of the values drawn: a 50,000-value column would need a
+        50,000 x 50,000 distance matrix. None: every value.
 
     Returns
     -------
     matplotlib Axes
         Colour: the value's column (legend beside the axes).
     """
+    from ._params import check_int
     from .map2d import place_labels, robust_limits
+
+    check_int("max_points", max_points, allow_none=True)
 
     ax = _axes(ax, (9.0, 6.5))
     coords = model.value_coordinates_
@@ -88,6 +97,11 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     data = coords.to_numpy()
     counts = np.asarray(model.stats_.counts, dtype=np.float64)
     xy = value_map_xy(data, counts, method)
+    n_values = len(xy)
+    if max_points is not None and n_values > max_points:  # the most frequent, in order
+        keep = np.sort(np.argsort(-counts, kind="stable")[:max_points])
+        attrs, vals, data, counts, xy = (attrs[keep], vals[keep], data[keep], counts[keep],
+                                         xy[keep])
     names = list(dict.fromkeys(attrs))
     colours = dict(zip(names, palette(len(names)), strict=True))
     if zoom:
@@ -130,7 +144,9 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
                            f"({method.upper()}); lines: nearest value of another attribute"),
                  fontsize=9)
     ax.set_xlabel(plot_text(f"{method.upper()} 1"
-                            + ("  (zoomed on the bulk)" if outside.any() else "")))
+                            + ("  (zoomed on the bulk)" if outside.any() else "")
+                            + (f"  (the {len(xy):,} most frequent of {n_values:,} values)"
+                               if len(xy) < n_values else "")))
     ax.set_ylabel(plot_text(f"{method.upper()} 2"))
     ncol = 1 if len(handles) <= 18 else 2 if len(handles) <= 40 else 3
     ax.legend(handles=handles, fontsize=7 if len(handles) <= 18 else 6, loc="upper left",

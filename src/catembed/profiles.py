@@ -45,21 +45,53 @@ def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
     if labels.shape != (len(df),):
         raise CatEmbedError(f"clusters must have one label per row ({len(df)}); got shape "
                             f"{labels.shape}.")
+    # the clusters as codes 0..k-1 in sorted order (a missing label: -1, its row left out of
+    # the counts, as pandas' crosstab does)
+    lab_codes, lab_values = pd.factorize(labels, sort=True)
+    lab_values = pd.Index(lab_values)
+    k = len(lab_values)
+    counted = lab_codes >= 0
+    sizes = np.bincount(lab_codes[counted], minlength=k)
     rows = []
-    sizes = pd.Series(labels).value_counts()
+    first = None  # the first cell: an empty result keeps the dtypes a full table would give
     for col in df.columns:
         values = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
-        table = pd.crosstab(values.to_numpy(), labels)  # value x cluster counts
-        overall = table.sum(axis=1) / len(df)
-        share = table / sizes.reindex(table.columns).to_numpy()[None, :]
-        lift = share.div(overall, axis=0)
-        for c in table.columns:
-            for v in table.index:
-                rows.append((c, int(sizes[c]), str(col), v, float(share.at[v, c]),
-                             float(overall[v]), float(lift.at[v, c])))
-    out = pd.DataFrame(rows, columns=["cluster", "size", "attribute", "value", "in_cluster",
-                                      "overall", "lift"])
+        codes, uniques = pd.factorize(values.to_numpy(), sort=True)
+        # value x cluster counts: one bincount, linear in rows + values * clusters
+        table = np.bincount(codes[counted] * k + lab_codes[counted],
+                            minlength=len(uniques) * k).reshape(len(uniques), k)
+        seen = table.sum(axis=1)
+        keep = seen > 0  # values held only by rows without a cluster are not in the table
+        overall = seen / len(df)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = table / sizes[None, :]
+            lift = share / overall[:, None]
+        for j, c in enumerate(lab_values):
+            if first is None and keep.any():
+                v = int(np.argmax(keep))
+                first = (c, int(sizes[j]), str(col), uniques[v], float(share[v, j]),
+                         float(overall[v]), float(lift[v, j]))
+            for v in _top_cells(share[:, j], lift[:, j], keep, top, min_support):
+                rows.append((c, int(sizes[j]), str(col), uniques[v], float(share[v, j]),
+                             float(overall[v]), float(lift[v, j])))
+    names = ["cluster", "size", "attribute", "value", "in_cluster", "overall", "lift"]
+    out = (pd.DataFrame(rows, columns=names) if rows or first is None
+           else pd.DataFrame([first], columns=names).iloc[:0])
     out = out[out["in_cluster"] >= min_support]
     out = out.sort_values(["cluster", "lift", "in_cluster"], ascending=[True, False, False],
                           kind="stable")
     return out.groupby("cluster", sort=True).head(top).reset_index(drop=True)
+
+
+def _top_cells(share: Any, lift: Any, keep: Any, top: int, min_support: float) -> Any:
+    """The positions (ascending) of one cluster's values of one attribute that can be among
+    its ``top`` rows: shares of at least ``min_support``, the ``top`` largest lifts (ties: the
+    larger share, then the earlier value), as the table's sort ranks them; every candidate
+    when ``top`` is negative (``head`` then drops from the end)."""
+    import numpy as np
+
+    cand = np.flatnonzero(keep & (share >= min_support))
+    if top >= 0 and len(cand) > top:
+        order = np.lexsort((cand, -share[cand], -lift[cand]))
+        cand = np.sort(cand[order[:top]])
+    return cand

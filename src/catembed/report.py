@@ -8,7 +8,8 @@ as base64 PNG; the page itself is :mod:`catembed.report_html`) with
   factors FCI (Eq. 7) and, with a target, VCI (Eq. 8);
 * the value map (:func:`catembed.plot.values`): each value a point, coloured by attribute,
   a line to its nearest value of another attribute, and below it the interactive map of
-  every value (hover labels, wheel zoom);
+  every value (hover labels, wheel zoom); beyond :data:`MAP_VALUES` values, both show the
+  most frequent ones (a note says so);
 * the object map (:func:`catembed.plot.objects`, PCA or t-SNE as UNTIE's Fig. 9) coloured by
   k-means cluster and, with a target, by class;
 * cluster profiles (:func:`cluster_profiles`): each cluster's over-represented values with
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ._files import read_text_file
+from ._pathtext import path_text
 from ._text import plot_text
 from .profiles import cluster_profiles
 from .report_html import render_html
@@ -50,6 +52,11 @@ __all__ = ["ReportData", "build_report", "cluster_profiles", "consensus_summary"
            "render_html", "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
+
+#: the most values the value maps draw (the most frequent ones): the static map's lines to
+#: the nearest value cost the square of the values drawn, the interactive map one SVG
+#: element each
+MAP_VALUES = 2000
 
 
 @dataclass
@@ -153,8 +160,9 @@ def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _value_points(est: Any) -> dict[str, Any]:
-    """Every value's place on the value map, for the page's interactive view."""
+def _value_points(est: Any, max_points: int = MAP_VALUES) -> dict[str, Any]:
+    """Every value's place on the value map, for the page's interactive view (beyond
+    ``max_points`` values, the most frequent ones, as :func:`catembed.plot.values` draws)."""
     import matplotlib.colors as mcolors
     import numpy as np
 
@@ -164,12 +172,16 @@ def _value_points(est: Any) -> dict[str, Any]:
     attrs = coords.index.get_level_values(0).astype(str)
     counts = np.asarray(est.stats_.counts, dtype=np.float64)
     xy = value_map_xy(coords.to_numpy(), counts)
+    values = coords.index.get_level_values(1)
+    if len(xy) > max_points:
+        keep = np.sort(np.argsort(-counts, kind="stable")[:max_points])
+        attrs, values, counts, xy = attrs[keep], values[keep], counts[keep], xy[keep]
     columns = list(dict.fromkeys(attrs))
     pos = {c: i for i, c in enumerate(columns)}
     return {"x": [round(float(v), 5) for v in xy[:, 0]],
             "y": [round(float(v), 5) for v in xy[:, 1]],
             "column": [pos[a] for a in attrs],
-            "value": [str(v) for v in coords.index.get_level_values(1)],
+            "value": [str(v) for v in values],
             "count": [int(c) for c in counts], "columns": columns,
             "colours": [mcolors.to_hex(c) for c in palette(len(columns))],
             "lim": [[round(float(v), 5) for v in row] for row in robust_limits(xy)[0]]}
@@ -271,9 +283,13 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     done("clustering")
     data = ReportData(name, summary, timings=timings)
     fig, ax = plt.subplots(figsize=(8, 6.5))
-    plot.values(est, ax=ax)
+    plot.values(est, ax=ax, max_points=MAP_VALUES)
     data.figures["Value map"] = _png(fig)
-    data.value_points = _value_points(est)
+    data.value_points = _value_points(est, MAP_VALUES)
+    n_values = len(est.value_coordinates_)
+    if n_values > MAP_VALUES:
+        data.notes.append(f"The value maps show the {MAP_VALUES:,} most frequent of the "
+                          f"{n_values:,} values of the embedding.")
     done("value map")
     ncols = 2 if y is not None else 1
     fig, axes = plt.subplots(1, ncols, figsize=(6.5 * ncols, 5.5), squeeze=False)
@@ -411,7 +427,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")
     write_report(data, out)
     if not args.quiet:
-        print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote {out} "
+        print(f"catembed report: {name}: {len(X)} rows, {X.shape[1]} attributes; wrote "
+              f"{path_text(out)} "
               f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 

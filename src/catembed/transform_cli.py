@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+from ._pathtext import path_text
 from .cli_input import int_in
 
 __all__ = ["register"]
@@ -38,7 +39,7 @@ def _cmd_transform(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print(f"catembed transform: {rows} rows in {time.perf_counter() - t0:.2f} s"
-              + (f"; wrote {args.output}" if args.output else ""),
+              + (f"; wrote {path_text(args.output)}" if args.output else ""),
               file=sys.stdout if args.output else sys.stderr)
     return 0
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import CatEmbedError
 from .._files import read_text_file
+from .._pathtext import path_text
 
 if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
     import pandas as pd
@@ -288,7 +289,7 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
     # duplicate header names are refused as for any input table
     text = [c for c, k in kinds.items() if k != "numeric"] if kinds else columns
     frame = io.read_table(folder / "data.csv", text_columns=text)
-    data = Dataset(meta.get("name", folder.name), frame, meta, folder)
+    data = Dataset(meta.get("name", path_text(folder.name)), frame, meta, folder)
     return data if preset is None else apply_preset(data, preset)
 
 
@@ -450,7 +451,10 @@ def resolve_input(text: str) -> InputSpec:
             p.name == "data.csv" else {}
         if meta:
             check_meta_columns(p, meta)
-        return InputSpec(p, p.stem if p.name != "data.csv" else p.parent.name, meta)
+        # the name shown and written (report title, JSON, summary lines): a file name that
+        # is not UTF-8 as text (_pathtext)
+        return InputSpec(p, path_text(p.stem if p.name != "data.csv" else p.parent.name),
+                         meta)
     if p.is_dir() and not (p / "data.csv").exists():
         raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
     try:
@@ -462,7 +466,7 @@ def resolve_input(text: str) -> InputSpec:
     meta = read_meta(folder)
     if meta:
         check_meta_columns(folder / "data.csv", meta)
-    return InputSpec(folder / "data.csv", folder.name, meta)
+    return InputSpec(folder / "data.csv", path_text(folder.name), meta)
 
 
 def split_list(text: str | None) -> list[str]:

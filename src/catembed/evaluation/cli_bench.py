@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._pathtext import path_text
 from .cli_evaluate import evaluation_tasks
 from .inputs import _error, check_jobs, check_seed, data_roots, split_list
 
@@ -93,10 +94,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             p for p in data_roots(None) if "CATEMBED_SHARED" not in os.environ
             or p != Path(os.environ["CATEMBED_SHARED"]) / "datasets"]
         note = (f"missing data set(s) {', '.join(missing)}: searched "
-                f"{', '.join(str(p) for p in searched)}; give --data-dir DIR or set "
+                f"{', '.join(path_text(p) for p in searched)}; give --data-dir DIR or set "
                 "CATEMBED_DATA=DIR.")
         print(f"catembed: note: {note}", file=sys.stderr)
-        text += f"\nSearched: {', '.join(str(p) for p in searched)}.\n"
+        text += f"\nSearched: {', '.join(path_text(p) for p in searched)}.\n"
     if args.output:
         from ..io import write_text_atomic
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._params import MAX_SEED
+from .._pathtext import path_text
 from ..datasets import split_list
 
 __all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
@@ -136,7 +137,8 @@ def find_input(text: str, data_dir: str | None = None) -> str:
         if (root / text / "data.csv").exists():
             return str(root / text)
     raise _error(
-        f"no file or data set {text!r}: searched {', '.join(str(r) for r in roots)}. "
+        f"no file or data set '{path_text(text)}': searched "
+        f"{', '.join(path_text(r) for r in roots)}. "
         "Give a path, --data-dir DIR, or set CATEMBED_DATA=DIR."
     )
 

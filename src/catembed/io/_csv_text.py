@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CatEmbedError
-from ._paths import _compression, _sep, check_input_file
+from ._paths import _compression, _sep, arrow_file, check_input_file
 
 __all__ = ["CsvScan", "scan_csv"]
 
@@ -159,9 +159,13 @@ def _arrow_count(path: Path, n_raw: int, n: int) -> int | None:
         return "skip"
 
     names = [f"f{i}" for i in range(n_raw)]
+    source = arrow_file(path)  # a name that is not UTF-8: the file opened by its bytes
     try:
+        if not isinstance(source, str) and _compression(path):
+            source = pa.CompressedInputStream(source, _compression(path)[1:].replace(
+                "gz", "gzip"))  # a path's suffix is what tells pyarrow to decompress
         reader = pcsv.open_csv(
-            path,
+            source,
             read_options=pcsv.ReadOptions(column_names=names, skip_rows=1,
                                           block_size=1 << 22),
             parse_options=pcsv.ParseOptions(delimiter=_sep(path), newlines_in_values=True,
@@ -173,6 +177,9 @@ def _arrow_count(path: Path, n_raw: int, n: int) -> int | None:
         rows = sum(batch.num_rows for batch in reader)
     except Exception:  # noqa: BLE001 - any doubt: the exact scan decides
         return None
+    finally:
+        if not isinstance(source, str):
+            source.close()
     return None if ragged else rows + trailing
 
 

@@ -16,8 +16,10 @@ import secrets
 import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from .._files import MAX_TEXT_BYTES, check_input_file, read_text_file
+from .._pathtext import path_text
 from .._validation import CatEmbedError
 
 __all__ = ["MAX_TEXT_BYTES", "atomic_output", "check_input_file", "check_not_input",
@@ -125,6 +127,20 @@ def output_mode(path: str | os.PathLike) -> int:
         return 0o666 & ~umask
 
 
+def arrow_file(path: str | os.PathLike, mode: str = "rb") -> Any:
+    """``path`` as pyarrow takes it: the name itself, or, for a name that is not UTF-8 (valid
+    on POSIX; pyarrow encodes names as UTF-8 and raised ``UnicodeEncodeError``), the file
+    opened by its bytes (a ``pyarrow.OSFile`` in ``mode``, which the caller closes)."""
+    name = os.fspath(path)
+    try:
+        name.encode("utf-8")  # bytes: AttributeError
+    except (UnicodeEncodeError, AttributeError):
+        import pyarrow as pa
+
+        return pa.OSFile(os.fsencode(name), mode)
+    return name
+
+
 def _temp_name(path: Path) -> Path:
     """A free temporary name in ``path``'s folder (``.NAME.RANDOM.tmpSUFFIX``); not created."""
     return path.parent / f".{path.name}.{secrets.token_hex(5)}.tmp{path.suffix}"
@@ -175,8 +191,10 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_output`: nothing is left
-    behind on failure, and the file gets the permissions a plain write would give."""
+    behind on failure, and the file gets the permissions a plain write would give. A file
+    name that is not UTF-8 quoted in ``text`` is written as ``\\xNN``
+    (:func:`~catembed._pathtext.path_text`), not refused by the encoder."""
     target = Path(path)
     with atomic_output(target) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(path_text(text), encoding="utf-8")
     return target

@@ -26,7 +26,7 @@ from ._csv_text import (
     _short,
     scan_csv,
 )
-from ._paths import _sep, check_input_file, table_format
+from ._paths import _sep, arrow_file, check_input_file, table_format
 
 __all__ = ["batch_frame", "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
            "numeric_columns", "read_columns", "read_table", "unnamed_columns"]
@@ -37,7 +37,12 @@ def _parquet_schema(path: Path) -> Any:
 
     check_input_file(path)
     try:
-        return pq.read_schema(path)
+        source = arrow_file(path)
+        try:
+            return pq.read_schema(source)
+        finally:
+            if not isinstance(source, str):
+                source.close()
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
         raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
 
@@ -90,7 +95,12 @@ def count_rows(path: str | os.PathLike) -> int | None:
 
         check_input_file(path)
         try:
-            return int(pq.ParquetFile(path).metadata.num_rows)
+            source = arrow_file(path)
+            try:
+                return int(pq.ParquetFile(source).metadata.num_rows)
+            finally:
+                if not isinstance(source, str):
+                    source.close()
         except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
             raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
     return None
@@ -298,7 +308,8 @@ def _parquet_file(path: Path, columns: Sequence[str] | None) -> tuple[Any, list[
         ]
         # pre_buffer=False: with read-ahead buffering the reader's memory grows with the file
         # (50M rows x 8: 460 -> 780 MB); without it, it stays at one row group (about 300 MB).
-        pf = pq.ParquetFile(path, read_dictionary=string_cols, pre_buffer=False)
+        # a name that is not UTF-8: the file opened by its bytes, closed with the reader
+        pf = pq.ParquetFile(arrow_file(path), read_dictionary=string_cols, pre_buffer=False)
         if pf.metadata.num_rows == 0:
             raise CatEmbedError(f"{path} has no rows.")
     except CatEmbedError:

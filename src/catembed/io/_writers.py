@@ -15,6 +15,7 @@ from ._paths import (
     _reserve,
     _sep,
     _temp_name,
+    arrow_file,
     check_output_path,
     output_mode,
     table_format,
@@ -23,13 +24,15 @@ from ._paths import (
 __all__ = ["TableWriter"]
 
 
-def _created(tmp: Path) -> str:
+def _created(tmp: Path) -> Any:
     """``tmp`` (the empty file that reserved the name) removed, for the writer to create
     anew: on ext4 a file opened with truncation is flushed to disk when it is closed
-    (``auto_da_alloc``), which cost 0.38 s at close for a 1.28 GB output; a new file is not."""
+    (``auto_da_alloc``), which cost 0.38 s at close for a 1.28 GB output; a new file is not.
+    Returns what pyarrow's writers take (:func:`~._paths.arrow_file`: the name, or for a name
+    that is not UTF-8 the file created by its bytes)."""
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
-    return str(tmp)
+    return arrow_file(tmp, "wb")
 
 
 class TableWriter:
@@ -47,6 +50,7 @@ class TableWriter:
         self.index = index
         self._parquet_writer: Any = None
         self._csv_writer: Any = None
+        self._sink: Any = None  # the file pyarrow writes to, where catembed opened it
         self._schema: Any = None
         self._csv_header_done = False
         self._tmp: Path | None = None
@@ -115,7 +119,8 @@ class TableWriter:
                 # no dictionary encoding for float columns (embeddings): trying it costs 6x
                 # the write time of 32 float32 columns and makes the file larger.
                 keep_dict = [f.name for f in table.schema if not pa.types.is_floating(f.type)]
-                self._parquet_writer = pq.ParquetWriter(_created(self._tmp), table.schema,
+                self._sink = _created(self._tmp)
+                self._parquet_writer = pq.ParquetWriter(self._sink, table.schema,
                                                         use_dictionary=keep_dict)
                 self._schema = table.schema
             elif table.schema != self._schema:
@@ -130,8 +135,9 @@ class TableWriter:
         table = arrow if arrow is not None else pa.Table.from_pandas(
             df.reset_index() if self.index else df, preserve_index=False)
         if self._csv_writer is None:
+            self._sink = _created(self._tmp)
             self._csv_writer = pcsv.CSVWriter(
-                _created(self._tmp), table.schema,
+                self._sink, table.schema,
                 write_options=pcsv.WriteOptions(delimiter=_sep(self.path),
                                                 quoting_style="needed"),
             )
@@ -177,6 +183,9 @@ class TableWriter:
             if self._csv_writer is not None:
                 self._csv_writer.close()
         finally:
+            if self._sink is not None and not isinstance(self._sink, str):
+                self._sink.close()  # a file opened by its bytes name (arrow_file)
+            self._sink = None
             if self._tmp is not None:
                 if exc_type is None and (self._parquet_writer or self._csv_writer):
                     _publish(self._tmp, self.path, self._mode)
