@@ -37,6 +37,7 @@ from ._errors import (  # noqa: E402 - defined without imports
     CatEmbedTypeError,
     CatEmbedWarning,
 )
+from ._frames import is_frame, is_polars, to_pandas  # noqa: E402, F401 - re-exported
 
 
 def categorical_input_tags(tags: Any) -> Any:
@@ -46,31 +47,6 @@ def categorical_input_tags(tags: Any) -> Any:
     tags.input_tags.categorical = True
     tags.input_tags.string = True
     return tags
-
-
-def is_polars(X: Any) -> bool:
-    """``X`` is a polars DataFrame, LazyFrame or Series (told by its type's module, so that
-    polars, an optional dependency, is never imported here)."""
-    return type(X).__module__.split(".", 1)[0] == "polars"
-
-
-def is_frame(X: Any) -> bool:
-    """``X`` is a data frame with column labels: pandas', or a polars DataFrame/LazyFrame."""
-    return isinstance(X, pd.DataFrame) or (
-        is_polars(X) and type(X).__name__ in ("DataFrame", "LazyFrame"))
-
-
-def to_pandas(X: Any) -> Any:
-    """A polars table as the pandas one it holds (a LazyFrame collected first); any other
-    input as it is. Polars' own conversion (through Arrow, a dependency of catembed): text
-    columns become object columns, nulls ``None`` (``NaN`` in a float column), a
-    categorical column a pandas categorical, so every estimator sees the values it would
-    see in the same table read by pandas."""
-    if not is_polars(X):
-        return X
-    if type(X).__name__ == "LazyFrame":
-        X = X.collect()
-    return X.to_pandas()
 
 
 def as_frame(X: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
