@@ -15,7 +15,14 @@ import pytest
 
 from catembed import CatEmbedError, CatEmbedWarning
 from catembed.cluster import Consensus
-from catembed.cluster._auto_k import _independence_loglik, lca_bic_table, parse_k_range
+from catembed.cluster._auto_k import (
+    DEPENDENCE_Z,
+    _independence_loglik,
+    choose_k,
+    dependence_z,
+    lca_bic_table,
+    parse_k_range,
+)
 from catembed.cluster._consensus_runs import agreement_with_others, member_weights
 from catembed.cluster._consensus_trust import _nmi_codes, messages
 
@@ -62,6 +69,24 @@ def test_bic_by_hand():
 
 
 # ---------------------------------------------------------------- auto k
+def test_choose_k_by_hand():
+    scores = pd.DataFrame({"bic": [100.0, 120.0, 110.0, 130.0]}, index=[1, 2, 3, 4])
+    assert choose_k(scores, z=DEPENDENCE_Z - 0.1) == 1  # independent columns: no groups
+    assert choose_k(scores, z=DEPENDENCE_Z + 0.1) == 3  # dependent: the best k >= 2
+    assert choose_k(scores.loc[[2, 3, 4]], z=0.0) == 3  # 1 not in the range asked for
+
+
+def test_dependence_of_planted_and_independent_columns():
+    rs = np.random.RandomState(0)
+    df, _ = planted(300, 3, 6, 4, 0.7, seed=1)
+    codes = np.column_stack([pd.factorize(df[c])[0] for c in df.columns])
+    assert dependence_z(codes, rs) > 3 * DEPENDENCE_Z
+    null = independent(300, 6, 4, seed=1)
+    codes = np.column_stack([pd.factorize(null[c])[0] for c in null.columns])
+    assert dependence_z(codes, rs) < DEPENDENCE_Z
+    assert dependence_z(codes[:, :1], rs) == 0.0  # one column: nothing to depend on
+
+
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_auto_finds_the_planted_k(k):
     df, g = planted(500, k, 8, 5, 0.8, seed=k)
