@@ -97,11 +97,11 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     from .streaming import write_chunks
 
     t0 = time.perf_counter()
-    # the estimator first: building it imports the method's modules (the package's
-    # estimators, scikit-learn), which the printed fit time leaves out
-    est = _make_estimator(args.method, args.seed, args.handle_unknown)
     spec = resolve_input(find_input(args.input, args.data_dir))
-    check_outputs(args, spec)
+    check_outputs(args, spec)  # a bad output path is refused before any work
+    # the estimator before the fit: building it imports the method's modules (the
+    # package's estimators, scikit-learn), which the printed fit time leaves out
+    est = _make_estimator(args.method, args.seed, args.handle_unknown)
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
     features, ids = roles.features, roles.ids
