@@ -8,6 +8,8 @@
 * :class:`MGR`: divisive clustering by the mean gain ratio (Qin et al. 2014).
 * :class:`LSHKRepresentatives`: k-representatives started from LSH buckets (Mau & Huynh
   2021).
+* :class:`OCL`: k-modes-type clustering with a learned order of each attribute's values
+  (Zhang et al. 2024).
 * :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
 * :func:`describe_clusters`: what each cluster means (its values of largest lift, its
   medians against the table's).
@@ -25,6 +27,7 @@ from .lca import LCA
 from .lshkreps import LSHKRepresentatives
 from .mgr import MGR
 from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
+from .ocl import OCL
 from .spectral import (
     SimilaritySpectral,
     connect_components,
@@ -41,6 +44,7 @@ __all__ = [
     "LSHKRepresentatives",
     "MGR",
     "NaiveKMeans",
+    "OCL",
     "OneHotKMeans",
     "SimilaritySpectral",
     "connect_components",

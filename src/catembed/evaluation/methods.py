@@ -226,6 +226,8 @@ register_method("mgr", labels="catembed.cluster.mgr:mgr_labels",
                 description="MGR (Qin et al. 2014): divisive, by the mean gain ratio")
 register_method("lsh-kreps", labels="catembed.cluster.lshkreps:lsh_kreps_labels",
                 description="LSH-k-representatives (Mau & Huynh 2021)")
+register_method("ocl", labels="catembed.cluster.ocl:ocl_labels", random=True,
+                description="OCL (Zhang et al. 2024): k-modes type, learned value orders")
 
 # our own method (issue 12 item 5): MCA axes + pairwise-composite latent classes, refit per
 # run (the latent-class EM starts follow the seed)
