@@ -224,6 +224,12 @@ class CDE(_ValueClusterState, ValueEmbedder):
     The default reproduces the authors' MATLAB code rather than the paper's text where they
     differ (``M_o`` orientation and where ``psi`` applies; method spec section 1).
 
+    Above 1,024 values (issue 40) the fit is bounded by the number of values whatever their
+    distribution: the k-means of step 2 run on a 64-dimensional Gaussian random projection
+    of the rows and stop at ``k = 64`` at the latest, and step 3 keeps the 128 leading
+    components (randomised; ``catembed.embed._granularity``). Up to 1,024 values the fit
+    is the exact algorithm.
+
     Parameters
     ----------
     alpha : float, default=10
@@ -358,12 +364,13 @@ class CDE(_ValueClusterState, ValueEmbedder):
         return 10.0 * float(np.sum(sizes)) ** 2
 
     def _cost_seconds(self, sizes: np.ndarray) -> float:
-        """The Gram k-means sweep and the Gram PCA grow as ``l^2`` in the measured range:
-        ``l^2 / 2e6`` seconds, from CPU seconds of ``benchmarks/bench_cde_values.py`` at
-        20,000 rows (l = 3000: 4.4-4.8 s, 6000: 19 s; 2 cores). The ``l^3`` term of the
-        eigensolver is kept at a rate that the measurements did not reach (``1e11``)."""
+        """``l^2 / 2e6`` seconds: the exact fit up to 1,024 values (at most ``0.5`` s by
+        this rule) and the bounded fit above it (issue 40: no ``l^3`` step left), from CPU
+        seconds of ``benchmarks/bench_cde_values.py`` at 20,000 rows (the whole fit,
+        counting included: 3,000 values 2.6-5.9 s over four splits, 10,000 values 23-37 s;
+        2 cores)."""
         l = float(np.sum(sizes))
-        return l * l / 2e6 + l ** 3 / 1e11
+        return l * l / 2e6
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)
