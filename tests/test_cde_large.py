@@ -30,7 +30,7 @@ def noisy_planted(n_rows: int, n_cols: int, n_values: int, seed: int = 0):
     groups = rng.integers(0, 5, n_rows)
     data = {}
     for j in range(n_cols):
-        pref = rng.choice(n_values, size=5, replace=False)
+        pref = rng.choice(n_values, size=5, replace=n_values < 5)
         noise = rng.integers(0, n_values, n_rows)
         codes = np.where(rng.random(n_rows) < 0.7, pref[groups], noise)
         data[f"a{j}"] = [f"a{j}_v{v}" for v in codes]
@@ -91,12 +91,30 @@ def test_influence_matrices_match_the_direct_formulas(small_stats):
         np.testing.assert_array_equal(m_c, cooc / cnt[:, None])
 
 
-def test_mutual_information_from_sparse_counts_is_bit_identical(small_stats):
-    dense = small_stats
+def _pairwise_mutual_information(stats: ValueStatistics) -> np.ndarray:
+    """The per-pair loop ``mutual_information`` ran before issue 40."""
+    n, p, offs, cooc = stats.n_rows, stats.probabilities(), stats.offsets, stats.cooc_dense()
+    mi = np.zeros((stats.n_features, stats.n_features))
+    for a in range(stats.n_features):
+        for b in range(a + 1, stats.n_features):
+            ra, rb = slice(offs[a], offs[a + 1]), slice(offs[b], offs[b + 1])
+            pab = cooc[ra, rb] / n
+            outer = np.outer(p[ra], p[rb])
+            nz = pab > 0
+            mi[a, b] = mi[b, a] = float(np.sum(pab[nz] * np.log(pab[nz] / outer[nz])))
+    mi[np.diag_indices(stats.n_features)] = stats.entropy()
+    return np.maximum(mi, 0.0)
+
+
+@pytest.mark.parametrize("shape", [(6, 12), (40, 3), (3, 40)])
+def test_mutual_information_is_bit_identical_to_the_pairwise_sums(shape):
+    X, _ = noisy_planted(300, *shape, seed=2)
+    dense = ValueStatistics.from_frame(X)
+    want = _pairwise_mutual_information(dense)
     sparse_stats = ValueStatistics(dense.feature_names, dense.categories, dense.n_rows,
                                    dense.counts.copy(), sparse.csr_array(dense.cooc_dense()))
-    np.testing.assert_array_equal(sparse_stats.mutual_information(),
-                                  dense.mutual_information())
+    np.testing.assert_array_equal(dense.mutual_information(), want)
+    np.testing.assert_array_equal(sparse_stats.mutual_information(), want)
 
 
 def test_large_value_set_fit_is_bounded():

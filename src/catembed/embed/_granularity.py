@@ -179,9 +179,11 @@ def sketched_granularity_kmeans(
     ``k = max_k`` at the latest and the k-means runs on ``M R``, ``R`` an ``l x dim``
     Gaussian matrix scaled by ``1 / sqrt(dim)`` drawn from ``random_state`` (a squared
     distance between rows keeps its expectation, relative standard error ``sqrt(2 / dim)``).
-    With ``dim`` at least the number of columns of ``M`` nothing is drawn for the projection
-    and the result is that of :func:`multi_granularity_clustering` with
-    :func:`matlab_kmeans` on ``M`` itself, up to the cap.
+    The k-means++ seeding is :func:`matlab_kmeans`'s (the same draws, distances to a
+    candidate from the rows' norms: no per-step validation). With ``dim`` at least the
+    number of columns of ``M`` nothing is drawn for the projection and the result is that
+    of :func:`multi_granularity_clustering` with :func:`matlab_kmeans` on ``M`` itself, up
+    to the cap and to rounding.
 
     Returns
     -------
@@ -197,10 +199,39 @@ def sketched_granularity_kmeans(
     # distinct rows of M have distinct projections (with probability 1)
     n_distinct = len(np.unique(Z, axis=0))
 
+    sq = np.einsum("ij,ij->i", Z, Z)
+
     def kmeans(k: int) -> tuple[np.ndarray, int]:
-        seed = rs.randint(np.iinfo(np.int32).max)
-        return matlab_kmeans(Z, k, random_state=seed, max_iter=max_iter, return_n_iter=True)
+        from sklearn.cluster import KMeans
+
+        krs = check_random_state(rs.randint(np.iinfo(np.int32).max))
+        centers = Z[_plusplus_seeds(Z, sq, k, krs)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            km = KMeans(k, init=centers, n_init=1, max_iter=max_iter, random_state=krs).fit(Z)
+        return km.labels_, int(km.n_iter_)
 
     return multi_granularity_clustering(
         Z, kmeans, alpha, sparse_output=True, n_distinct=n_distinct, max_k=max_k
     )
+
+
+def _plusplus_seeds(
+    Z: np.ndarray, sq: np.ndarray, n_clusters: int, random_state: np.random.RandomState
+) -> np.ndarray:
+    """Row indices of k-means++ seeds with one candidate per step, drawn as
+    ``sklearn.cluster.kmeans_plusplus(..., n_local_trials=1)`` draws them (as
+    ``GramKMeans.seed``); ``sq`` the squared row norms."""
+    n = Z.shape[0]
+    first = random_state.choice(n, p=np.full(n, 1.0 / n))
+    indices = np.empty(n_clusters, dtype=np.intp)
+    indices[0] = first
+    closest = np.maximum(sq + sq[first] - 2.0 * (Z @ Z[first]), 0.0)
+    pot = closest.sum()
+    for c in range(1, n_clusters):
+        rand_val = random_state.uniform(size=1) * pot
+        cand = min(int(np.searchsorted(np.cumsum(closest), rand_val)[0]), n - 1)
+        np.minimum(closest, np.maximum(sq + sq[cand] - 2.0 * (Z @ Z[cand]), 0.0), out=closest)
+        pot = closest.sum()
+        indices[c] = cand
+    return indices
