@@ -1,4 +1,14 @@
-"""CDE's fit as the number of values grows (issue 22 item 3), with UNTIE, CDE++ and LCME.
+"""CDE's fit as the number of values grows (issues 22 and 40), with UNTIE, CDE++ and LCME.
+
+First (issue 40) CDE on tables of 20,000 rows whose values are split in several ways
+(``--shapes``, default: 30 x 100, 100 x 30, 10 x 300 and 300 x 10 values per column at
+3,000 values, and 100 x 100 at 10,000), each both as ``blocks`` (every value belongs to a
+group's block, ``planted_codes``) and as ``noise`` (one preferred value per group, the
+others noise, ``noisy_codes``); ``max_categories=None`` so that every value counts. For each
+shape the bounded fit (the default above 1,024 values), up to ``--exact-max`` values the
+exact fit (``CDE._large_value_set = None``), and up to ``--baseline-max`` the code at
+``--baseline-src`` (a ``src`` folder, e.g. main's) run one after the other, each in its
+own process, with the load average beside each figure.
 
 Planted tables (``synthetic.py``) of 20,000 rows whose total value count ``l`` is 50 (5
 columns x 10 values), 100 (5 x 20), 200 (8 x 25), 400 (8 x 50), 800 (8 x 100), 1600
@@ -12,8 +22,10 @@ A fit that runs past ``--timeout`` seconds is reported as such, the method's lar
 not run, and it is left out of the growth exponents: the least-squares slopes of log time,
 and of log fit memory (peak RSS less the RSS before the fit), against log ``l``.
 
-Usage: ``python benchmarks/bench_cde_values.py [--sizes 50 200 400 800 1600 3000]
+Usage: ``python benchmarks/bench_cde_values.py [--shapes noise:30x100 blocks:100x100 ...]
+[--exact-max 1500] [--baseline-src PATH] [--baseline-max 3000] [--sizes 50 200 400 800 1600 3000]
 [--old-max 800] [--others UNTIE CDEPlusPlus LCME] [--others-max 3000] [--timeout 120]``
+(``--sizes`` with nothing after it skips the growth table, ``--shapes`` likewise).
 """
 
 from __future__ import annotations
@@ -29,9 +41,11 @@ import numpy as np
 
 SHAPES = {50: (5, 10), 100: (5, 20), 200: (8, 25), 400: (8, 50), 800: (8, 100),
           1600: (16, 100), 3000: (30, 100), 6000: (60, 100)}
+SPLITS = [f"{kind}:{shape}" for shape in ("30x100", "100x30", "10x300", "300x10", "100x100")
+          for kind in ("noise", "blocks")]
 
 
-def child(method: str, l: int, legacy: bool) -> None:
+def child(method: str, l: int | str, legacy: bool, mode: str = "new") -> None:
     import resource
     import warnings
 
@@ -41,11 +55,19 @@ def child(method: str, l: int, legacy: bool) -> None:
 
     warnings.simplefilter("ignore", CatEmbedWarning)
     warnings.simplefilter("ignore", RuntimeWarning)
-    n_features, n_values = SHAPES[l]
-    X = planted_frame(20_000, n_features, n_values)
-    est = getattr(catembed, method)(random_state=0)
+    if isinstance(l, str) and ":" in l:  # "noise:30x100"
+        kind, shape = l.split(":")
+        n_features, n_values = map(int, shape.split("x"))
+        X = planted_frame(20_000, n_features, n_values, noisy=kind == "noise")
+        est = getattr(catembed, method)(random_state=0, max_categories=None)
+    else:
+        n_features, n_values = SHAPES[int(l)]
+        X = planted_frame(20_000, n_features, n_values)
+        est = getattr(catembed, method)(random_state=0)
     if legacy:
         est._legacy_fit = True
+    if mode == "exact":
+        est._large_value_set = None
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0, c0 = time.perf_counter(), time.process_time()
     est.fit(X)
@@ -56,10 +78,16 @@ def child(method: str, l: int, legacy: bool) -> None:
                       "n_values": int(est.stats_.n_values)}))
 
 
-def run(method: str, l: int, legacy: bool, timeout: float) -> dict | None:
-    cmd = [sys.executable, __file__, "--child", method, str(l)] + (["--legacy"] if legacy else [])
+def run(method: str, l: int | str, legacy: bool, timeout: float, mode: str = "new",
+        src: str | None = None) -> dict | None:
+    cmd = [sys.executable, __file__, "--child", method, str(l), "--mode", mode]
+    cmd += ["--legacy"] if legacy else []
+    env = dict(os.environ)
+    if src:  # another copy of catembed (the baseline)
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True,
+                             env=env)
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -90,20 +118,52 @@ def fmt(r: dict | None) -> str:
     return "timeout" if r is None else f"{r['seconds']:8.2f} s {r['rss_mb']:6.0f} MB"
 
 
+def fmt_cpu(r: dict | None, timeout: float) -> str:
+    if r is None:
+        return f"> {timeout:.0f} s"
+    return f"{r['seconds']:7.2f} s ({r['cpu_seconds']:6.2f} CPU s, {r['rss_mb']:5.0f} MB)"
+
+
+def shapes_table(args: argparse.Namespace) -> None:
+    """Issue 40: the bounded fit on several splits of the values, the exact fits beside it."""
+    print("CDE fit, 20,000 rows, max_categories=None: shape | values | bounded (default) | "
+          "exact | baseline src; wall seconds (CPU seconds, peak RSS), load average after")
+    for spec in args.shapes:
+        m, v = map(int, spec.split(":")[1].split("x"))
+        cells = []
+        for mode, src in (("new", None), ("exact", None), ("new", args.baseline_src)):
+            limit = args.exact_max if mode == "exact" else args.baseline_max
+            if (mode, src) != ("new", None) and (m * v > limit or src == ""):
+                cells.append("not run")
+                continue
+            r = run("CDE", spec, False, args.timeout, mode, src)
+            cells.append(f"{fmt_cpu(r, args.timeout)} @ {os.getloadavg()[0]:.1f}")
+        print(f"  {spec:>14} | {m * v:6d} | " + " | ".join(cells), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=2)
     ap.add_argument("--legacy", action="store_true")
-    ap.add_argument("--sizes", type=int, nargs="+", default=[s for s in SHAPES if s <= 3000])
+    ap.add_argument("--mode", default="new", choices=["new", "exact"])
+    ap.add_argument("--shapes", nargs="*", default=SPLITS)
+    ap.add_argument("--exact-max", type=int, default=1500)
+    ap.add_argument("--baseline-src", default="")
+    ap.add_argument("--baseline-max", type=int, default=3000)
+    ap.add_argument("--sizes", type=int, nargs="*", default=[s for s in SHAPES if s <= 3000])
     ap.add_argument("--old-max", type=int, default=800)
     ap.add_argument("--others", nargs="*", default=["UNTIE", "CDEPlusPlus", "LCME"])
     ap.add_argument("--others-max", type=int, default=3000)
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.legacy)
+        child(args.child[0], args.child[1], args.legacy, args.mode)
         return
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}", flush=True)
+    if args.shapes:
+        shapes_table(args)
+    if not args.sizes:
+        return
     old_rows, new_rows = [], []
     print("CDE fit, 20,000 rows: l | old (sklearn k-means, SVD) | new (Gram) | old / new")
     for l in args.sizes:

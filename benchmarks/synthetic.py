@@ -32,9 +32,32 @@ def planted_codes(
     return codes, groups
 
 
+def noisy_codes(
+    n_rows: int,
+    n_features: int = 20,
+    n_values: int = 10,
+    n_groups: int = 5,
+    purity: float = 0.7,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, groups)`` as :func:`planted_codes`, but each attribute has one preferred value
+    per group (taken with probability ``purity``) and its other values are noise only (issue
+    40: with many values per column most of them are noise)."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n_rows)
+    codes = np.empty((n_rows, n_features), dtype=np.int32)
+    for j in range(n_features):
+        pref = rng.choice(n_values, size=n_groups, replace=n_values < n_groups)
+        noise = rng.integers(0, n_values, n_rows)
+        codes[:, j] = np.where(rng.random(n_rows) < purity, pref[groups], noise)
+    return codes, groups
+
+
 def planted_frame(n_rows: int, n_features: int = 20, n_values: int = 10, **kwargs) -> pd.DataFrame:
-    """The same table as strings (``"a3_v7"``), one column per attribute."""
-    codes, _ = planted_codes(n_rows, n_features, n_values, **kwargs)
+    """The same table as strings (``"a3_v7"``), one column per attribute (``noisy=True``: the
+    table of :func:`noisy_codes`)."""
+    make = noisy_codes if kwargs.pop("noisy", False) else planted_codes
+    codes, _ = make(n_rows, n_features, n_values, **kwargs)
     data = {}
     for j in range(n_features):
         labels = np.array([f"a{j}_v{v}" for v in range(n_values)], dtype=object)

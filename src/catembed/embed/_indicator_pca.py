@@ -3,7 +3,8 @@
 The last step of CDE and CDE++ before the value vectors: the scores of the centred
 ``l x q`` indicator matrix (``q`` all the value clusters of every granularity), from its SVD
 or, when ``q > l``, from the ``l x l`` Gram matrix of its rows (issue 22: the same scores in
-``O(l^2)`` memory).
+``O(l^2)`` memory). For large value sets (issue 40) the leading components only, by a
+randomised subspace iteration on the sparse matrix (``O(nnz r + (l + q) r^2)`` per step).
 """
 
 from __future__ import annotations
@@ -12,13 +13,21 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg, sparse
+from sklearn.utils import check_random_state
 
 from .._params import check_option
 
-__all__ = ["beta_pca"]
+__all__ = ["beta_pca", "randomized_pca_scores"]
 
 
-def beta_pca(indicator: Any, beta: float = 1e-10, *, solver: str = "auto") -> np.ndarray:
+def beta_pca(
+    indicator: Any,
+    beta: float = 1e-10,
+    *,
+    solver: str = "auto",
+    n_components: int | None = None,
+    random_state: Any = None,
+) -> np.ndarray:
     """PCA scores of the value-cluster indicator matrix, small components removed (spec 1.4).
 
     Centres the columns, takes the SVD (scikit-learn's ``PCA``, full solver, deterministic
@@ -30,13 +39,17 @@ def beta_pca(indicator: Any, beta: float = 1e-10, *, solver: str = "auto") -> np
     right singular vector positive) and its component order; eigenvalues below
     ``l * eps * largest`` (numerically zero singular values) are dropped, as the ``beta``
     rule drops them in the SVD. ``"svd"`` is the full SVD of the ``l x q`` matrix; ``"auto"``
-    takes the Gram route when ``q > l``.
+    takes the Gram route when ``q > l``. ``"randomized"`` keeps the ``n_components``
+    leading components only (all of them when that is at least the rank), from
+    :func:`randomized_pca_scores` seeded by ``random_state``.
     """
-    check_option("solver", solver, ("auto", "gram", "svd"))
+    check_option("solver", solver, ("auto", "gram", "svd", "randomized"))
     n, q = indicator.shape
     if q == 0:
         return np.zeros((n, 0))
-    if solver == "svd" or (solver == "auto" and q <= n):
+    if solver == "randomized":
+        scores = randomized_pca_scores(indicator, n_components or min(n, q), random_state)
+    elif solver == "svd" or (solver == "auto" and q <= n):
         dense = indicator.toarray() if sparse.issparse(indicator) else np.asarray(indicator)
         from sklearn.decomposition import PCA  # here: loading a model does not need it
 
@@ -78,3 +91,42 @@ def _gram_pca_scores(indicator: Any, chunk: int = 1024) -> np.ndarray:
         best[better] = np.abs(val[better])
         sign[better] = np.where(val[better] < 0, -1.0, 1.0)
     return U * (np.sqrt(w) * sign)
+
+
+def randomized_pca_scores(
+    indicator: Any, n_components: int, random_state: Any = None, *, n_iter: int = 4,
+    oversample: int = 16,
+) -> np.ndarray:
+    """Scores ``U S`` of the ``n_components`` leading principal components of the columns.
+
+    Randomised subspace iteration (Halko, Martinsson, Tropp 2011, algorithm 4.4) on the
+    column-centred matrix, which is never formed: ``X_c B = X B - 1 (mu B)``. ``n_iter``
+    power steps, ``oversample`` extra directions; singular values below ``max(l, q) * eps``
+    times the largest are dropped; signs as scikit-learn's ``PCA`` sets them (the entry of
+    largest magnitude of each right singular vector positive). With ``n_components`` at
+    least the rank the subspace, hence the scores, are exact up to rounding (and to a
+    rotation within a repeated singular value).
+    """
+    rs = check_random_state(random_state)
+    X = sparse.csr_matrix(indicator, dtype=np.float64)
+    n, q = X.shape
+    XT = X.T.tocsr()
+    mu = np.asarray(X.mean(axis=0)).ravel()
+
+    def right(B: np.ndarray) -> np.ndarray:  # X_c @ B
+        return np.asarray(X @ B) - (mu @ B)[None, :]
+
+    def left(A: np.ndarray) -> np.ndarray:  # X_c.T @ A
+        return np.asarray(XT @ A) - mu[:, None] * A.sum(axis=0)[None, :]
+
+    p = min(n_components + oversample, n, q)
+    Q, _ = linalg.qr(right(rs.standard_normal((q, p))), mode="economic")
+    for _ in range(n_iter):
+        Q, _ = linalg.qr(left(Q), mode="economic")
+        Q, _ = linalg.qr(right(Q), mode="economic")
+    Ub, s, Vt = linalg.svd(left(Q).T, full_matrices=False)
+    r = min(n_components, int(np.sum(s > s[0] * max(n, q) * np.finfo(np.float64).eps)))
+    U, s, Vt = Q @ Ub[:, :r], s[:r], Vt[:r]
+    idx = np.argmax(np.abs(Vt), axis=1)
+    sign = np.where(Vt[np.arange(r), idx] < 0, -1.0, 1.0)
+    return U * (s * sign)

@@ -8,23 +8,27 @@ published tables; ``coupling="paper"`` gives the paper's Definition 1 instead.
 
 from __future__ import annotations
 
-import itertools
-import math
 import warnings
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import sparse
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._params import check_int, check_option
+from .._threads import one_thread
 from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from ._gram_kmeans import GramKMeans
+from ._granularity import (
+    LARGE_VALUE_SET,
+    MAX_COMPONENTS,
+    GranularityStep,
+    matlab_kmeans,
+    multi_granularity_clustering,
+    sketched_granularity_kmeans,
+)
 from ._indicator_pca import beta_pca
 
 __all__ = [
@@ -65,120 +69,20 @@ def cde_influence_matrices(
     cooc = stats.cooc_dense()
     m_c = cooc / cnt[:, None]
     psi = stats.normalized_mutual_information()
-    att = stats.attribute_of
-    psi_v = psi[np.ix_(att, att)]
+    sizes = stats.sizes
+    # psi of the attributes of values i and j; computed in place (issue 40: a few l x l
+    # passes fewer, the same numbers)
+    psi_v = np.repeat(np.repeat(psi, sizes, axis=0), sizes, axis=1)
     ratio = cnt[:, None] / cnt[None, :]
+    m_o = psi_v
     if coupling == "code":
-        m_o = np.where(cooc > 0, psi_v * ratio, ratio)
+        m_o *= ratio
+        np.copyto(m_o, ratio, where=cooc == 0)  # the counts are never negative
     else:
-        m_o = psi_v * ratio.T
+        m_o *= ratio.T
+    del ratio
     np.fill_diagonal(m_o, 1.0)
     return m_c, m_o
-
-
-def matlab_kmeans(
-    X: np.ndarray,
-    n_clusters: int,
-    random_state: Any = None,
-    max_iter: int = 100,
-    return_n_iter: bool = False,
-) -> np.ndarray | tuple[np.ndarray, int]:
-    """k-means as MATLAB's ``kmeans`` runs it by default; returns the labels.
-
-    k-means++ seeding with one candidate per step (scikit-learn's default tries
-    ``2 + log k`` candidates and keeps the best, which gives different single-run results),
-    one start, at most ``max_iter`` Lloyd iterations. With ``return_n_iter=True`` the number
-    of Lloyd iterations run is returned as well.
-    """
-    from sklearn.cluster import KMeans, kmeans_plusplus  # here: loading a model needs neither
-
-    rs = check_random_state(random_state)
-    centers, _ = kmeans_plusplus(X, n_clusters, random_state=rs, n_local_trials=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        km = KMeans(n_clusters, init=centers, n_init=1, max_iter=max_iter, random_state=rs)
-        km.fit(X)
-    return (km.labels_, int(km.n_iter_)) if return_n_iter else km.labels_
-
-
-@dataclass
-class GranularityStep:
-    """What one ``k`` of the multi-granularity clustering kept."""
-
-    k: int
-    n_nonempty: int
-    n_dropped: int
-    n_kept: int
-    n_iter: int = 0
-
-
-def multi_granularity_clustering(
-    M: np.ndarray,
-    cluster: Callable[[int], np.ndarray | tuple[np.ndarray, int]],
-    alpha: float = 10,
-    *,
-    k_values: Iterable[int] | None = None,
-    param_name: str = "alpha",
-    sparse_output: bool = False,
-    n_distinct: int | None = None,
-) -> tuple[np.ndarray, list[GranularityStep]]:
-    """Value clusters of the rows of ``M`` at increasing ``k`` with any clusterer.
-
-    The loop of CDE Algorithm 1 (spec 1.3) with the clusterer left open: ``cluster(k)``
-    returns the labels of the rows of ``M`` at granularity ``k`` (``-1`` marks noise, which
-    belongs to no cluster), or ``(labels, n_iter)``. For ``k = 2, 3, ...``: one indicator
-    column per non-empty cluster; a column is dropped when its cluster, or its complement, has
-    at most one member; the surviving columns are appended. The sweep stops after the first
-    ``k`` at which the number of dropped columns exceeds ``ceil(#non-empty clusters / alpha)``
-    (its survivors are kept), or when ``k`` reaches the number of distinct rows of ``M``.
-    With ``k_values`` the clusterer runs at exactly those ``k`` and the stop rule is not used.
-
-    ``n_distinct``, when known, is the number of distinct rows of ``M``.
-    With ``sparse_output=True`` the indicator is a scipy CSR matrix (``l`` times the number
-    of granularities stored entries, where the dense matrix has ``l q``).
-
-    Returns
-    -------
-    indicator : ndarray or CSR matrix of shape (l, q), float
-    steps : list of GranularityStep
-    """
-    if alpha <= 0:
-        raise CatEmbedError(f"{param_name} must be positive; got {alpha!r}.")
-    n = M.shape[0]
-    if k_values is None:
-        k_max = len(np.unique(M, axis=0)) if n_distinct is None else n_distinct
-        ks: Iterable[int] = itertools.count(2)
-    else:
-        k_max = None
-        ks = k_values
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    n_cols = 0
-    steps: list[GranularityStep] = []
-    for k in ks:
-        if k_max is not None and k > k_max:
-            break
-        out = cluster(k)
-        labels, n_iter = out if isinstance(out, tuple) else (out, 0)
-        labels = np.asarray(labels)
-        member = labels >= 0
-        present, codes = np.unique(labels[member], return_inverse=True)
-        sizes = np.bincount(codes, minlength=len(present))
-        dropped = (sizes <= 1) | (n - sizes <= 1)
-        column = np.cumsum(~dropped) - 1 + n_cols  # column of each kept cluster
-        keep = ~dropped[codes]
-        rows.append(np.flatnonzero(member)[keep])
-        cols.append(column[codes[keep]])
-        n_cols += int((~dropped).sum())
-        steps.append(
-            GranularityStep(k, len(present), int(dropped.sum()), int((~dropped).sum()), n_iter)
-        )
-        if k_max is not None and dropped.sum() > math.ceil(len(present) / alpha):
-            break
-    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
-    c = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
-    indicator = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n_cols))
-    return (indicator if sparse_output else indicator.toarray()), steps
 
 
 def multi_granularity_kmeans(
@@ -320,6 +224,12 @@ class CDE(_ValueClusterState, ValueEmbedder):
     The default reproduces the authors' MATLAB code rather than the paper's text where they
     differ (``M_o`` orientation and where ``psi`` applies; method spec section 1).
 
+    Above 1,024 values (issue 40) the fit is bounded by the number of values whatever their
+    distribution: the k-means of step 2 run on a 64-dimensional Gaussian random projection
+    of the rows and stop at ``k = 64`` at the latest, and step 3 keeps the 128 leading
+    components (randomised; ``catembed.embed._granularity``). Up to 1,024 values the fit
+    is the exact algorithm.
+
     Parameters
     ----------
     alpha : float, default=10
@@ -439,6 +349,9 @@ class CDE(_ValueClusterState, ValueEmbedder):
     # The pre-issue-22 fit (scikit-learn k-means per granularity, SVD of the indicator
     # matrix), kept reachable for benchmarks/bench_cde_values.py and the equality tests.
     _legacy_fit = False
+    # Above this many values the bounded fit (issue 40; catembed.embed._granularity);
+    # None: the exact fit at every size (benchmarks and the equality tests).
+    _large_value_set: int | None = LARGE_VALUE_SET
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -451,25 +364,41 @@ class CDE(_ValueClusterState, ValueEmbedder):
         return 10.0 * float(np.sum(sizes)) ** 2
 
     def _cost_seconds(self, sizes: np.ndarray) -> float:
-        """The Gram k-means sweep and the Gram PCA grow as ``l^2`` in the measured range:
-        ``l^2 / 2e6`` seconds, from CPU seconds of ``benchmarks/bench_cde_values.py`` at
-        20,000 rows (l = 3000: 4.4-4.8 s, 6000: 19 s; 2 cores). The ``l^3`` term of the
-        eigensolver is kept at a rate that the measurements did not reach (``1e11``)."""
+        """``l^2 / 2e6`` seconds: the exact fit up to 1,024 values (at most ``0.5`` s by
+        this rule) and the bounded fit above it (issue 40: no ``l^3`` step left), from CPU
+        seconds of ``benchmarks/bench_cde_values.py`` at 20,000 rows (the whole fit,
+        counting included: 3,000 values 2.6-5.9 s over four splits, 10,000 values 23-37 s;
+        2 cores)."""
         l = float(np.sum(sizes))
-        return l * l / 2e6 + l ** 3 / 1e11
+        return l * l / 2e6
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         m_c, m_o = cde_influence_matrices(stats, self.coupling)
         rs = check_random_state(self.random_state)
         legacy = self._legacy_fit
-        kw = {"engine": "sklearn" if legacy else "gram", "sparse_output": not legacy}
-        ind_c, steps_c = multi_granularity_kmeans(m_c, self.alpha, rs, self.max_iter, **kw)
-        ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter, **kw)
-        indicator = np.hstack([ind_c, ind_o]) if legacy else sparse.hstack([ind_c, ind_o]).tocsr()
-        names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
-        indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE",
-                                             stats.n_features)
-        embedding = beta_pca(indicator, self.beta, solver="svd" if legacy else "auto")
+        large = self._large_value_set
+        if not legacy and large is not None and stats.n_values > large:
+            # issue 40: bounded by l whatever the data; one BLAS / OpenMP thread, as for
+            # small value sets (two spin-waiting threads on a busy machine cost 10-30x)
+            with one_thread():
+                ind_c, steps_c = sketched_granularity_kmeans(m_c, self.alpha, rs, self.max_iter)
+                ind_o, steps_o = sketched_granularity_kmeans(m_o, self.alpha, rs, self.max_iter)
+                indicator = sparse.hstack([ind_c, ind_o]).tocsr()
+                names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
+                indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE",
+                                                     stats.n_features)
+                embedding = beta_pca(indicator, self.beta, solver="randomized",
+                                     n_components=MAX_COMPONENTS, random_state=rs)
+        else:
+            kw = {"engine": "sklearn" if legacy else "gram", "sparse_output": not legacy}
+            ind_c, steps_c = multi_granularity_kmeans(m_c, self.alpha, rs, self.max_iter, **kw)
+            ind_o, steps_o = multi_granularity_kmeans(m_o, self.alpha, rs, self.max_iter, **kw)
+            indicator = (np.hstack([ind_c, ind_o]) if legacy
+                         else sparse.hstack([ind_c, ind_o]).tocsr())
+            names = _cluster_names("Mc", steps_c) + _cluster_names("Mo", steps_o)
+            indicator, names = identity_fallback(indicator, names, stats.n_values, "CDE",
+                                                 stats.n_features)
+            embedding = beta_pca(indicator, self.beta, solver="svd" if legacy else "auto")
         if embedding.shape[1] == 0:
             raise CatEmbedError("CDE kept no principal component; lower beta.")
         self.M_c_ = m_c
