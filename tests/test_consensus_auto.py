@@ -110,6 +110,7 @@ def test_a_given_k_is_not_chosen():
     df, _ = planted(300, 3, 6, 4, 0.8, seed=0)
     m = Consensus(2, **FAST).fit(df)
     assert m.n_clusters_ == 2 and not hasattr(m, "k_scores_")
+    assert not hasattr(m, "dependence_z_")
 
 
 def test_auto_model_saves_and_loads():

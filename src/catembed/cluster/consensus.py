@@ -145,7 +145,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters_ : int
         The number of clusters fitted (``n_clusters``, or the one chosen).
     k_scores_ : DataFrame
-        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k.
+        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k;
+        ``dependence_z_`` the columns' dependence test (below 4: no clear groups).
     diagnostics_ : dict
         ``stability`` (weighted mean ARI of the members' runs with ``labels_``),
         ``member_agreement`` (mean ARI between members), ``split_column`` and ``split_nmi``
@@ -280,8 +281,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             self.dependence_z_ = dependence_z(codes, rs)
             k = choose_k(self.k_scores_, self.dependence_z_)
             check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
-        elif hasattr(self, "k_scores_"):
-            del self.k_scores_
+        else:
+            for name in ("k_scores_", "dependence_z_"):
+                self.__dict__.pop(name, None)
         self.n_clusters_ = k
         width = max(1, min(int(self.member_components), int(stats.n_values) - len(cat)))
         self.estimators_, self.members_, self.failed_members_ = [], [], []
