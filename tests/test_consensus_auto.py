@@ -25,6 +25,7 @@ from catembed.cluster._auto_k import (
 )
 from catembed.cluster._consensus_runs import agreement_with_others, member_weights
 from catembed.cluster._consensus_trust import _nmi_codes, messages
+from catembed.metrics import ari_codes
 
 FAST = dict(members=["mca", "onehot"], n_init=3, random_state=0)
 
@@ -219,3 +220,21 @@ def test_cli_refuses_a_bad_k(tmp_path, bad):
     independent(30, 3, 3, 0).to_csv(src, index=False)
     r = _cli("cluster", str(src), "-k", bad)
     assert r.returncode == 2 and "n-clusters" in r.stderr
+
+
+# ---------------------------------------------------------------- wide tables
+def test_wide_table_fits_the_cheap_members():
+    """Fewer rows than a quarter of the values, over 3,000 values: CDE, MCA and LCME would
+    cost O(l^2) or more whatever the rows (30 x 2,000: no answer in 200 s); the default
+    portfolio becomes one-hot and IDF at full width, with a warning."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([0, 1], 15)
+    df = pd.DataFrame({f"c{j}": np.where(rng.random(30) < 0.8, [f"g{x}" for x in g],
+                                         rng.choice(["a", "b"], 30)) for j in range(800)})
+    with pytest.warns(CatEmbedWarning, match="only onehot, idf are fitted"):
+        m = Consensus(2, random_state=0).fit(df)
+    assert m.members_ == ["onehot", "idf"]
+    assert ari_codes(g, m.labels_) == pytest.approx(1.0)
+    np.testing.assert_array_equal(m.predict(df), m.labels_)
+    named = Consensus(2, members=["idf"], random_state=0).fit(df)  # a user's choice is kept
+    assert named.members_ == ["idf"]

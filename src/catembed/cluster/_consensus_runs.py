@@ -98,3 +98,30 @@ def member_weights(rule: str, stability: np.ndarray, runs_all: list[list[np.ndar
         return np.ones(len(runs_all))
     base = stability if rule == "stability" else agreement_with_others(runs_all, rs)
     return np.maximum(np.asarray(base, dtype=np.float64), 1e-3) ** power
+
+
+#: above this many values, on a table with fewer rows than a quarter of them, the default
+#: portfolio is the members whose fits cost O(n l) (one-hot, IDF): CDE, MCA and LCME cost
+#: O(l^2) to O(l^3) whatever the rows (30 rows x 2,000 four-valued columns: no answer in
+#: 200 s with them, 12-23 s without; issue 37 item 6)
+WIDE_VALUES = 3000
+WIDE_MEMBERS = ("onehot", "idf")
+
+
+def wide_table_members(names: list[str], defaulted: bool, n_values: int,
+                       n_rows: int) -> tuple[list[str], bool]:
+    """``(members to fit, full width)``: ``names``, or :data:`WIDE_MEMBERS` with a warning
+    when the default portfolio meets a wide table (members the user named are kept). Full
+    width: the members' embeddings uncompressed (no output PCA, whose cost on such a table
+    is a product with the ``l x l`` co-occurrences per step), when ``n x l`` is at most
+    5e7 cells."""
+    if not defaulted or n_values <= WIDE_VALUES or n_rows * 4 >= n_values:
+        return names, False
+    from .._errors import CatEmbedWarning
+
+    warnings.warn(
+        f"the table has {n_values} values in {n_rows} rows: the default members CDE, MCA "
+        f"and LCME cost O(values^2) or more whatever the rows, so only "
+        f"{', '.join(WIDE_MEMBERS)} are fitted (name members= to choose others).",
+        CatEmbedWarning, stacklevel=4)
+    return list(WIDE_MEMBERS), n_rows * n_values <= 5e7

@@ -68,6 +68,7 @@ from ._consensus_runs import (
     _nearest,
     _stability,
     member_weights,
+    wide_table_members,
 )
 from ._consensus_trust import diagnose
 from ._describe import attach_profiles
@@ -234,10 +235,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> Consensus:
-        """Fit every member from one count of ``X`` and cluster the consensus of their runs.
-
-        The k-means runs and the small eigenproblem run with one BLAS/OpenMP thread: they
-        are many small problems, which threads slow down on a busy machine."""
+        """Fit every member from one count of ``X`` and cluster the consensus of their runs
+        (with one BLAS/OpenMP thread: many small problems, which threads slow down)."""
         names = self._check()
         with one_thread():
             return self._fit(X, names)
@@ -266,14 +265,14 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         codes = np.ascontiguousarray(codes)  # row-major, as before
         n_distinct = len(np.unique(codes, axis=0)) if len(df) <= 100000 else len(df)
         if n_distinct < k:
-            raise CatEmbedError(
-                f"the table has only {n_distinct} distinct row(s), fewer than "
-                f"n_clusters={k}; use fewer clusters."
-            )
+            raise CatEmbedError(f"the table has only {n_distinct} distinct row(s), fewer "
+                                f"than n_clusters={k}; use fewer clusters.")
         # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
         check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         self.categories_ = cats
         stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
+        names, full = wide_table_members(names, self.members is None, stats.n_values, len(df))
+        l_free = int(stats.n_values) - len(cat)
         rs = check_random_state(self.random_state)
         if ks is not None:  # k chosen without labels: the latent class model's BIC per k
             ks = [c for c in ks if c <= n_distinct]
@@ -285,7 +284,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             for name in ("k_scores_", "dependence_z_"):
                 self.__dict__.pop(name, None)
         self.n_clusters_ = k
-        width = max(1, min(int(self.member_components), int(stats.n_values) - len(cat)))
+        width = None if full else max(1, min(int(self.member_components), l_free))
         self.estimators_, self.members_, self.failed_members_ = [], [], []
         runs_all, stab = [], []
         self._centres = []
