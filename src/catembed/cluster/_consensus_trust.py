@@ -86,12 +86,12 @@ def diagnose(model: Any, codes: np.ndarray, runs_all: list[list[np.ndarray]],
            "split_nmi": float(nmi)}
     model.diagnostics_ = out
     if warn:
-        for message in messages(out, int(model.n_clusters_)):
+        for message in messages(out, int(model.n_clusters_), hasattr(model, "k_scores_")):
             warnings.warn(message, CatEmbedWarning, stacklevel=4)
     return out
 
 
-def messages(d: dict[str, Any], k: int) -> list[str]:
+def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
     """The warnings :func:`diagnose`'s figures call for (also printed by the CLI)."""
     out = []
     if d["split_column"] is not None and d["split_nmi"] >= SPLIT_NMI:
@@ -109,5 +109,5 @@ def messages(d: dict[str, Any], k: int) -> list[str]:
         out.append(
             f"weak structure: the members' runs reproduce the final partition with a mean "
             f"ARI of {d['stability']:.2f} (below {WEAK_STABILITY}); the table may have no "
-            "clear groups at this k (try n_clusters='auto').")
+            "clear groups at this k" + ("." if chosen else " (try n_clusters='auto')."))
     return out
