@@ -38,34 +38,42 @@ DISAGREEMENT = 0.15
 _MAX_ROWS = 20000
 
 
-def _nmi_codes(a: np.ndarray, b: np.ndarray) -> float:
-    """Normalised mutual information (arithmetic mean of the entropies) of two code
-    vectors (``b`` may hold -1 for a missing value, counted as a value of its own)."""
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    b = b - b.min()
-    na, nb = int(a.max()) + 1, int(b.max()) + 1
-    joint = np.bincount(a * nb + b, minlength=na * nb).reshape(na, nb).astype(np.float64)
-    joint /= joint.sum()
-    pa, pb = joint.sum(axis=1), joint.sum(axis=0)
+def column_nmi(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Normalised mutual information (arithmetic mean of the entropies) of ``labels`` with
+    every column of ``codes`` (-1, a missing value, counted as a value of its own), from
+    one contingency table of the labels against all the values of all the columns (one
+    ``bincount`` over the cells, as the value statistics count), not a pass per column."""
+    lab = np.asarray(labels, dtype=np.int64)
+    c = np.asarray(codes, dtype=np.int64)
+    c = c - c.min(axis=0)
+    offs = np.concatenate([[0], np.cumsum(c.max(axis=0) + 1)])
+    n, L, k = len(lab), int(offs[-1]), int(lab.max()) + 1
+    joint = np.bincount((lab[:, None] * L + c + offs[:-1]).ravel(),
+                        minlength=k * L).reshape(k, L) / n  # each column's block sums to 1
+    pl, pv = np.bincount(lab, minlength=k) / n, joint.sum(axis=0)
     nz = joint > 0
-    mi = float((joint[nz] * np.log(joint[nz] / np.outer(pa, pb)[nz])).sum())
-    ha = -float((pa[pa > 0] * np.log(pa[pa > 0])).sum())
-    hb = -float((pb[pb > 0] * np.log(pb[pb > 0])).sum())
-    denom = 0.5 * (ha + hb)
-    return 0.0 if denom <= 0 else max(0.0, min(1.0, mi / denom))
+    term = np.zeros_like(joint)
+    term[nz] = joint[nz] * np.log(joint[nz] / np.outer(pl, pv)[nz])
+    mi = np.add.reduceat(term.sum(axis=0), offs[:-1])
+    hv = np.add.reduceat(-pv * np.log(np.where(pv > 0, pv, 1.0)), offs[:-1])
+    hl = -float((pl[pl > 0] * np.log(pl[pl > 0])).sum())
+    denom = 0.5 * (hl + hv)
+    return np.where(denom > 0, np.clip(mi / np.where(denom > 0, denom, 1.0), 0.0, 1.0), 0.0)
+
+
+def _nmi_codes(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`column_nmi` of two code vectors."""
+    return float(column_nmi(np.asarray(b)[:, None], a)[0])
 
 
 def split_column(codes: np.ndarray, labels: np.ndarray, names: list[str],
                  rows: Any = slice(None)) -> tuple[str | None, float]:
     """The column whose values ``labels`` follows most closely, and that NMI."""
-    best, name = 0.0, None
-    lab = labels[rows]
-    for j, col in enumerate(names):
-        v = _nmi_codes(lab, codes[rows, j])
-        if v > best:
-            best, name = v, col
-    return name, best
+    if not len(names):
+        return None, 0.0
+    v = column_nmi(codes[rows], labels[rows])
+    j = int(np.argmax(v))
+    return (names[j], float(v[j])) if v[j] > 0 else (None, 0.0)
 
 
 def diagnose(model: Any, codes: np.ndarray, runs_all: list[list[np.ndarray]],
