@@ -1,5 +1,7 @@
 """Every torch path on ``device="cuda"`` (issue 20, item 5): skipped without a CUDA GPU.
 
+Marked ``cuda``: ``pytest -m cuda`` runs these alone on a machine with a GPU (issue 42).
+
 Each estimator is fitted on the same planted table on the CPU and on the GPU with the same
 ``random_state``: the GPU fit must run, return NumPy arrays of the CPU fit's shapes, keep its
 state usable after pickling, and find the planted groups as the CPU fit does (the two sum
@@ -17,7 +19,8 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here")
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here")]
 
 
 def _planted(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:

@@ -36,14 +36,28 @@ def count_labels(labels: np.ndarray, minlength: int = 0, chunk: int = 1 << 16) -
 
 class _Rows:
     """The compactly encoded training table: mini-batches and chunks as torch tensors on
-    the training device (value ids widened to ``int64`` one batch at a time)."""
+    the training device (value ids widened to ``int64`` one batch at a time).
+
+    On a GPU the compact table (value ids in their narrow type, coded numbers as codes) is
+    copied to the device once, here, and every batch is gathered there: no host-to-device
+    copy of rows per step. On the CPU the NumPy arrays are indexed as before."""
 
     def __init__(self, codes: np.ndarray, nums: np.ndarray, device: Any, torch: Any) -> None:
         self.codes, self.nums, self.device, self.torch = codes, nums, device, torch
         self.n = len(codes)
+        self._on_device = None
+        if getattr(device, "type", "cpu") != "cpu":
+            numbers = (nums.to_torch(torch, device) if isinstance(nums, _data.CodedNumbers)
+                       else torch.as_tensor(np.ascontiguousarray(nums), device=device))
+            self._on_device = (torch.as_tensor(codes, device=device), numbers)
 
     def take(self, idx: Any) -> tuple[Any, Any]:
         t = self.torch
+        if self._on_device is not None:
+            codes, nums = self._on_device
+            if not isinstance(idx, slice):
+                idx = t.as_tensor(np.asarray(idx, dtype=np.int64), device=self.device)
+            return codes[idx].long(), nums[idx]
         c = t.from_numpy(self.codes[idx].astype(np.int64)).to(self.device)
         return c, t.from_numpy(np.ascontiguousarray(self.nums[idx])).to(self.device)
 

@@ -40,6 +40,12 @@ def adam(torch: Any, params: Any, lr: float) -> Any:
     except (RuntimeError, TypeError, ValueError):  # pragma: no cover - old torch
         return torch.optim.Adam(params, lr=lr)
 
+def loss_sum(torch: Any, device: Any) -> Any:
+    """A float64 zero on ``device`` that an epoch's batch losses are added to: the sum stays
+    on the device (no host synchronisation per step on a GPU) and equals, bit for bit, the
+    Python float sum of the float32 losses it replaces."""
+    return torch.zeros((), dtype=torch.float64, device=device)
+
 def steps_per_epoch(est: Any, n: int) -> int:
     return -(-n // min(int(est.batch_size), n))
 
@@ -49,7 +55,7 @@ def pretrain(est: Any, torch: Any, model: Any, codes: Any, nums: Any, batches: A
     history = []
     model.train()
     for _ in range(int(est.epochs)):
-        total = 0.0
+        total = loss_sum(torch, codes.device)
         steps = steps_per_epoch(est, len(codes))
         for _ in range(steps):
             idx = torch.as_tensor(batches.next(), device=codes.device)
@@ -58,8 +64,8 @@ def pretrain(est: Any, torch: Any, model: Any, codes: Any, nums: Any, batches: A
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach())
-        history.append(total / steps)
+            total += loss.detach().double()
+        history.append(float(total) / steps)
     return history
 
 def latent(est: Any, torch: Any, model: Any, codes: Any, nums: Any) -> Any:
@@ -134,7 +140,7 @@ def cluster_thesis(est: Any, torch: Any, model: Any, codes: Any, nums: Any, batc
         opt = adam(torch, params, stage_lr(est))
         for _ in range(stage_epochs(est)):
             model.train()
-            total, steps = 0.0, steps_per_epoch(est, n)
+            total, steps = loss_sum(torch, codes.device), steps_per_epoch(est, n)
             for _ in range(steps):
                 idx = torch.as_tensor(batches.next(), device=codes.device)
                 z, rec, target = model(*take(codes, nums, idx))
@@ -149,8 +155,8 @@ def cluster_thesis(est: Any, torch: Any, model: Any, codes: Any, nums: Any, batc
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                total += float(loss.detach())
-            est.cluster_loss_.append(total / steps)
+                total += loss.detach().double()
+            est.cluster_loss_.append(float(total) / steps)
             if kind == "dcn":  # assignments and centroids, batch by batch in row order
                 model.eval()
                 with torch.no_grad():
@@ -187,7 +193,7 @@ def cluster_catembed(est: Any, torch: Any, model: Any, codes: Any, nums: Any, ba
                 p_all = target_distribution(
                     model.soft_assign(latent(est, torch, model, codes, nums)))
         model.train()
-        total, steps = 0.0, steps_per_epoch(est, len(codes))
+        total, steps = loss_sum(torch, dev), steps_per_epoch(est, len(codes))
         for _ in range(steps):
             idx = torch.as_tensor(batches.next(), device=dev)
             batch = take(codes, nums, idx)
@@ -205,7 +211,7 @@ def cluster_catembed(est: Any, torch: Any, model: Any, codes: Any, nums: Any, ba
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach())
+            total += loss.detach().double()
             if kind == "dcn":
                 with torch.no_grad():
                     # (2) assignments of the batch to the nearest centroid, (3) DCN
@@ -214,5 +220,5 @@ def cluster_catembed(est: Any, torch: Any, model: Any, codes: Any, nums: Any, ba
                     near = torch.cdist(zb, model.centers).argmin(dim=1)
                     assign[idx] = near
                     counts = dcn_centroid_step(model.centers, counts, zb, near)
-        est.cluster_loss_.append(total / steps)
+        est.cluster_loss_.append(float(total) / steps)
     return nearest_centre(model, codes, nums)

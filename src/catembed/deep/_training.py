@@ -84,6 +84,11 @@ def fit_restarts(est: Any, seeds: list[int], enc: MixedEncoding, data: _Rows,
     return runs
 
 
+def _floats(torch: Any, losses: list[Any]) -> list[float]:
+    """The float32 loss tensors of a stage as Python floats, copied to the host at once."""
+    return [float(v) for v in torch.stack(losses).cpu().tolist()] if losses else []
+
+
 def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
             objective: str, dev: Any, torch: Any) -> dict[str, Any]:
     """One initialisation: pretraining, k-means, (IDEC) joint training, then the final
@@ -93,7 +98,7 @@ def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any
     n = data.n
     rng = np.random.RandomState(seed)
     torch.manual_seed(seed)
-    history: list[float] = []
+    history: list[Any] = []
     encoder = est._build_encoder(enc)
     if init_rows is not None and len(init_rows):
         with torch.no_grad():
@@ -118,13 +123,14 @@ def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any
         opt.zero_grad()
         loss.backward()
         opt.step()
-        history.append(float(loss.detach()))
+        history.append(loss.detach())  # read once after the loop: no sync per step
 
+    history = _floats(torch, history)
     # 2) k-means on the latent vectors of (at most KMEANS_SAMPLE) rows
     labels = kmeans_centres(model, data, est.n_clusters, rng, torch)
     n_iter = 0
     delta_label: list[float] = []
-    cluster_hist: list[float] = []
+    cluster_hist: list[Any] = []
     # 3) IDEC: joint reconstruction + KL(P || Q)
     if objective == "idec" and int(est.cluster_steps) > 0:
         opt = torch.optim.Adam(model.parameters(), lr=float(est.learning_rate))
@@ -150,9 +156,10 @@ def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any
             opt.zero_grad()
             loss.backward()
             opt.step()
-            cluster_hist.append(float(loss.detach()))
+            cluster_hist.append(loss.detach())
             n_iter = step + 1
         del frozen
+        cluster_hist = _floats(torch, cluster_hist)
         labels = None  # the final assignment comes with the objective's first pass
     model.eval()
     value, final = est._final_objective(model, data, torch)
