@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ._numeric import apply_numeric, numeric_summaries_of_chunks
+from ._progress import counted, reporting, step
 from ._validation import CatEmbedError, CatEmbedTypeError, as_frame
 from .stats import count_chunks
 
@@ -52,8 +53,16 @@ def _frames(chunks: Iterator[Any], columns: Any, start: int) -> Iterator[Any]:
         yield frame
 
 
-def fit_chunks(est: Any, make_chunks: Any) -> Any:
-    """``est.fit_chunks(make_chunks)``: see :meth:`catembed.base.ValueEmbedder.fit_chunks`."""
+def fit_chunks(est: Any, make_chunks: Any, verbose: bool = False) -> Any:
+    """``est.fit_chunks(make_chunks)``: see :meth:`catembed.base.ValueEmbedder.fit_chunks`.
+    Each pass's rows are counted by the progress reporter in use, or by one on stderr with
+    ``verbose`` (:mod:`catembed._progress`)."""
+    with reporting(verbose, f"{type(est).__name__}.fit_chunks"):
+        return _fit_chunks(est, make_chunks)
+
+
+def _fit_chunks(est: Any, make_chunks: Any) -> Any:
+    step("reading the first chunk")
     chunks = _read_chunks(make_chunks)
     try:
         first = next(chunks)
@@ -64,11 +73,16 @@ def fit_chunks(est: Any, make_chunks: Any) -> Any:
     frames = itertools.chain([table.frame], _frames(chunks, columns, 2))
     summaries: list[Any] = []
     if table.numeric:
-        summaries = numeric_summaries_of_chunks(frames, table.numeric, est._numeric_policy())
+        summaries = numeric_summaries_of_chunks(
+            counted(frames, "numeric summaries (pass 1 of 2)"), table.numeric,
+            est._numeric_policy())
         frames = _frames(_read_chunks(make_chunks), columns, 1)  # second pass
     est._set_numeric_from_summaries(summaries)
     bins = est.numeric_bins_
-    stats = count_chunks((apply_numeric(f, bins)[table.categorical] for f in frames),
+    what = "counting values" + (" (pass 2 of 2)" if table.numeric else "")
+    stats = count_chunks((apply_numeric(f, bins)[table.categorical]
+                          for f in counted(frames, what)),
                          columns=table.categorical, handle_missing=est.handle_missing)
+    step(f"fitting {type(est).__name__} from the counts")
     est._fit_statistics(stats)
     return est

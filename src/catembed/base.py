@@ -150,7 +150,7 @@ class ValueEmbedder(DaskAwareTransformer):
         self._fit_statistics(stats)
         return self
 
-    def fit_chunks(self, make_chunks: Any) -> ValueEmbedder:
+    def fit_chunks(self, make_chunks: Any, *, verbose: bool = False) -> ValueEmbedder:
         """Fit on a table read chunk by chunk (a file larger than memory).
 
         Parameters
@@ -160,13 +160,15 @@ class ValueEmbedder(DaskAwareTransformer):
             ``lambda: catembed.io.iter_chunks(path, 1_000_000)``). Called once, or twice
             when a numeric policy (``"discretize"``, ``"passthrough"``) needs its exact
             mergeable summaries first (value counts, sums) before the counting pass.
+        verbose : bool
+            Show the rows counted so far, per pass, on a line of stderr (default: silent).
 
         Returns
         -------
         self
         """
         self._check_params()
-        return fit_chunks(self, make_chunks)
+        return fit_chunks(self, make_chunks, verbose)
 
     def fit_statistics(
         self, stats: ValueStatistics, *, feature_names_in: Sequence[str] | None = None

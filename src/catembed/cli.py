@@ -27,6 +27,7 @@ from typing import Any
 
 from ._errors import CatEmbedError
 from ._pathtext import path_text
+from ._progress import echo
 from ._version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -82,7 +83,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
 def _showwarning(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None,
                  line: Any = None) -> None:
     text = path_text(str(message).strip().replace("\n", " "))
-    print(f"catembed: warning: {text}", file=sys.stderr)
+    echo(f"catembed: warning: {text}")
 
 
 def _command_of(argv: list[str]) -> str | None:

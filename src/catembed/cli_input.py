@@ -9,21 +9,21 @@ Light at import (no NumPy, pandas, scikit-learn or PyTorch): the table functions
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._errors import CatEmbedError
 from ._pathtext import path_text
+from ._progress import Progress, echo
 from .datasets import InputSpec, resolve_input, split_list
 
 __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles", "int_in",
-           "resolve_input", "split_list"]
+           "progress_for", "resolve_input", "split_list"]
 
 
 def _note(text: str) -> None:
-    print(f"catembed: note: {path_text(text)}", file=sys.stderr)
+    echo(f"catembed: note: {path_text(text)}")
 
 
 @dataclass
@@ -151,6 +151,12 @@ def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
     from . import io
 
     return io.check_ragged_rows(spec.path, getattr(args, "strict", None))
+
+
+def progress_for(args: argparse.Namespace, command: str) -> Progress:
+    """The command's progress line on stderr: drawn when stderr is a terminal and not
+    ``--quiet`` (:class:`catembed._progress.Progress`), else a reporter that draws nothing."""
+    return Progress(f"catembed {command}", enabled=False if args.quiet else None)
 
 
 def check_outputs(args: argparse.Namespace, spec: InputSpec) -> None:

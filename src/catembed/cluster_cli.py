@@ -27,6 +27,7 @@ from .cli_input import (
     check_ragged,
     column_roles,
     int_in,
+    progress_for,
     resolve_input,
     split_list,
 )
@@ -146,6 +147,11 @@ def _target_line(frame: Any, target: str, labels: Any) -> str:
 
 
 def _cmd_cluster(args: argparse.Namespace) -> int:
+    with progress_for(args, "cluster") as progress:
+        return _cluster(args, progress)
+
+
+def _cluster(args: argparse.Namespace, progress: Any) -> int:
     import contextlib
 
     from . import io
@@ -156,6 +162,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     if args.members is not None and not split_list(args.members):
         raise CatEmbedError("--members is empty: name at least one method, e.g. --members mca.")
     members = split_list(args.members) or None
+    progress.step("loading the methods")
     for name in members or DEFAULT_MEMBERS:  # imports the members' modules (unknown names
         _member_class(name)                  # refused): the printed fit time leaves them out
     args.save_model = None
@@ -174,12 +181,15 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         raise CatEmbedError("the output's label column is named 'cluster', and so is an "
                             "--id or --target column of the input; rename that column.")
     used = roles.ids + features + after
+    progress.step(f"counting the rows of {spec.path.name}")
     check_ragged(args, spec)
+    progress.step(f"reading {spec.path.name}")
     frame = _read(args, spec, used, numeric)
     categorical = [c for c in features if c not in set(numeric)]
     _warn_identifiers(frame, categorical)
     model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
                       random_state=args.seed, categorical_features=categorical)
+    progress.step("fitting the consensus")  # then the steps of Consensus.fit
     t_start = time.perf_counter()
     labels = model.fit(frame[features]).labels_
     t_fit = time.perf_counter() - t_start
@@ -190,6 +200,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     out["cluster"] = labels
     for c in after:
         out[c] = frame[c].to_numpy()
+    progress.step("writing")
     # the labels and the profiles are published together: each is written to a temporary
     # file beside its target, and both are renamed only once both are complete
     with contextlib.ExitStack() as publish:
@@ -198,6 +209,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
                             index=False)
         with io.TableWriter(args.output, index=False) as writer:
             writer.write(out)
+    progress.close()
     if not args.quiet:
         stream = sys.stdout if args.output else sys.stderr
         k = int(model.n_clusters_)
@@ -301,5 +313,6 @@ def register(sub: Any) -> None:
                    help=f"random_state, 0 to {MAX_SEED} (default: 0)")
     p.add_argument("--strict", action="store_true",
                    help="refuse a CSV whose rows have another number of fields than the header")
-    p.add_argument("--quiet", "-q", action="store_true", help="no summary")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no summary, no notes, no progress line")
     p.set_defaults(func=_cmd_cluster)

@@ -16,7 +16,14 @@ from typing import Any
 
 from ._errors import CatEmbedError
 from ._pathtext import path_text
-from .cli_input import check_outputs, check_ragged, column_roles, int_in, resolve_input
+from .cli_input import (
+    check_outputs,
+    check_ragged,
+    column_roles,
+    int_in,
+    progress_for,
+    resolve_input,
+)
 
 __all__ = ["register"]
 
@@ -84,14 +91,12 @@ def _check_cost(est: Any, chunk: Any, categorical: list[str], n_rows: int | None
     check(sizes, max(int(n_rows or 0), len(chunk)))
 
 
-def _progress(total: int | None, desc: str, quiet: bool) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, file=sys.stderr,
-                disable=True if quiet else None, leave=False)
-
-
 def _cmd_embed(args: argparse.Namespace) -> int:
+    with progress_for(args, "embed") as progress:
+        return _embed(args, progress)
+
+
+def _embed(args: argparse.Namespace, progress: Any) -> int:
     from . import io
     from .evaluation.inputs import find_input
     from .streaming import write_chunks
@@ -101,7 +106,9 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     check_outputs(args, spec)  # a bad output path is refused before any work
     # the estimator before the fit: building it imports the method's modules (the
     # package's estimators, scikit-learn), which the printed fit time leaves out
+    progress.step("loading the method")
     est = _make_estimator(args.method, args.seed, args.handle_unknown)
+    progress.step(f"reading the columns of {spec.path.name}")
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
     features, ids = roles.features, roles.ids
@@ -122,11 +129,10 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             raise CatEmbedError(f"method {args.method!r} has no n_components parameter; "
                                 "leave out --n-components or use another --method.")
         est.set_params(n_components=args.n_components)
-    n_total = check_ragged(args, spec)
+    progress.step(f"counting the rows of {spec.path.name}")
+    n_total = progress.rows = check_ragged(args, spec)
     if args.chunksize:
-        bar = _progress(n_total, "counting", args.quiet)
-
-        def counted() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
+        def chunks_of() -> Any:  # the streamed fit (catembed.ValueEmbedder.fit_chunks)
             first: Any = None
             for i, chunk in enumerate(io.iter_chunks(spec.path, args.chunksize,
                                                      columns=features, text_columns=categorical)):
@@ -136,22 +142,22 @@ def _cmd_embed(args: argparse.Namespace) -> int:
                     _check_cost(est, first, categorical, n_total)
                     first = None
                 yield chunk[features]
-                bar.update(len(chunk))
 
         t_start = time.perf_counter()
-        est.fit_chunks(counted)  # the streamed fit reads its chunks: counted in its time
-        t_fit = time.perf_counter() - t_start
-        bar.close()
+        est.fit_chunks(chunks_of)  # the streamed fit reads its chunks: counted in its time;
+        t_fit = time.perf_counter() - t_start  # its passes report to the progress line
         chunks = io.iter_chunks(spec.path, args.chunksize, columns=used,
                                 text_columns=text_cols)
     else:
+        progress.step(f"reading {spec.path.name}")
         frame = io.read_table(spec.path, columns=used, text_columns=text_cols)
+        progress.step(f"fitting {args.method}")
         t_start = time.perf_counter()
         est.fit(frame[features])
         t_fit = time.perf_counter() - t_start
         chunks = iter([frame])
     names = list(est.get_feature_names_out())
-    bar = _progress(n_total, "embedding", args.quiet)
+    progress.step("embedding and writing", unit="rows")
     # the model and the table are published together: each is written to a temporary file
     # beside its target, and both are renamed only once both are complete
     with contextlib.ExitStack() as publish:
@@ -159,8 +165,8 @@ def _cmd_embed(args: argparse.Namespace) -> int:
             est.save(publish.enter_context(io.atomic_output(args.save_model)))
         with io.TableWriter(args.output, index=False) as writer:
             write_chunks(est, chunks, writer, features=features, before=ids,
-                         after=passthrough_after, progress=bar.update)
-    bar.close()
+                         after=passthrough_after, progress=progress.update)
+    progress.close()
     elapsed = time.perf_counter() - t0
     if not args.quiet:
         stats = est.stats_
@@ -232,5 +238,6 @@ def register(sub: Any) -> None:
     p.add_argument("--strict", action="store_true",
                    help="refuse a CSV whose rows have another number of fields than the "
                    "header (default: warn with the line numbers and read them)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no summary, no notes, no progress line")
     p.set_defaults(func=_cmd_embed)

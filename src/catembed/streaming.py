@@ -35,7 +35,6 @@ import copy
 import itertools
 import os
 import queue
-import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -306,7 +305,7 @@ def transform_file(
     chunksize: int | None = None,
     id_columns: Sequence[str] = (),
     target: str | None = None,
-    progress: bool = True,
+    progress: bool = False,
     handle_unknown: str | None = None,
     max_block_bytes: int = MAX_BLOCK_BYTES,
 ) -> int:
@@ -330,7 +329,9 @@ def transform_file(
     target : str, optional
         A column copied after the embedding (a class label).
     progress : bool
-        Show a progress bar on standard error (when it is a terminal).
+        Show the rows embedded so far on standard error: a line redrawn in place on a
+        terminal, a line every 10 s otherwise (:mod:`catembed._progress`). Default: silent
+        (the command line shows it on a terminal unless ``--quiet``).
     handle_unknown : {"error", "ignore", "warn"}, optional
         Override the model's policy for values it never saw (the model is not changed).
     max_block_bytes : int
@@ -343,6 +344,7 @@ def transform_file(
     """
     from . import io
     from ._lookup import compiled_lookup, compiled_lookup_pays
+    from ._progress import reporting
     from ._saved_lookup import saved_lookup
     from ._validation import CatEmbedError
 
@@ -399,22 +401,15 @@ def transform_file(
         chunks = io.iter_chunks(input, step, columns=used, text_columns=text)
         write = write_chunks
     n_rows = io.count_rows(input)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=n_rows, desc="transform", unit="rows",
-                   unit_scale=True, file=sys.stderr, leave=False, disable=None)
     # the compiled lookup where it pays for its start-up (the NumPy path: the same bytes)
     cells = None if n_rows is None else n_rows * len(est.get_feature_names_out())
-    try:
-        with io.TableWriter(output, index=False) as writer, compiled_lookup(
-                compiled_lookup_pays(cells)):
-            rows = write(
-                est, chunks, writer, features=features, before=ids, after=after,
-                progress=None if bar is None else bar.update, max_block_bytes=max_block_bytes,
-            )
-    finally:
-        if bar is not None:
-            bar.close()
+    with reporting(progress, "catembed transform_file") as reporter, io.TableWriter(
+            output, index=False) as writer, compiled_lookup(compiled_lookup_pays(cells)):
+        if reporter is not None:
+            reporter.step("embedding and writing", n_rows, unit="rows")
+        rows = write(
+            est, chunks, writer, features=features, before=ids, after=after,
+            progress=None if reporter is None else reporter.update,
+            max_block_bytes=max_block_bytes,
+        )
     return rows

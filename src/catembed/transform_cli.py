@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ._pathtext import path_text
-from .cli_input import int_in
+from .cli_input import int_in, progress_for
 
 __all__ = ["register"]
 
@@ -29,14 +29,16 @@ def _split(text: str | None) -> list[str]:
 
 
 def _cmd_transform(args: argparse.Namespace) -> int:
-    from .streaming import transform_file
-
     t0 = time.perf_counter()
-    rows = transform_file(
-        args.model, args.input, args.output, chunksize=args.chunksize,
-        id_columns=_split(args.id), target=args.target, progress=not args.quiet,
-        handle_unknown=args.handle_unknown,
-    )
+    with progress_for(args, "transform") as progress:
+        progress.step("loading the model")
+        from .streaming import transform_file
+
+        rows = transform_file(  # the rows embedded shown by the progress line in use
+            args.model, args.input, args.output, chunksize=args.chunksize,
+            id_columns=_split(args.id), target=args.target,
+            handle_unknown=args.handle_unknown,
+        )
     if not args.quiet:
         print(f"catembed transform: {rows} rows in {time.perf_counter() - t0:.2f} s"
               + (f"; wrote {path_text(args.output)}" if args.output else ""),
@@ -62,5 +64,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("--handle-unknown", choices=["error", "ignore", "warn"],
                    help="values the model never saw: error, or the zero vector (default: "
                    "the model's setting)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress line")
     p.set_defaults(func=_cmd_transform)

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import check_int
+from .._progress import step
 from .._validation import CatEmbedError
 
 __all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
@@ -85,6 +86,7 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
     ``k`` of ``ks`` on at most ``sample_size`` rows of ``codes`` (index: ``k``)."""
     from .lca import LCA
 
+    step(f"choosing k: latent class BIC for {len(ks)} values of k")
     n = len(codes)
     if n > sample_size:
         codes = codes[np.sort(rs.choice(n, size=sample_size, replace=False))]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
+from .._progress import step
 from .._validation import is_dask_collection
 from ..metrics import ari_codes
 
@@ -94,6 +95,7 @@ def member_weights(rule: str, stability: np.ndarray, runs_all: list[list[np.ndar
     """The members' (unnormalised) weights under ``rule``: ``"agreement"``, each member's
     mean ARI with the other members (:func:`agreement_with_others`); ``"stability"``, the
     mean ARI between its own runs; ``"equal"``, one each. Raised to ``power``."""
+    step("combining the members' runs")
     if rule == "equal":
         return np.ones(len(runs_all))
     base = stability if rule == "stability" else agreement_with_others(runs_all, rs)

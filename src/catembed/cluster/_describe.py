@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._numeric import as_float, is_numeric
+from .._progress import step
 from .._validation import CatEmbedError, as_frame, select_categorical
 
 __all__ = ["PROFILE_COLUMNS", "attach_profiles", "describe_clusters", "profile_lines"]
@@ -168,6 +169,7 @@ def attach_profiles(estimator: Any, X: Any, labels: Any, *, top: int = 5) -> Any
     numbers as numbers); the numeric columns are the estimator's ``numeric_features_``
     when it has them. Returns the estimator.
     """
+    step("describing the clusters")
     df = as_frame(X)
     names = getattr(estimator, "numeric_features_", None)
     numeric = None

@@ -48,6 +48,7 @@ from .._errors import CatEmbedWarning
 from .._method_names import resolve_name
 from .._numeric import apply_numeric, fit_numeric, is_numeric
 from .._params import check_int, check_option, check_random_state_param, is_real
+from .._progress import step
 from .._threads import one_thread
 from .._validation import (
     CatEmbedError,
@@ -250,8 +251,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        # numeric columns: n_bins quantile bins (label-free), then values like any other;
-        # input order kept, so an all-categorical table is counted exactly as before
+        # numeric columns: n_bins quantile bins, then values (all-categorical: as before)
         self.numeric_features_ = [str(c) for c in numeric]
         self.numeric_bins_ = fit_numeric(df, numeric, "discretize", int(self.n_bins)).bins
         used = set(cat) | set(numeric)
@@ -260,7 +260,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.feature_names_ = [str(c) for c in cat]
         ks = parse_k_range(self.n_clusters, len(df))
         k = 1 if ks is not None else int(self.n_clusters)
-        # one pass: factorise, count
+        step("counting the values")  # one pass: factorise, count
         codes, cats = factorize_frame(df, cat, self.handle_missing)
         codes = np.ascontiguousarray(codes)  # row-major, as before
         n_distinct = len(np.unique(codes, axis=0)) if len(df) <= 100000 else len(df)
@@ -288,7 +288,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.estimators_, self.members_, self.failed_members_ = [], [], []
         runs_all, stab = [], []
         self._centres = []
-        for name in names:
+        for i, name in enumerate(names, 1):
+            step(f"member {i} of {len(names)} ({name}): fit, {self.n_init} k-means runs")
             est = self._make_member(name, width, rs)
             try:
                 with warnings.catch_warnings():
