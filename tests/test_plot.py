@@ -109,8 +109,8 @@ def _label_boxes(ax):
 
 
 def test_value_map_labels_fit_and_outliers_are_marked():
-    # 60 values of one crowded column, 3 extreme ones: the 3 are drawn at the edge as
-    # triangles and labelled; no two labels overlap, none leaves the axes
+    # 60 values of one crowded column, 3 rare ones: the values beyond the zoomed axes are
+    # drawn at the edge as triangles and labelled; no two labels overlap, none leaves the axes
     rng = np.random.default_rng(0)
     n = 3000
     a = rng.integers(0, 30, n).astype(str)
@@ -129,14 +129,16 @@ def test_value_map_labels_fit_and_outliers_are_marked():
     frame = ax.get_window_extent()
     assert all(frame.x0 - 1 <= p.x0 and p.x1 <= frame.x1 + 1 for p in boxes)
     outliers = [c for c in ax.collections if c.get_gid() == "outlier"]
-    labelled = {t.get_text() for t in ax.texts}
     assert outliers, "extreme values are drawn at the edge"
     xlim, ylim = ax.get_xlim(), ax.get_ylim()
     for c in outliers:
         (x, y), = c.get_offsets()
         assert xlim[0] <= x <= xlim[1] and ylim[0] <= y <= ylim[1]
     assert "beyond the axes" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
-    assert {"a=rare1", "a=rare2", "a=rare3"} & labelled
+    # every value beyond the axes is labelled (the rare values lie at 0 on the first axis,
+    # which the column c carries: they were "beyond" only while the zoom drew rounding noise)
+    anchors = {tuple(np.round(t.xy, 12)) for t in ax.texts if t.get_gid() == "value-label"}
+    assert all(tuple(np.round(c.get_offsets()[0], 12)) in anchors for c in outliers)
     matplotlib.pyplot.close("all")
 
 

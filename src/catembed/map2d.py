@@ -14,7 +14,11 @@ import numpy as np
 
 from ._params import check_option
 
-__all__ = ["palette", "place_labels", "project_2d", "robust_limits", "value_map_xy"]
+__all__ = ["axis_spread", "palette", "place_labels", "project_2d", "robust_limits",
+           "value_map_xy"]
+
+#: a spread at most this share of a map's largest range is rounding noise, not a dimension
+FLAT_RTOL = 1e-9
 
 
 def palette(n: int) -> list[Any]:
@@ -83,7 +87,8 @@ def robust_limits(xy: np.ndarray, *, quantile: float = 0.05, margin: float = 0.5
     squeeze every other point into a blob. Per axis the limits are the ``quantile`` and
     ``1 - quantile`` quantiles widened by ``margin`` times their distance on each side; when
     that leaves no point outside, or the map has fewer than ``min_points`` points, the limits
-    are the points' own range (widened by 5%).
+    are the points' own range (widened by 5%). An axis on which the bulk has no spread (its
+    quantiles differ by rounding only, :data:`FLAT_RTOL`) is never zoomed.
 
     Returns
     -------
@@ -103,6 +108,11 @@ def robust_limits(xy: np.ndarray, *, quantile: float = 0.05, margin: float = 0.5
         return full, np.zeros(len(xy), dtype=bool)
     lo, hi = np.quantile(xy, [quantile, 1.0 - quantile], axis=0)
     limits = padded(lo, hi, margin)
+    # an axis on which the bulk shares one position (a few points carry the axis, the rest
+    # differ by rounding only) keeps the points' own range: zooming on the bulk would draw
+    # rounding noise (+-4e-15) as if it were a dimension
+    flat_bulk = hi - lo <= FLAT_RTOL * (xy.max(axis=0) - xy.min(axis=0))
+    limits[flat_bulk] = full[flat_bulk]
     outside = ((xy < limits[:, 0]) | (xy > limits[:, 1])).any(axis=1)
     if not outside.any():
         return full, outside
@@ -200,3 +210,22 @@ def value_map_xy(data: np.ndarray, counts: np.ndarray, method: str = "pca") -> n
     axes = axes * np.sign(axes[big, np.arange(axes.shape[1])])  # deterministic signs
     xy = centred @ axes
     return xy if xy.shape[1] == 2 else np.hstack([xy, np.zeros((len(xy), 2 - xy.shape[1]))])
+
+
+def axis_spread(xy: np.ndarray, *, rtol: float = FLAT_RTOL) -> np.ndarray:
+    """Per axis of a 2-D map, how many points lie off the axis' median position.
+
+    A point is off when it differs from the median by more than ``rtol`` times the map's
+    largest range: 0 means a flat axis (the map has fewer than two dimensions and the axis
+    holds rounding noise); fewer than half the points means a handful of points carry the
+    axis and the rest share one position on it.
+
+    Returns
+    -------
+    ndarray of int, shape (2,)
+    """
+    xy = np.asarray(xy, dtype=np.float64)
+    if len(xy) == 0:
+        return np.zeros(xy.shape[1], dtype=int)
+    scale = float((xy.max(axis=0) - xy.min(axis=0)).max())
+    return (np.abs(xy - np.median(xy, axis=0)) > rtol * scale).sum(axis=0)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._text import plot_text
-from .map2d import palette, project_2d, value_map_xy
+from .map2d import axis_spread, palette, project_2d, value_map_xy
 from .profiles import cluster_profiles
 
 __all__ = ["objects", "profiles", "project_2d", "values"]
@@ -40,6 +40,24 @@ def _axes(ax: Any, size: tuple[float, float] = (7.0, 6.0)) -> Any:
 
     _, ax = plt.subplots(figsize=size)
     return ax
+
+
+def _flag_axes(xy: np.ndarray, names: list[str], noun: str, *, few: bool = True) -> list[str]:
+    """The axis labels, saying when an axis carries no dimension (its rounding noise is set
+    to 0 in ``xy``) or, with ``few``, only a few of the points (the others share one position
+    on it: zooming on them would draw rounding noise, :func:`catembed.map2d.robust_limits`)."""
+    spread = axis_spread(xy)
+    n = len(xy)
+    out = []
+    for a, name in enumerate(names):
+        if spread[a] == 0 and n > 1:
+            xy[:, a] = 0.0
+            name += f"  (flat: the {noun} differ along one axis only)"
+        elif few and 2 * spread[a] < n:
+            name += (f"  (carried by {spread[a]} of {n} {noun}; the other {n - spread[a]} "
+                     "share one position)")
+        out.append(name)
+    return out
 
 
 def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool = True,
@@ -83,7 +101,9 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     Returns
     -------
     matplotlib Axes
-        Colour: the value's column (legend beside the axes).
+        Colour: the value's column (legend beside the axes). An axis label says when the
+        axis is flat (the values differ along one axis only) or carried by a few values
+        while the others share one position on it (that axis is then never zoomed).
     """
     from ._params import check_int
     from .map2d import place_labels, robust_limits
@@ -102,6 +122,7 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         keep = np.sort(np.argsort(-counts, kind="stable")[:max_points])
         attrs, vals, data, counts, xy = (attrs[keep], vals[keep], data[keep], counts[keep],
                                          xy[keep])
+    axis_names = _flag_axes(xy, [f"{method.upper()} 1", f"{method.upper()} 2"], "values")
     names = list(dict.fromkeys(attrs))
     colours = dict(zip(names, palette(len(names)), strict=True))
     if zoom:
@@ -143,11 +164,11 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     ax.set_title(plot_text(title or f"Values of the {type(model).__name__} embedding "
                            f"({method.upper()}); lines: nearest value of another attribute"),
                  fontsize=9)
-    ax.set_xlabel(plot_text(f"{method.upper()} 1"
+    ax.set_xlabel(plot_text(axis_names[0]
                             + ("  (zoomed on the bulk)" if outside.any() else "")
                             + (f"  (the {len(xy):,} most frequent of {n_values:,} values)"
                                if len(xy) < n_values else "")))
-    ax.set_ylabel(plot_text(f"{method.upper()} 2"))
+    ax.set_ylabel(plot_text(axis_names[1]))
     ncol = 1 if len(handles) <= 18 else 2 if len(handles) <= 40 else 3
     ax.legend(handles=handles, fontsize=7 if len(handles) <= 18 else 6, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, ncols=ncol, title="column",
@@ -207,10 +228,13 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     Returns
     -------
     matplotlib Axes
+        An axis label says when the axis is flat (the rows differ along one axis only).
     """
     ax = _axes(ax)
     z = model.transform(X) if embedding is None else np.asarray(embedding)
     xy, rows = project_2d(z, method, random_state=random_state, max_rows=max_rows)
+    axis_names = _flag_axes(xy, [f"{method.upper()} 1", f"{method.upper()} 2"], "rows",
+                            few=False)
     if labels is None:
         ax.scatter(xy[:, 0], xy[:, 1], s=6, color="tab:blue", alpha=0.6)
     else:
@@ -225,8 +249,8 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     shown = f"{len(rows)} of {len(z)} rows" if len(rows) < len(z) else f"{len(z)} rows"
     ax.set_title(plot_text(title or f"Objects ({method.upper()} of the "
                            f"{type(model).__name__} embedding, {shown})"), fontsize=9)
-    ax.set_xlabel(plot_text(f"{method.upper()} 1"))
-    ax.set_ylabel(plot_text(f"{method.upper()} 2"))
+    ax.set_xlabel(plot_text(axis_names[0]))
+    ax.set_ylabel(plot_text(axis_names[1]))
     return ax
 
 
