@@ -197,8 +197,9 @@ TEXT_CALLS = {"set_title": (0,), "set_xlabel": (0,), "set_ylabel": (0,), "suptit
               "set_yticks": (1,), "set_xticklabels": (0,), "set_yticklabels": (0,),
               "legend": ()}
 TEXT_KEYWORDS = {"label", "labels", "title"}
-# text arguments that are made with plot_text a few lines above (plot.values' labels)
-SAFE_PLOT_ARGS = {"texts[i]"}
+# text arguments that are made with plot_text a few lines above (plot.values' labels, and
+# their abbreviations)
+SAFE_PLOT_ARGS = {"texts[i]", "shorts[i]", "shorts[i] if spot.short else texts[i]"}
 
 
 def _tree(name):

@@ -25,6 +25,7 @@ __all__ = [
     "NumericState",
     "apply_numeric",
     "bin_labels",
+    "bin_numbers",
     "check_finite_numbers",
     "finite_matrix",
     "read_numbers",
@@ -177,6 +178,14 @@ def quantile_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
     if not finite.size:
         return np.array([])
     return np.unique(np.quantile(finite, _bin_quantiles(n_bins, finite.size)))
+
+
+def bin_numbers(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """The quantile-bin label of each number of ``x`` (NaN stays missing): ``n_bins`` bins cut
+    at the quantiles of ``x`` itself (:func:`quantile_edges`, :func:`bin_labels`). The one
+    binning of ``--numeric discretize`` (the evaluation commands and the report), of the LCA
+    protocol's numeric columns and of the cluster profiles."""
+    return bin_labels(x, quantile_edges(x, n_bins))
 
 
 def fit_numeric(df: pd.DataFrame, numeric: Sequence[str], policy: str,

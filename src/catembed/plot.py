@@ -7,13 +7,14 @@ extra (``pip install catembed[plot]``); it is imported when a function is called
 (``matplotlib.use("Agg")``), as :mod:`catembed.report` does.
 
 * :func:`values`: each value of the table as a point (the model's
-  :attr:`~catembed.base.ValueEmbedder.value_coordinates_` projected to 2-D), coloured by
-  attribute, labelled, with a line to its nearest value of another attribute (the coupling the
-  embedding learned);
+  :attr:`~catembed.base.ValueEmbedder.value_coordinates_` projected on the two axes that carry
+  the coupling between columns), coloured by attribute, labelled without overlaps, with a
+  line to its nearest value of another attribute (the coupling the embedding learned);
 * :func:`objects`: the rows' embeddings in 2-D (PCA, or t-SNE as the UNTIE paper's Fig. 9),
-  coloured by cluster or class;
+  coloured by cluster or class, the rows that share a point drawn as one disc per class
+  sized by its rows;
 * :func:`profiles`: for each cluster the most over-represented values and their lift
-  (:func:`catembed.profiles.cluster_profiles`).
+  (:func:`catembed.profiles.cluster_profiles`; numbers in quantile bins).
 
 Text from the data or the call (values, column names, classes, titles) is drawn as written:
 a ``$`` never starts matplotlib's mathtext, so ``$x^$`` or ``$\\frac{1}{$`` is a label, not
@@ -26,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from ._params import check_option
 from ._text import plot_text
 from .map2d import axis_spread, palette, project_2d, value_map_xy
 from .profiles import cluster_profiles
 
-__all__ = ["objects", "profiles", "project_2d", "values"]
+__all__ = ["objects", "profiles", "project_2d", "stacked_points", "values"]
 
 
 def _axes(ax: Any, size: tuple[float, float] = (7.0, 6.0)) -> Any:
@@ -75,17 +77,21 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         The labels are placed for the axes' size at the time of the call: resize the figure
         before, not after.
     method : {"pca", "tsne"}
-        ``"pca"``: principal axes of the values weighted by their frequency (as
-        correspondence analysis weights its columns by their mass); ``"tsne"``: t-SNE.
+        ``"pca"``: the two axes that carry most of the coupling *between* columns
+        (:func:`catembed.map2d.coupling_axes`: the leading eigenvectors of the between-column
+        covariance of the values, computed from the co-occurrence counts), so that a column
+        independent of the others no longer takes an axis; each axis label gives its share
+        of that coupling. ``"tsne"``: t-SNE of the values.
     neighbours : bool, default=True
         Draw a line from each value to its nearest value of *another* attribute in the
         embedding (Euclidean): the inter-attribute couplings the embedding carries.
     max_labels : int, default=40
         At most this many labels. The values beyond the zoomed axes come first, then the
-        largest contributions to the map's inertia (frequency times squared distance from
-        the centre, as correspondence analysis ranks its points); a label that would overlap
-        one already placed, or leave the axes, is skipped
-        (:func:`catembed.map2d.place_labels`).
+        largest contributions to the map (frequency times squared distance from the centre,
+        as correspondence analysis ranks its points), the values of faded columns last.
+        Labels never overlap each other, a marker or the axes' edge
+        (:func:`catembed.map2d.arrange_labels`): a label with no free spot next to its point
+        goes farther out with a leader line, then abbreviated, else is left out.
     zoom : bool, default=True
         Set the axes from robust quantiles of the points (:func:`catembed.map2d.robust_limits`)
         so that a few extreme values do not squeeze the rest into a blob; the values beyond
@@ -104,19 +110,31 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
         Colour: the value's column (legend beside the axes). An axis label says when the
         axis is flat (the values differ along one axis only) or carried by a few values
         while the others share one position on it (that axis is then never zoomed).
+        The values of a column nearly
+        independent of all the others (:func:`catembed.map2d.column_dependence` under 0.1)
+        are faded, with a faded legend entry.
     """
     from ._params import check_int
-    from .map2d import place_labels, robust_limits
+    from .map2d import column_dependence, coupling_axes, robust_limits
 
     check_int("max_points", max_points, allow_none=True)
+    check_option("method", method, ("pca", "tsne"))
 
     ax = _axes(ax, (9.0, 6.5))
     coords = model.value_coordinates_
     attrs = coords.index.get_level_values(0).astype(str)
     vals = coords.index.get_level_values(1).astype(str)
     data = coords.to_numpy()
-    counts = np.asarray(model.stats_.counts, dtype=np.float64)
-    xy = value_map_xy(data, counts, method)
+    stats = model.stats_
+    counts = np.asarray(stats.counts, dtype=np.float64)
+    aligned = len(counts) == len(data) and hasattr(stats, "cooc")
+    share = None
+    if method == "pca" and aligned:
+        xy, share = coupling_axes(data, stats, independent=_FADED)
+    else:
+        xy = value_map_xy(data, counts, method)
+    dependence = (dict(zip(map(str, stats.feature_names), column_dependence(stats),
+                           strict=True)) if aligned else {})
     n_values = len(xy)
     if max_points is not None and n_values > max_points:  # the most frequent, in order
         keep = np.sort(np.argsort(-counts, kind="stable")[:max_points])
@@ -125,6 +143,9 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     axis_names = _flag_axes(xy, [f"{method.upper()} 1", f"{method.upper()} 2"], "values")
     names = list(dict.fromkeys(attrs))
     colours = dict(zip(names, palette(len(names)), strict=True))
+    tied = [d for d in dependence.values() if d > 0]
+    faded_cols = {n for n in names if tied and dependence.get(n, 1.0) < _FADED}
+    faded = np.array([a in faded_cols for a in attrs], dtype=bool)
     if zoom:
         limits, outside = robust_limits(xy)
     else:
@@ -145,8 +166,11 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
                 ax.plot(shown[[i, j], 0], shown[[i, j], 1], color="0.8", lw=0.6, zorder=1)
     col = np.array([colours[a] for a in attrs])
     inside = ~outside
-    ax.scatter(shown[inside, 0], shown[inside, 1], s=30, c=col[inside], zorder=2,
-               edgecolors="white", linewidths=0.5)
+    for sel, alpha in ((inside & faded, 0.3), (inside & ~faded, 1.0)):
+        if sel.any() or alpha == 1.0:
+            ax.scatter(shown[sel, 0], shown[sel, 1], s=30, c=col[sel], zorder=2,
+                       edgecolors="white", linewidths=0.5, alpha=alpha,
+                       gid="faded" if alpha < 1 else None)
     if outside.any():
         # a triangle at the edge pointing to where the value lies
         beyond = (xy - shown) / np.maximum(limits[:, 1] - limits[:, 0], 1e-300)
@@ -155,57 +179,108 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
             marker = ((">" if beyond[i, 0] > 0 else "<") if a == 0
                       else ("^" if beyond[i, 1] > 0 else "v"))
             ax.scatter(shown[i, 0], shown[i, 1], s=60, color=col[i], marker=marker,
-                       edgecolors="black", linewidths=0.6, zorder=3, gid="outlier")
-    handles = [ax.scatter([], [], s=30, color=colours[n], label=plot_text(n)) for n in names]
+                       edgecolors="black", linewidths=0.6, zorder=3, gid="outlier",
+                       alpha=0.3 if faded[i] else 1.0)
+    handles = [ax.scatter([], [], s=30, color=colours[n], label=plot_text(n),
+                          alpha=0.3 if n in faded_cols else 1.0) for n in names]
     if outside.any():
         handles.append(ax.scatter([], [], s=45, marker=">", color="white",
                                   edgecolors="black", linewidths=0.6,
                                   label=plot_text(f"beyond the axes ({int(outside.sum())})")))
     ax.set_title(plot_text(title or f"Values of the {type(model).__name__} embedding "
-                           f"({method.upper()}); lines: nearest value of another attribute"),
+                           f"({method.upper()})\nlines: nearest value of another column"
+                           + ("; faded: columns nearly independent of the others"
+                              if faded_cols else "")),
                  fontsize=9)
-    ax.set_xlabel(plot_text(axis_names[0]
-                            + ("  (zoomed on the bulk)" if outside.any() else "")
+    axis = list(axis_names)
+    if share is not None:
+        notes = [a[len(f"{method.upper()} {k + 1}"):] for k, a in enumerate(axis_names)]
+        axis = [(f"axis {k + 1}: {share[k]:.0%} of the coupling between columns"
+                 if share[k] > 0 else f"axis {k + 1}: spread (no coupling between columns)")
+                + notes[k] for k in range(2)]
+    ax.set_xlabel(plot_text(axis[0] + ("  (zoomed on the bulk)" if outside.any() else "")
                             + (f"  (the {len(xy):,} most frequent of {n_values:,} values)"
-                               if len(xy) < n_values else "")))
-    ax.set_ylabel(plot_text(axis_names[1]))
+                               if len(xy) < n_values else "")), fontsize=8)
+    ax.set_ylabel(plot_text(axis[1]), fontsize=8)
     ncol = 1 if len(handles) <= 18 else 2 if len(handles) <= 40 else 3
     ax.legend(handles=handles, fontsize=7 if len(handles) <= 18 else 6, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, ncols=ncol, title="column",
               title_fontsize=7, markerscale=0.8, frameon=False)
-    # labels: beyond-the-axes values first (farthest first), then the largest contributions
+    # labels: beyond-the-axes values first (farthest first), then the largest contributions,
+    # the faded columns' values last
     centre = (counts / counts.sum()) @ xy
     dist2 = ((xy - centre) ** 2).sum(axis=1)
     contribution = counts * dist2
     order = [*np.flatnonzero(outside)[np.argsort(-dist2[outside], kind="stable")],
              *np.flatnonzero(inside)[np.argsort(-contribution[inside], kind="stable")]]
-    texts = [plot_text(f"{attrs[i]}={vals[i]}") for i in range(len(xy))]
+    order = [i for i in order if not faded[i]] + [i for i in order if faded[i]]
+    _label_values(ax, shown, outside, order[:max(4 * max_labels, 50)], attrs, vals, faded,
+                  max_labels)
+    return ax
+
+
+#: a column whose dependence (:func:`catembed.map2d.column_dependence`) is under this is faded
+_FADED = 0.1
+
+
+def _short(attr: str, value: str) -> str:
+    """``column=value`` abbreviated: at most 8 characters of the column, 12 of the value."""
+    return ((attr if len(attr) <= 8 else attr[:7] + "\u2026") + "="
+            + (value if len(value) <= 12 else value[:11] + "\u2026"))
+
+
+def _label_values(ax: Any, shown: np.ndarray, outside: np.ndarray, order: list[int],
+                  attrs: Any, vals: Any, faded: np.ndarray, max_labels: int) -> None:
+    """Place the value labels (:func:`catembed.map2d.arrange_labels`) and draw them."""
+    from .map2d import arrange_labels
+
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
-    sizes = np.zeros((len(xy), 2))
+    texts = {i: plot_text(f"{attrs[i]}={vals[i]}") for i in order}
+    shorts = {i: plot_text(_short(attrs[i], vals[i])) for i in order}
+    sizes = np.zeros((len(shown), 2))
+    short_sizes = np.zeros((len(shown), 2))
     probe = ax.text(0, 0, "", fontsize=7)
-    for i in order[:max(4 * max_labels, 50)]:
+    for i in order:
         probe.set_text(texts[i])
         ext = probe.get_window_extent(renderer)
         sizes[i] = (ext.width, ext.height)
+        probe.set_text(shorts[i])
+        ext = probe.get_window_extent(renderer)
+        short_sizes[i] = (ext.width, ext.height)
     probe.remove()
     anchors = ax.transData.transform(shown)
     box = ax.get_window_extent(renderer)
-    spots = place_labels(anchors, sizes, order[:max(4 * max_labels, 50)],
-                         bounds=(box.x0, box.y0, box.x1, box.y1), max_labels=max_labels)
+    px = fig.dpi / 72.0  # marker sizes are in points squared
+    radius = np.where(outside, 0.5 * np.sqrt(60.0), 0.5 * np.sqrt(30.0)) * px
+    spots = arrange_labels(anchors, sizes, order, bounds=(box.x0, box.y0, box.x1, box.y1),
+                           points=anchors, radius=radius, short_sizes=short_sizes,
+                           max_labels=max_labels)
     to_points = 72.0 / fig.dpi
-    for i, (x0, y0) in spots.items():
-        off = ((x0 - anchors[i, 0]) * to_points, (y0 - anchors[i, 1]) * to_points)
-        ax.annotate(texts[i], shown[i],
-                    xytext=off, textcoords="offset points", ha="left", va="bottom",
-                    fontsize=7, color="0.15", zorder=4, gid="value-label")
-    return ax
+    to_data = ax.transData.inverted()
+    for spot in spots:
+        i = spot.index
+        w, h = (short_sizes if spot.short else sizes)[i]
+        off = ((spot.x0 - anchors[i, 0]) * to_points, (spot.y0 - anchors[i, 1]) * to_points)
+        if spot.leader:  # a line from the point to the nearest point of the label's box
+            end = np.clip(anchors[i], [spot.x0, spot.y0], [spot.x0 + w, spot.y0 + h])
+            line = to_data.transform(np.vstack([anchors[i], end]))
+            ax.plot(line[:, 0], line[:, 1], color="0.55", lw=0.5, zorder=3, gid="leader")
+        ax.annotate(shorts[i] if spot.short else texts[i], shown[i], xytext=off,
+                    textcoords="offset points", ha="left", va="bottom", fontsize=7,
+                    color="0.55" if faded[i] else "0.15", zorder=4, gid="value-label")
 
 
 def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: str = "pca",
             max_rows: int = 5000, random_state: int = 0, embedding: np.ndarray | None = None,
             title: str | None = None) -> Any:
     """The object map: the rows' embeddings in 2-D, coloured by ``labels``.
+
+    Rows with the same values share one point (a table of few columns puts hundreds of rows
+    on each): each point then gets one disc per class (or cluster) present on it, its area
+    proportional to the rows of that class on the point, and the discs are drawn largest
+    first, so that a smaller one always lies on top of a larger one and no class hides
+    another. When every row has a point of its own, each is a small dot, as before.
 
     Parameters
     ----------
@@ -229,6 +304,8 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     -------
     matplotlib Axes
         An axis label says when the axis is flat (the rows differ along one axis only).
+        One scatter of every disc (largest first); the x-axis label gives the rows of the
+        largest disc when rows share points.
     """
     ax = _axes(ax)
     z = model.transform(X) if embedding is None else np.asarray(embedding)
@@ -236,26 +313,75 @@ def objects(model: Any, X: Any, labels: Any = None, *, ax: Any = None, method: s
     axis_names = _flag_axes(xy, [f"{method.upper()} 1", f"{method.upper()} 2"], "rows",
                             few=False)
     if labels is None:
-        ax.scatter(xy[:, 0], xy[:, 1], s=6, color="tab:blue", alpha=0.6)
+        lab = np.zeros(len(rows), dtype=np.int64)
+        groups: list[str] = []
+        colours = ["tab:blue"]
     else:
-        lab = np.asarray(labels, dtype=object)[rows].astype(str)
-        groups = sorted(set(lab))
-        for g, colour in zip(groups, palette(len(groups)), strict=True):
-            sel = lab == g
-            ax.scatter(xy[sel, 0], xy[sel, 1], s=6, color=colour, alpha=0.6,
-                       label=plot_text(g))
-        if len(groups) <= 20:
-            ax.legend(fontsize=7, markerscale=2, loc="best")
+        raw = np.asarray(labels, dtype=object)[rows].astype(str)
+        groups = sorted(set(raw))
+        lab = np.searchsorted(np.asarray(groups, dtype=object), raw)
+        colours = palette(len(groups))
+    where, count, group = stacked_points(xy, lab)
+    top = int(count.max()) if len(count) else 1
+    if top > 1:  # area proportional to the rows, the largest disc 400 points squared
+        size = np.maximum(400.0 * count / top, 8.0)
+        ax.scatter(where[:, 0], where[:, 1], s=size, c=[colours[g] for g in group],
+                   alpha=0.85, edgecolors="white", linewidths=0.6, gid="objects")
+    else:
+        ax.scatter(where[:, 0], where[:, 1], s=6, c=[colours[g] for g in group], alpha=0.6,
+                   gid="objects")
+    if groups and len(groups) <= 20:
+        handles = [ax.scatter([], [], s=24, color=c, label=plot_text(g))
+                   for g, c in zip(groups, colours, strict=True)]
+        ax.legend(handles=handles, fontsize=7, loc="best")
     shown = f"{len(rows)} of {len(z)} rows" if len(rows) < len(z) else f"{len(z)} rows"
     ax.set_title(plot_text(title or f"Objects ({method.upper()} of the "
                            f"{type(model).__name__} embedding, {shown})"), fontsize=9)
-    ax.set_xlabel(plot_text(axis_names[0]))
+    if top > 1:
+        ax.set_xlabel(plot_text(f"{axis_names[0]}   (disc area: rows on the point"
+                                f"{' per colour' if groups else ''}; largest {top:,} rows; "
+                                f"{len(np.unique(where, axis=0)):,} distinct points)"),
+                      fontsize=8)
+    else:
+        ax.set_xlabel(plot_text(axis_names[0]))
     ax.set_ylabel(plot_text(axis_names[1]))
     return ax
 
 
+def stacked_points(xy: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                 np.ndarray]:
+    """The distinct ``(point, group)`` pairs of a map, largest first.
+
+    Points closer than a millionth of the map's extent (its wider axis) count as one (rows
+    with the same values land on the same point up to rounding).
+
+    Returns
+    -------
+    where : ndarray of shape (k, 2)
+        The point of each pair.
+    count : ndarray of shape (k,)
+        The rows of the group on the point.
+    group : ndarray of shape (k,)
+        Sorted by decreasing count (ties: the group, then the point, in order).
+    """
+    xy = np.asarray(xy, dtype=np.float64)
+    groups = np.asarray(groups, dtype=np.int64)
+    if len(xy) == 0:
+        return xy.reshape(0, 2), np.zeros(0, dtype=np.int64), groups
+    lo = xy.min(axis=0)
+    extent = float(np.ptp(xy, axis=0).max())
+    key = np.round((xy - lo) / (extent if extent > 0 else 1.0) * 1e6).astype(np.int64)
+    _, first, point = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    point = point.reshape(-1)
+    pair = point * (int(groups.max()) + 1) + groups
+    uniq, at, count = np.unique(pair, return_index=True, return_counts=True)
+    group = groups[at]
+    order = np.lexsort((point[at], group, -count))
+    return xy[first[point[at]]][order], count[order], group[order]
+
+
 def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
-             min_support: float = 0.05, kind: str = "cluster") -> Any:
+             min_support: float = 0.05, kind: str = "cluster", n_bins: int | None = 5) -> Any:
     """Profiles as horizontal bars: each cluster's (or class's) most over-represented values.
 
     Parameters
@@ -274,6 +400,10 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
         (:func:`catembed.profiles.cluster_profiles`).
     kind : {"cluster", "class"}, default="cluster"
         What the groups are: the word of the labels and the title.
+    n_bins : int or None, default=5
+        Numeric columns of a mixed table are cut into this many quantile bins, as the
+        report's profiles and ``--numeric discretize`` cut them
+        (:func:`catembed.profiles.cluster_profiles`); None: each number is a value.
 
     Returns
     -------
@@ -284,7 +414,7 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
     from ._params import check_option
 
     check_option("kind", kind, ("cluster", "class"))
-    prof = cluster_profiles(X, clusters, top=top, min_support=min_support)
+    prof = cluster_profiles(X, clusters, top=top, min_support=min_support, n_bins=n_bins)
     if ax is None:
         import matplotlib.pyplot as plt
 

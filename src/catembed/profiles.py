@@ -12,7 +12,7 @@ __all__ = ["cluster_profiles"]
 
 
 def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
-                     min_support: float = 0.05) -> Any:
+                     min_support: float = 0.05, n_bins: int | None = 5) -> Any:
     """Each cluster's most over-represented values, with their lift.
 
     ``lift(v, c) = P(v | c) / P(v)``: how many times more often the value ``v`` occurs in
@@ -23,11 +23,17 @@ def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
     Parameters
     ----------
     X : DataFrame
-        The categorical table.
+        The table: categorical columns, and numeric ones (binned, see ``n_bins``).
     clusters : array-like of shape (n,)
     top : int, default=5
         Values kept per cluster, largest lift first.
     min_support : float, default=0.05
+    n_bins : int or None, default=5
+        Numeric (not boolean) columns are cut into this many quantile bins first, labelled
+        ``"b0: <= 3.5"``, ``"b1: (3.5, 7]"``, ... by the function that cuts them for
+        ``--numeric discretize`` (the report's tables) and the embedders'
+        ``numeric="discretize"``, so that a profile names a range, not one raw number.
+        None: each number is a value.
 
     Returns
     -------
@@ -41,6 +47,16 @@ def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
     from ._validation import CatEmbedError, as_frame
 
     df = as_frame(X)
+    if n_bins is not None:
+        from ._numeric import bin_numbers, is_numeric
+        from ._params import check_int
+
+        check_int("n_bins", n_bins, minimum=2)
+        numeric = [c for c in df.columns if is_numeric(df[c])]
+        if numeric:
+            df = df.copy()
+            for c in numeric:
+                df[c] = bin_numbers(df[c].to_numpy(dtype=np.float64, na_value=np.nan), n_bins)
     labels = np.asarray(clusters)
     if labels.shape != (len(df),):
         raise CatEmbedError(f"clusters must have one label per row ({len(df)}); got shape "

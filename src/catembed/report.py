@@ -171,7 +171,7 @@ def _value_points(est: Any, max_points: int = MAP_VALUES) -> dict[str, Any]:
     coords = est.value_coordinates_
     attrs = coords.index.get_level_values(0).astype(str)
     counts = np.asarray(est.stats_.counts, dtype=np.float64)
-    xy = value_map_xy(coords.to_numpy(), counts)
+    xy = value_map_xy(coords.to_numpy(), counts, stats=est.stats_)
     values = coords.index.get_level_values(1)
     if len(xy) > max_points:
         keep = np.sort(np.argsort(-counts, kind="stable")[:max_points])

@@ -268,7 +268,7 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
     columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
     ``numeric="discretize"`` does.
     """
-    from .._numeric import bin_labels, quantile_edges
+    from .._numeric import bin_numbers
 
     df = as_frame(X)
     num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)
@@ -276,7 +276,6 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
     if num:
         df = df.copy()
         for c in num:
-            x = df[c].to_numpy(dtype=np.float64)
-            df[c] = bin_labels(x, quantile_edges(x, n_bins))
+            df[c] = bin_numbers(df[c].to_numpy(dtype=np.float64), n_bins)
     params.setdefault("n_init", 1)
     return LCA(n_clusters=n_clusters, random_state=random_state, **params).fit(df).labels_

@@ -330,14 +330,13 @@ def _numbers(frame: Any, column: str) -> Any:
 
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
-    from .._numeric import bin_labels, quantile_edges
+    from .._numeric import bin_numbers
 
     frame = frame.copy()
     for c in columns:
         if kinds.get(c) != "numeric":
             continue
-        x = _numbers(frame, c)
-        frame[c] = bin_labels(x, quantile_edges(x, n_bins))
+        frame[c] = bin_numbers(_numbers(frame, c), n_bins)
     return frame
 
 
