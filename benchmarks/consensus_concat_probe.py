@@ -47,7 +47,8 @@ def main() -> None:
     for name, X, y in tables():
         k = len(np.unique(y))
         for seed in range(2):
-            m = Recording(k, members=list(POOL), n_init=5, random_state=seed).fit(X)
+            m = Recording(k, members=list(POOL), n_init=5, combine="coassoc",
+                          random_state=seed).fit(X)
             Zs = [Z / np.sqrt((Z.astype(np.float64) ** 2).sum(axis=1).mean() + 1e-12)
                   for Z in m.spaces_]
             side = np.hstack([np.sqrt(w) * Z for w, Z in zip(m.member_weights_, Zs,

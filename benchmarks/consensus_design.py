@@ -115,9 +115,9 @@ SCENARIOS = ("base", "low-purity", "many-groups", "noise-uniform", "noise-highca
 class _Recording(Consensus):
     """Consensus that keeps its member runs for the study (not for users: O(n L) memory)."""
 
-    def _combine(self, runs_all, rs, weights=None):  # noqa: ANN001
+    def _combine(self, runs_all, rs, weights=None, spaces=None):  # noqa: ANN001
         self.runs_ = runs_all
-        super()._combine(runs_all, rs, weights)
+        super()._combine(runs_all, rs, weights, spaces)
 
 
 def rules(model: _Recording, truth: np.ndarray) -> dict[str, float]:
@@ -155,7 +155,7 @@ def main() -> None:
         for seed in range(args.seeds):
             df, g, k = scenario(sc, args.rows, seed)
             t = time.perf_counter()
-            model = _Recording(k, random_state=seed).fit(df)
+            model = _Recording(k, combine="coassoc", random_state=seed).fit(df)
             with one_thread():  # many small k-means problems: threads only spin-wait
                 res = rules(model, g)
             res.update(scenario=sc, seed=seed, seconds=time.perf_counter() - t)

@@ -46,9 +46,9 @@ POOL = ("cde", "mca", "lcme", "idf", "onehot")
 class Recording(Consensus):
     """Consensus that keeps its member runs and its codes (a study tool: O(n L) memory)."""
 
-    def _combine(self, runs_all, rs, weights=None):  # noqa: ANN001
+    def _combine(self, runs_all, rs, weights=None, spaces=None):  # noqa: ANN001
         self.runs_ = runs_all
-        super()._combine(runs_all, rs, weights)
+        super()._combine(runs_all, rs, weights, spaces)
 
     def _member_embed(self, est, codes):  # noqa: ANN001
         Z = super()._member_embed(est, codes)
@@ -181,7 +181,8 @@ def rule_weights(model: Recording, codes: np.ndarray, rs: np.random.RandomState)
 def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = Recording(k, members=list(POOL), n_init=10, random_state=seed).fit(df)
+        model = Recording(k, members=list(POOL), n_init=10, combine="coassoc",
+                          random_state=seed).fit(df)
     codes = _table_codes(model, df)
     rs = np.random.RandomState(seed)
     weights, diag = rule_weights(model, codes, rs)

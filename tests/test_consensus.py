@@ -58,20 +58,64 @@ def test_predict_on_training_rows_equals_labels(planted, fitted):
     np.testing.assert_array_equal(fitted.predict(df.iloc[::7]), fitted.labels_[::7])
 
 
-def test_predict_after_set_output_pandas(planted):
+def _width(model):
+    """The members' embedding widths added (the side-by-side coordinates)."""
+    return sum(len(est.get_feature_names_out()) for est in model.estimators_)
+
+
+@pytest.mark.parametrize("combine", ["concat", "coassoc"])
+def test_predict_after_set_output_pandas(planted, combine):
     df, _ = planted
-    model = Consensus(4, random_state=0).fit(df.iloc[:300])
+    model = Consensus(4, combine=combine, random_state=0).fit(df.iloc[:300])
     model.set_output(transform="pandas")
-    assert list(model.transform(df.iloc[:5]).columns) == [f"consensus{i}" for i in range(4)]
+    width = _width(model) if combine == "concat" else 4
+    assert list(model.transform(df.iloc[:5]).columns) == [f"consensus{i}"
+                                                          for i in range(width)]
     np.testing.assert_array_equal(model.predict(df.iloc[:300]), model.labels_)
 
 
 def test_transform_and_names(planted, fitted):
+    """Side by side (the default): the members' embeddings, each scaled so that its block's
+    mean squared row norm on the training rows is the member's weight (the weights sum to
+    1), and the centres live in that space."""
     df, _ = planted
-    Z = fitted.transform(df.iloc[:50])
+    width = _width(fitted)
+    assert fitted.combine == "concat" and fitted.cluster_centers_.shape == (4, width)
+    Z = fitted.transform(df)
+    assert Z.shape == (len(df), width)
+    start, shares = 0, []
+    for est in fitted.estimators_:
+        w = len(est.get_feature_names_out())
+        shares.append((Z[:, start:start + w].astype(np.float64) ** 2).sum(axis=1).mean())
+        start += w
+    np.testing.assert_allclose(shares, fitted.member_weights_, rtol=1e-4)
+    assert list(fitted.get_feature_names_out()) == [f"consensus{i}" for i in range(width)]
+
+
+def test_transform_coassoc_unit_rows(planted):
+    df, _ = planted
+    model = Consensus(4, combine="coassoc", random_state=0).fit(df.iloc[:400])
+    Z = model.transform(df.iloc[:50])
     assert Z.shape == (50, 4)
     np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0, atol=1e-6)
-    assert list(fitted.get_feature_names_out()) == [f"consensus{i}" for i in range(4)]
+    assert list(model.get_feature_names_out()) == [f"consensus{i}" for i in range(4)]
+
+
+def test_combine_options(planted):
+    df, groups = planted
+    with pytest.raises(CatEmbedError, match="combine"):
+        Consensus(3, combine="mean").fit(df)
+    with pytest.raises(CatEmbedError, match="combine"):
+        Consensus(3, combine=None).fit(df)
+    # the same members, runs and weights; only the last step differs
+    a = Consensus(4, n_init=3, random_state=2).fit(df)
+    b = Consensus(4, n_init=3, combine="coassoc", random_state=2).fit(df)
+    np.testing.assert_array_equal(a.member_weights_, b.member_weights_)
+    np.testing.assert_array_equal(a.member_stability_, b.member_stability_)
+    assert a._cluster_table is None and b._scales is None
+    for m in (a, b):
+        np.testing.assert_array_equal(m.predict(df), m.labels_)
+        assert adjusted_rand_score(groups, m.labels_) > 0.8
 
 
 def test_numpy_input_and_unknown_values(planted):
@@ -88,10 +132,11 @@ def test_no_n_by_n_for_large_n():
     # 200k rows: the indicator H is n x L sparse, the Gram L x L, the coordinates n x k;
     # nothing quadratic in n is ever built (the whole fit would need 320 GB if it were)
     codes, groups = synthetic.planted_codes(200_000, 8, 8, n_groups=4, purity=0.75, seed=0)
-    model = Consensus(4, members=["mca", "cde"], n_init=2, sample_size=5000, random_state=0)
+    model = Consensus(4, members=["mca", "cde"], n_init=2, sample_size=5000,
+                      combine="coassoc", random_state=0)
     model.fit(pd.DataFrame(codes).astype(str))
     L = sum(sum(ks) for ks in model._run_k)
-    assert model._projector.shape == (L, 4) and L <= 2 * 2 * 4
+    assert model._cluster_table.shape == (L, 4) and L <= 2 * 2 * 4
     assert model.labels_.shape == (200_000,)
     assert adjusted_rand_score(groups, model.labels_) > 0.9
 

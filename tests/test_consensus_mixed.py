@@ -20,12 +20,15 @@ _spec = importlib.util.spec_from_file_location("_catembed_synthetic_mixed", _SYN
 synthetic = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(synthetic)
 
-#: Consensus(k, random_state=0) labels on Soybean small, recorded on main before numeric
-#: columns were accepted (commit d2cb917): the categorical behaviour is frozen. This pins
-#: exact labels, numbering included: the table's four classes are far apart (every member
-#: recovers them), so the partition is the same on any CPU, BLAS and thread count, and the
-#: numbering follows from the seed alone.
-FROZEN = {"soybean_small": (4, [3] * 10 + [2] * 10 + [0] * 10 + [1] * 17)}
+#: Consensus(k, combine=..., random_state=0) labels on Soybean small. "coassoc": recorded
+#: on main before numeric columns were accepted (commit d2cb917), the categorical behaviour
+#: of the co-association step is frozen. "concat" (the default since issue 38's combination
+#: study): the same partition (the four classes), numbered by the final k-means' seed. This
+#: pins exact labels, numbering included: the table's four classes are far apart (every
+#: member recovers them), so the partition is the same on any CPU, BLAS and thread count,
+#: and the numbering follows from the seed alone.
+FROZEN = {("soybean_small", "coassoc"): (4, [3] * 10 + [2] * 10 + [0] * 10 + [1] * 17),
+          ("soybean_small", "concat"): (4, [1] * 10 + [2] * 10 + [0] * 10 + [3] * 17)}
 
 
 def _features(name):
@@ -33,10 +36,10 @@ def _features(name):
     return ds.frame[[c for c in ds.frame.columns if c != ds.target]]
 
 
-@pytest.mark.parametrize("name", sorted(FROZEN))
-def test_categorical_labels_unchanged(name):
-    k, labels = FROZEN[name]
-    model = Consensus(k, random_state=0).fit(_features(name))
+@pytest.mark.parametrize(("name", "combine"), sorted(FROZEN))
+def test_categorical_labels_unchanged(name, combine):
+    k, labels = FROZEN[name, combine]
+    model = Consensus(k, combine=combine, random_state=0).fit(_features(name))
     assert model.labels_.tolist() == labels
     assert model.numeric_features_ == [] and model.numeric_bins_ == {}
 
@@ -130,19 +133,51 @@ def test_pickle_round_trip(mixed, mixed_fit):
     np.testing.assert_array_equal(back.predict(df), mixed_fit.labels_)
 
 
-def test_damaged_consensus_file_refused(tmp_path, mixed_fit):
-    from catembed import persist
-
-    meta, arrays = persist._payload(mixed_fit)
-    arrays["own__cluster_table"] = arrays["own__cluster_table"][:-1]  # one cluster short
+def _resaved(tmp_path, meta, arrays):
     import json
+
+    from catembed import persist
 
     text = json.dumps(meta)
     path = tmp_path / "bad.npz"
     np.savez(path, __meta__=np.array(text),
              __checksum__=np.array(persist._checksum(text, arrays)), **arrays)
+    return path
+
+
+def test_damaged_consensus_file_refused(tmp_path, mixed, mixed_fit):
+    from catembed import persist
+
+    meta, arrays = persist._payload(mixed_fit)  # combine="concat": one scale per member
+    assert "own__scales" in arrays and "own__cluster_table" not in arrays
+    short = dict(arrays, own__scales=arrays["own__scales"][:-1])  # one member short
+    with pytest.raises(CatEmbedError, match="scale factors"):
+        load(_resaved(tmp_path, meta, short))
+    narrow = dict(arrays, own__cluster_centers=arrays["own__cluster_centers"][:, :-1])
+    with pytest.raises(CatEmbedError, match="cluster centres"):
+        load(_resaved(tmp_path, meta, narrow))
+    stray = dict(arrays, own__cluster_table=np.zeros((3, 4)))  # a coassoc array
+    with pytest.raises(CatEmbedError, match="cluster_table"):
+        load(_resaved(tmp_path, meta, stray))
+    coassoc = Consensus(4, combine="coassoc", random_state=0, n_init=3).fit(mixed[0])
+    meta, arrays = persist._payload(coassoc)
+    arrays["own__cluster_table"] = arrays["own__cluster_table"][:-1]  # one cluster short
     with pytest.raises(CatEmbedError, match="cluster table"):
-        load(path)
+        load(_resaved(tmp_path, meta, arrays))
+
+
+@pytest.mark.parametrize("combine", ["concat", "coassoc"])
+def test_save_load_round_trip_both_combinations(tmp_path, mixed, combine):
+    df, _ = mixed
+    model = Consensus(4, combine=combine, random_state=1, n_init=2).fit(df)
+    path = tmp_path / f"{combine}.npz"
+    model.save(path)
+    back = Consensus.load(path)
+    assert back.combine == combine
+    np.testing.assert_array_equal(back.labels_, model.labels_)
+    np.testing.assert_array_equal(back.predict(df), model.labels_)
+    np.testing.assert_array_equal(back.transform(df.iloc[:40]), model.transform(df.iloc[:40]))
+    np.testing.assert_array_equal(back.cluster_centers_, model.cluster_centers_)
 
 
 def test_save_unfitted_refused(tmp_path):
@@ -217,7 +252,9 @@ def test_cli_cluster_numeric_discretize(tmp_path, capsys):
     assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "drop", "-o", str(out),
                      "-q"]) == 0
     dropped = adjusted_rand_score(groups, pd.read_csv(out)["cluster"].to_numpy())
-    assert binned > 0.35 and binned > dropped + 0.1, (binned, dropped)
+    # the numbers help (the co-association step gave above .35 here; the side-by-side
+    # default .337, with the numbers dropped .077)
+    assert binned > 0.3 and binned > dropped + 0.1, (binned, dropped)
     # numbers only: binned too (never read as integer codes)
     assert cli.main(["cluster", str(src), "-k", "4", "--numeric", "discretize", "--drop",
                      "c0,c1", "-o", str(out), "-q"]) == 0

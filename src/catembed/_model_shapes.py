@@ -181,13 +181,20 @@ def _consensus_spec(path: str, meta: dict[str, Any]) -> Spec:
     except (KeyError, TypeError, ValueError):
         raise bad(path, "the consensus metadata cannot be read") from None
     vec = ("f", (n_members,), True)
-    spec: Spec = {"stability": vec, "weights": vec, "agreement": vec,
-                  "cluster_centers": ("f", (n_clusters, "D"), True),
-                  "cluster_table": ("f", (sum(sum(ks) for ks in run_k), "D"), True),
-                  "labels": ("iu", ("N",), True)}
-    for i, ks in enumerate(run_k):
+    spec: Spec = {}
+    for i, ks in enumerate(run_k):  # first: the members' widths D0, D1, ...
         for r, kk in enumerate(ks):
             spec[f"centres_{i}_{r}"] = ("f", (kk, f"D{i}"), True)
+    spec.update({"stability": vec, "weights": vec, "agreement": vec,
+                 "labels": ("iu", ("N",), True)})
+    params = meta.get("params")
+    if isinstance(params, dict) and params.get("combine") == "concat":
+        # the members' embeddings side by side: the centres are as wide as all of them
+        width = "+".join(f"D{i}" for i in range(len(run_k))) or "D"
+        spec.update({"scales": vec, "cluster_centers": ("f", (n_clusters, width), True)})
+    else:
+        spec.update({"cluster_centers": ("f", (n_clusters, "D"), True),
+                     "cluster_table": ("f", (sum(sum(ks) for ks in run_k), "D"), True)})
     return spec
 
 
@@ -277,6 +284,7 @@ def _label(key: str, prefix: str, env: dict[str, Any]) -> str:
 _LABELS = {"stats__counts": "the value counts", "stats__n_rows": "the row count",
            "stats__cooc": "the co-occurrence counts", "cluster_table": "the cluster table",
            "cluster_centers": "the cluster centres", "labels": "the training labels",
+           "scales": "the members' scale factors",
            **{f"stats__cooc_{k}": f"the sparse co-occurrence counts' {k}"
               for k in ("row", "col", "data")}}
 _KIND_NAMES = {"f": "floats", "iu": "integers"}

@@ -191,9 +191,10 @@ def _consensus(c: dict[str, Any]) -> list[str]:
     if c.get("numeric"):
         facts.append(f"numeric columns in 5 quantile bins: {', '.join(c['numeric'])}")
     out.append("<p class=\"note\">catembed.cluster.Consensus: every member's k-means runs "
-               "on its own resamples, combined by stability-weighted evidence accumulation. "
-               "Stability: mean ARI between a member's runs (no labels); weight: its "
-               "stability, normalised to sum 1; agreement: mean ARI of its runs with the "
+               "on its own resamples; k-means on the members' embeddings side by side, each "
+               "scaled by its weight. Stability: mean ARI between a member's runs (no "
+               "labels); weight: its mean ARI with the other members' runs, normalised to "
+               "sum 1; agreement: mean ARI of its runs with the "
                f"consensus. {html_text('; '.join(facts))}.</p>")
     return out
 

@@ -4,7 +4,8 @@
 A Consensus model is a composite: its members are saved as catembed models of their own
 (the persist module's ``part<i>__`` entries); this module gives the rest, the consensus'
 own state: the columns and their categories, the numeric bins, the members' k-means
-centres, the cluster table of the consensus coordinates, the centres of the final k-means,
+centres, the members' scale factors (``combine="concat"``) or the cluster table of the
+co-association coordinates (``"coassoc"``), the centres of the final k-means,
 the members' stability, weight and agreement, and the training labels. Everything is
 checked on load (shapes, finiteness, counts), so a damaged file raises a
 :class:`~catembed.CatEmbedError` naming what is wrong, never a later ``IndexError``.
@@ -31,9 +32,12 @@ def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[
         "weights": np.asarray(model.member_weights_, dtype=np.float64),
         "agreement": np.asarray(model.member_agreement_, dtype=np.float64),
         "cluster_centers": np.asarray(model.cluster_centers_, dtype=np.float64),
-        "cluster_table": np.asarray(model._cluster_table, dtype=np.float64),
         "labels": np.asarray(model.labels_, dtype=np.int64),
     }
+    if model._cluster_table is None:  # combine="concat": one factor per member
+        arrays["scales"] = np.asarray(model._scales, dtype=np.float64)
+    else:
+        arrays["cluster_table"] = np.asarray(model._cluster_table, dtype=np.float64)
     for i, centres in enumerate(model._centres):
         for r, c in enumerate(centres):
             arrays[f"centres_{i}_{r}"] = np.asarray(c)
@@ -98,10 +102,16 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     L = sum(sum(ks) for ks in run_k)
     if any(not ks or min(ks) < 1 for ks in run_k):
         raise bad(path, "a member has no k-means run")
-    width = arrays.get("cluster_table", np.zeros((0, 0))).shape[-1]
-    table = check_array(path, "the cluster table", arrays.get("cluster_table"), (L, -1))
-    if not 1 <= width <= k:
-        raise bad(path, f"the cluster table has {width} columns; n_clusters={k}")
+    dims = [len(est.get_feature_names_out()) for est in members]
+    if model.combine == "concat":
+        table, width = None, sum(dims)
+        scales = check_array(path, "the members' scale factors", arrays.get("scales"),
+                             (n_members,), minimum=0.0)
+    else:
+        scales, width = None, arrays.get("cluster_table", np.zeros((0, 0))).shape[-1]
+        table = check_array(path, "the cluster table", arrays.get("cluster_table"), (L, -1))
+        if not 1 <= width <= k:
+            raise bad(path, f"the cluster table has {width} columns; n_clusters={k}")
     centers = check_array(path, "the cluster centres", arrays.get("cluster_centers"),
                           (k, width))
     vec = {key: check_array(path, f"array {key}", arrays.get(key), (n_members,), minimum=-1.0)
@@ -120,7 +130,7 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     centres = []
     for i, ks in enumerate(run_k):
         row = []
-        dim = len(members[i].get_feature_names_out())
+        dim = dims[i]
         for r, kk in enumerate(ks):  # every run of a member: the member's embedding width
             c = arrays.get(f"centres_{i}_{r}")
             check_array(path, f"the centres of run {r} of member {i}", c, (kk, dim))
@@ -141,7 +151,7 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model._centres = centres
     model._run_k = run_k
     model._cluster_table = table
-    model._projector = table
+    model._scales = scales
     model.cluster_centers_ = centers
     model.n_clusters_ = k
     model.member_stability_ = vec["stability"]

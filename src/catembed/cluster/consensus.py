@@ -14,7 +14,11 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    other), raised to ``weight_power`` (``0``: equal weights). Its *stability* (the mean ARI
    between its own runs) is reported; ``weights="stability"`` weights by it, the rule of
    issue 26, which gave a perfectly stable one-column split half the weight (issue 38).
-5. Evidence accumulation: with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
+5. Combination (``combine``). ``"concat"`` (the default, issue 38): the members'
+   embeddings, each scaled to unit mean squared row norm and by the square root of its
+   weight, side by side, clustered by k-means (10 starts); new rows are scaled with the
+   stored factors and take the nearest stored centre. ``"coassoc"`` (issue 26's step):
+   evidence accumulation, with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
    column per cluster of each run), the co-association matrix is ``H W H^T / sum(w)``.
    Its normalised form's leading eigenvectors are the left singular vectors of the small
    bipartite matrix ``B = D_r^-1/2 H W^1/2 D_c^-1/2`` (``D_c`` the weighted cluster sizes),
@@ -22,12 +26,14 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    ``n_clusters`` of them, normalised to unit length, are clustered by k-means
    (Ng-Jordan-Weiss spectral clustering on the co-association graph; Fred & Jain's evidence
    accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
-   indicators and ``O(n k)`` in coordinates, never ``n x n``.
+   indicators and ``O(n k)`` in coordinates, never ``n x n``
+   (:mod:`catembed.cluster._consensus_combine`).
 
 ``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
 "no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
-and profiles. The weights rule was chosen on planted, shared UCI and package tables
-(``benchmarks/consensus_v2_design.py``; ``docs/consensus.md`` has the table).
+and profiles. The weights rule and the combination were chosen on planted, shared UCI and
+package tables (``benchmarks/consensus_v2_design.py``,
+``benchmarks/consensus_concat_design.py``; ``docs/consensus.md`` has the tables).
 """
 
 from __future__ import annotations
@@ -40,7 +46,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -62,6 +67,16 @@ from ..metrics import ari_codes
 from ..stats import ValueStatistics, encode, factorize_frame
 from . import _consensus_state as _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
+from ._consensus_combine import (
+    block_scales,
+    check_combine,
+    coassoc_coordinates,
+    fit_centres,
+    fit_coassoc,
+    mean_square_norm,
+    nearest_labels,
+    side_by_side,
+)
 from ._consensus_runs import (
     WEIGHT_RULES,
     _gather,
@@ -117,6 +132,12 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     weight_power : float, default=1.0
         Member weight = (agreement or stability) ** weight_power (0: every member counts
         the same).
+    combine : {"concat", "coassoc"}, default="concat"
+        How the members make one partition: ``"concat"``, k-means (10 starts) on the
+        members' embeddings side by side, each scaled to unit mean squared row norm and by
+        the square root of its weight; ``"coassoc"``, spectral clustering of the weighted
+        co-association graph of the members' runs (the rule before issue 38's combination
+        study, ``docs/consensus.md``).
     sample_size : int, default=20000
         Rows each k-means run is fitted on (every row is then labelled by its nearest centre).
     random_state : int, RandomState or None
@@ -157,14 +178,16 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     profiles_ : DataFrame
         What each cluster holds (:func:`catembed.cluster.describe_clusters`). Not saved
         with the model.
-    cluster_centers_ : ndarray of shape (n_clusters_, n_clusters_)
-        Centres in the consensus coordinates (see :meth:`transform`).
+    cluster_centers_ : ndarray of shape (n_clusters_, n_coordinates)
+        Centres in the consensus coordinates (see :meth:`transform`): the scaled members'
+        embeddings side by side (``"concat"``, their widths added) or the co-association
+        coordinates (``"coassoc"``, at most ``n_clusters_`` columns).
     estimators_ : list of fitted embedders
     """
 
     def __init__(self, n_clusters: Any = 8, *, members: Any = None, n_init: int = 5,
                  member_components: int = 10, weights: str = "agreement",
-                 weight_power: float = 1.0,
+                 weight_power: float = 1.0, combine: str = "concat",
                  sample_size: int = 20000, random_state: Any = None,
                  handle_missing: str = "category", handle_unknown: str = "ignore",
                  categorical_features: Any = "auto", n_bins: int = 5) -> None:
@@ -174,6 +197,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.member_components = member_components
         self.weights = weights
         self.weight_power = weight_power
+        self.combine = combine
         self.sample_size = sample_size
         self.random_state = random_state
         self.handle_missing = handle_missing
@@ -190,6 +214,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         for name in ("n_init", "member_components", "sample_size", "n_bins"):
             check_int(name, getattr(self, name))
         check_option("weights", self.weights, WEIGHT_RULES)
+        check_combine(self.combine)
         check_random_state_param(self.random_state)
         wp = self.weight_power
         if not (is_real(wp) and 0 <= wp < np.inf):
@@ -286,7 +311,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_clusters_ = k
         width = None if full else max(1, min(int(self.member_components), l_free))
         self.estimators_, self.members_, self.failed_members_ = [], [], []
-        runs_all, stab = [], []
+        runs_all, stab, spaces = [], [], []
         self._centres = []
         for i, name in enumerate(names, 1):
             step(f"member {i} of {len(names)} ({name}): fit, {self.n_init} k-means runs")
@@ -302,6 +327,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                               stacklevel=2)
                 continue
             runs, centres = _kmeans_runs(Z, k, int(self.n_init), int(self.sample_size), rs)
+            if self.combine == "concat":
+                spaces.append(Z)
             del Z
             self._centres.append(centres)
             self.estimators_.append(est)
@@ -311,7 +338,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if not self.members_:
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
-        self._combine(runs_all, rs)
+        self._combine(runs_all, rs, spaces=spaces)
+        del spaces
         diagnose(self, codes, runs_all, rs)
         if k == 1 and ks is not None:
             warnings.warn(f"no clear groups: the columns are as good as independent (their "
@@ -322,9 +350,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
-                 weights: np.ndarray | None = None) -> None:
-        """Weights from the stabilities (or given), the consensus coordinates, their k-means
-        labels."""
+                 weights: np.ndarray | None = None,
+                 spaces: list[np.ndarray] | None = None) -> None:
+        """Weights from the runs (or given), the consensus coordinates (``spaces``: the
+        members' embeddings, for ``combine="concat"``), their k-means labels."""
         if weights is None:
             w = member_weights(self.weights, self.member_stability_, runs_all, rs,
                                float(self.weight_power))
@@ -332,17 +361,20 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             w = np.asarray(weights, dtype=np.float64)
         self.member_weights_ = w / w.sum()
         self._run_k = [[len(c) for c in cs] for cs in self._centres]
-        self._fit_consensus(runs_all, rs)
-        U = self._coordinates(runs_all)
-        km = KMeans(int(self.n_clusters_), n_init=10, random_state=rs.randint(2**31 - 1))
-        sub = U if len(U) <= int(self.sample_size) else U[
-            rs.choice(len(U), size=int(self.sample_size), replace=False)]
-        km.fit(sub)
-        self.cluster_centers_ = km.cluster_centers_
-        self.labels_ = _nearest(U, self.cluster_centers_).astype(np.int64)
-        self.member_agreement_ = np.array(
-            [np.mean([ari_codes(self.labels_, r) for r in runs])
-             for runs in runs_all])
+        k = int(self.n_clusters_)
+        if self.combine == "concat":
+            self._cluster_table = None
+            self._scales = block_scales([mean_square_norm(Z) for Z in spaces],
+                                        self.member_weights_)
+            U = side_by_side(spaces, self._scales)
+        else:
+            self._scales = None
+            self._cluster_table = fit_coassoc(runs_all, self._run_k, self.member_weights_, k)
+            U = coassoc_coordinates(self._cluster_table, runs_all, self._run_k)
+        self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs).astype(np.float64)
+        self.labels_ = nearest_labels(U, self.cluster_centers_)
+        self.member_agreement_ = np.array([np.mean([ari_codes(self.labels_, r) for r in runs])
+                                           for runs in runs_all])
 
     def _make_member(self, name: str, width: int, rs: np.random.RandomState) -> Any:
         est = _member_class(name)()
@@ -372,47 +404,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         Z = est._lookup(sub)
         return np.ascontiguousarray(Z, dtype=np.float32)
 
-    def _fit_consensus(self, runs_all: list[list[np.ndarray]], rs: Any) -> None:
-        """The right singular vectors of the normalised bipartite matrix ``B``, from its
-        ``L x L`` Gram ``B^T B = S C S``: ``C`` the co-occurrence counts of the clusters of
-        all runs, counted by the statistics' one counting pass over the ``n x P`` label
-        matrix (``P`` runs), ``S`` the column scales. No ``n x L`` matrix is formed."""
-        flat = [r for runs in runs_all for r in runs]
-        ks = [k for ks in self._run_k for k in ks]
-        stats = ValueStatistics.from_codes(
-            np.column_stack(flat), [np.arange(k) for k in ks],
-            [f"run{i}" for i in range(len(flat))], dense_limit=1 << 30)
-        C = np.asarray(stats.cooc, dtype=np.float64)
-        sizes = np.asarray(stats.counts, dtype=np.float64)
-        colw = self._colweights()
-        scale = np.sqrt(colw / np.maximum(sizes, 1e-12))  # w / sqrt(w size): sqrt(w / size)
-        scale[sizes == 0] = 0.0
-        G = scale[:, None] * C * scale[None, :]
-        vals, vecs = np.linalg.eigh(G)
-        order = np.argsort(vals)[::-1][: int(self.n_clusters_)]
-        s = np.sqrt(np.maximum(vals[order], 1e-12))
-        # u = B v / s: a row's coordinates are the sum of its clusters' rows of this table
-        self._cluster_table = scale[:, None] * vecs[:, order] / s[None, :]
-        self._projector = self._cluster_table
-
-    def _colweights(self) -> np.ndarray:
-        return np.concatenate([np.full(sum(ks), w) for ks, w in
-                               zip(self._run_k, self.member_weights_, strict=True)])
-
-    def _coordinates(self, runs_all: list[list[np.ndarray]]) -> np.ndarray:
-        """Unit-length consensus coordinates: per run, look up each row's cluster row."""
-        table = self._cluster_table
-        U = np.zeros((len(runs_all[0][0]), table.shape[1]))
-        start = 0
-        for runs, ks in zip(runs_all, self._run_k, strict=True):
-            for r, k in zip(runs, ks, strict=True):
-                U += table[start + r]
-                start += k
-        norm = np.linalg.norm(U, axis=1, keepdims=True)
-        return U / np.where(norm > 0, norm, 1.0)
-
     # ------------------------------------------------------------------ predict
-    def _runs_of(self, X: Any) -> list[list[np.ndarray]]:
+    def _codes_of(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "labels_")
         df = self._table(_gather(X), reset=False)
         if getattr(self, "feature_names_in_", None) is None and (
@@ -424,35 +417,40 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if self.handle_unknown == "error" and (codes < 0).any():
             raise CatEmbedError(f"{int((codes < 0).sum())} value(s) not seen during fit; use "
                                 "handle_unknown='ignore'.")
-        out = []
-        for est, centres in zip(self.estimators_, self._centres, strict=True):
-            Z = self._member_embed(est, codes)
-            out.append([_nearest(Z, c) for c in centres])
-        return out
+        return codes
 
     def transform(self, X: Any) -> np.ndarray:
-        """The consensus spectral coordinates of each row (``n_clusters`` columns, unit rows)."""
+        """The consensus coordinates of each row: the members' scaled embeddings side by
+        side (``combine="concat"``) or the co-association spectral coordinates (unit rows,
+        ``"coassoc"``)."""
         return self._coordinates_of(X)
 
     def _coordinates_of(self, X: Any) -> np.ndarray:
         """:meth:`transform` as NumPy whatever ``set_output`` says (``predict`` reads it)."""
         with one_thread():
-            return self._coordinates(self._runs_of(X))
+            codes = self._codes_of(X)
+            if getattr(self, "_cluster_table", None) is None:  # combine="concat"
+                return side_by_side([self._member_embed(est, codes)
+                                     for est in self.estimators_], self._scales)
+            runs = [[_nearest(Z, c) for c in centres] for Z, centres in zip(
+                (self._member_embed(est, codes) for est in self.estimators_), self._centres,
+                strict=True)]
+            return coassoc_coordinates(self._cluster_table, runs, self._run_k)
 
     def predict(self, X: Any) -> np.ndarray:
-        """Nearest consensus centre: every member's runs label the rows, the rows' consensus
-        coordinates are computed from those labels, then the nearest centre is taken. On
-        the training rows this reproduces ``labels_`` exactly."""
-        return _nearest(self._coordinates_of(X), self.cluster_centers_).astype(np.int64)
+        """Nearest consensus centre: the rows' consensus coordinates (every member embeds
+        them; ``"coassoc"``: its runs label them), then the nearest centre. On the training
+        rows this reproduces ``labels_`` exactly."""
+        return nearest_labels(self._coordinates_of(X), self.cluster_centers_)
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         """Fit and return ``labels_``."""
         return self.fit(X).labels_
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """``consensus0 ... consensus{k-1}``."""
+        """``consensus0 ...``, one name per consensus coordinate."""
         check_is_fitted(self, "labels_")
-        return np.asarray([f"consensus{i}" for i in range(self._projector.shape[1])],
+        return np.asarray([f"consensus{i}" for i in range(self.cluster_centers_.shape[1])],
                           dtype=object)
 
     # ------------------------------------------------------------------ saving
@@ -496,5 +494,7 @@ def consensus_embedder(random_state: Any = None, **params: Any) -> Consensus:
     """A :class:`Consensus` as an embedding for the classification protocol: its
     ``transform`` (the unit-length consensus coordinates, ``n_clusters`` columns). The
     registry fixes ``n_clusters=10``, the width of the other 10-axis columns (MCA, FAMD),
-    without looking at the classes."""
+    without looking at the classes, and the co-association coordinates (``combine``
+    ``"coassoc"``: ``n_clusters`` unit-length columns, as designed for these tables)."""
+    params.setdefault("combine", "coassoc")
     return Consensus(random_state=random_state, **params)

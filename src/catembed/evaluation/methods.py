@@ -272,8 +272,8 @@ for _net in ("ae", "attention", "transformer", "ft-transformer"):
 # label-free consensus of several embeddings (issue 26), refit per run
 register_method("consensus", labels="catembed.cluster.consensus:consensus_labels", random=True,
                 numeric=True,
-                description="Consensus: stability-weighted evidence accumulation over CDE, "
-                "MCA, LCME, IDF and one-hot k-means runs")
+                description="Consensus: k-means on the CDE, MCA, LCME, IDF and one-hot "
+                "embeddings side by side, weighted by the members' agreement")
 # its consensus coordinates as an embedding (the classification tables): 10 clusters, the
 # width of the 10-axis columns, chosen without the classes
 register_method("consensus-embedding", embedding="catembed.cluster.consensus:consensus_embedder",

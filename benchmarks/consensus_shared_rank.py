@@ -1,0 +1,89 @@
+"""Issue 38's shared-set lines for the default ``Consensus``: on every shared UCI set with
+2-10 classes (at most ``--max-rows`` rows, a fixed random sample; k = the number of
+classes), its ARI with the class against the median of its members' ``KMeans(n_init=10)``
+ARI (each member's own embedding from the same fit), and its average rank among
+catembed's clusterers (MGR, OCL, LSH k-representatives), k-modes, LCA and one-hot +
+``KMeans(n_init=10)``. Both combinations (``concat``, ``coassoc``) are fitted; each is
+ranked against the other columns without the other combination.
+
+    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_shared_rank.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.cluster import KMeans
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from catembed import OneHotEmbedder  # noqa: E402
+from catembed._numeric import apply_numeric  # noqa: E402
+from catembed.cluster import LCA, MGR, OCL, KModes, LSHKRepresentatives  # noqa: E402
+from catembed.metrics import ari_codes  # noqa: E402
+from consensus_v2_design import POOL, Recording, _km10, shared_tables  # noqa: E402
+
+OTHERS = ("lca", "kmodes", "onehot+kmeans", "mgr", "ocl", "lshkreps")
+
+
+def one(name, X, y, k, seed):
+    out = {"table": name, "seed": seed, "k": k}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = Recording(k, members=list(POOL), random_state=seed).fit(X)
+        out["concat"] = ari_codes(y, m.labels_)
+        km = [ari_codes(y, _km10(Z, k, seed)) for Z in m.spaces_[: len(m.members_)]]
+        out["median-km10"], out["best-km10"] = float(np.median(km)), float(np.max(km))
+        out["coassoc"] = ari_codes(y, Recording(k, members=list(POOL), combine="coassoc",
+                                                random_state=seed).fit(X).labels_)
+        d = apply_numeric(X, m.numeric_bins_).astype(str)
+        out["lca"] = ari_codes(y, LCA(k, random_state=seed).fit(d).labels_)
+        out["kmodes"] = ari_codes(y, KModes(k, random_state=seed).fit(d).labels_)
+        Z = OneHotEmbedder().fit_transform(d)
+        out["onehot+kmeans"] = ari_codes(y, KMeans(k, n_init=10, random_state=seed)
+                                         .fit(Z).labels_)
+        out["mgr"] = ari_codes(y, MGR(k).fit(d).labels_)
+        out["ocl"] = ari_codes(y, OCL(k, random_state=seed).fit(d).labels_)
+        out["lshkreps"] = ari_codes(y, LSHKRepresentatives(k).fit(d).labels_)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-rows", type=int, default=2000)
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--out", default="/tmp/consensus_shared_rank.csv")
+    args = ap.parse_args()
+    rows = []
+    for name, X, y, k in shared_tables(args.max_rows):
+        for seed in range(args.seeds):
+            t = time.perf_counter()
+            try:
+                rows.append(one(name, X, y, k, seed))
+            except Exception as exc:  # noqa: BLE001
+                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                break
+            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
+                  flush=True)
+        pd.DataFrame(rows).to_csv(args.out, index=False)
+    t = pd.DataFrame(rows).groupby("table", sort=False).mean(numeric_only=True)
+    pd.set_option("display.width", 250)
+    print(t.drop(columns=["seed"]).round(3).to_string())
+    for focus, other in (("concat", "coassoc"), ("coassoc", "concat")):
+        cols = [focus, *OTHERS]
+        ranks = t[cols].rank(axis=1, ascending=False, method="average").mean()
+        below = int((t[focus] < t["median-km10"] - 1e-9).sum())
+        print(f"\n{focus}: below the median member on {below} of {len(t)} sets "
+              f"(by > .05: {int((t[focus] < t['median-km10'] - .05).sum())}); mean ARI "
+              f"{t[focus].mean():.3f}; average rank without {other}:")
+        print(ranks.sort_values().round(2).to_string())
+
+
+if __name__ == "__main__":
+    main()

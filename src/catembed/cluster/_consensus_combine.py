@@ -1,0 +1,128 @@
+"""How :class:`catembed.cluster.Consensus` combines its members (``combine=``).
+
+``"concat"`` (the default since issue 38's combination study): every member's embedding is
+scaled to unit mean squared row norm and by the square root of the member's weight, the
+blocks are placed side by side, and k-means (10 starts, on at most ``sample_size`` rows)
+clusters them; every row takes its nearest centre. The scale factors (one per member) and
+the centres are kept, so ``predict`` embeds new rows through each member, scales them with
+the stored factors and takes the nearest stored centre. With the square-root weights, a
+block's share of the squared distances is its member's weight.
+
+``"coassoc"``: evidence accumulation on the members' k-means runs (the co-association
+graph's spectral coordinates; the rule of issue 26, kept as an option): see
+:func:`fit_coassoc`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.cluster import KMeans
+
+from ..stats import ValueStatistics
+from ._consensus_runs import _nearest
+
+__all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",
+           "side_by_side"]
+
+#: the ways the members are combined (``Consensus(combine=...)``)
+COMBINE_RULES = ("concat", "coassoc")
+
+
+def mean_square_norm(Z: np.ndarray, chunk: int = 262144) -> float:
+    """Mean squared row norm of ``Z`` (float64 sums, by chunks; no thread-dependent order)."""
+    if not len(Z):
+        return 0.0
+    total = 0.0
+    for a in range(0, len(Z), chunk):
+        block = np.asarray(Z[a:a + chunk], dtype=np.float64)
+        total += float(np.einsum("ij,ij->", block, block))
+    return total / len(Z)
+
+
+def block_scales(norms: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each member's factor ``sqrt(weight / mean squared row norm)`` (0 for an embedding
+    that is all zeros)."""
+    norms = np.asarray(norms, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    return np.where(norms > 0, np.sqrt(w / np.where(norms > 0, norms, 1.0)), 0.0)
+
+
+def side_by_side(spaces: list[np.ndarray], scales: np.ndarray) -> np.ndarray:
+    """The members' embeddings, each times its factor, side by side (float32)."""
+    n = len(spaces[0])
+    out = np.empty((n, sum(Z.shape[1] for Z in spaces)), dtype=np.float32)
+    start = 0
+    for Z, s in zip(spaces, scales, strict=True):
+        out[:, start:start + Z.shape[1]] = Z * np.float32(s)
+        start += Z.shape[1]
+    return out
+
+
+def fit_centres(U: np.ndarray, k: int, sample_size: int,
+                rs: np.random.RandomState) -> np.ndarray:
+    """Centres of ``KMeans(k, n_init=10)`` fitted on at most ``sample_size`` rows of ``U``
+    (the random draws in the order the co-association step makes them)."""
+    km = KMeans(k, n_init=10, random_state=rs.randint(2**31 - 1))
+    sub = U if len(U) <= sample_size else U[rs.choice(len(U), size=sample_size,
+                                                      replace=False)]
+    with warnings.catch_warnings():  # fewer distinct rows than k: k-means warns
+        warnings.simplefilter("ignore")
+        km.fit(sub)
+    return km.cluster_centers_
+
+
+# ---------------------------------------------------------------- co-association
+def fit_coassoc(runs_all: list[list[np.ndarray]], run_k: list[list[int]],
+                weights: np.ndarray, k: int) -> np.ndarray:
+    """The ``L x k`` cluster table of the co-association coordinates.
+
+    The right singular vectors of the normalised bipartite matrix ``B`` come from its
+    ``L x L`` Gram ``B^T B = S C S``: ``C`` the co-occurrence counts of the clusters of all
+    runs, counted by the statistics' one counting pass over the ``n x P`` label matrix
+    (``P`` runs), ``S`` the column scales. No ``n x L`` matrix is formed. A row's
+    coordinates are the sum of its clusters' rows of the returned table (``u = B v / s``).
+    """
+    flat = [r for runs in runs_all for r in runs]
+    ks = [kk for kks in run_k for kk in kks]
+    stats = ValueStatistics.from_codes(
+        np.column_stack(flat), [np.arange(kk) for kk in ks],
+        [f"run{i}" for i in range(len(flat))], dense_limit=1 << 30)
+    C = np.asarray(stats.cooc, dtype=np.float64)
+    sizes = np.asarray(stats.counts, dtype=np.float64)
+    colw = np.concatenate([np.full(sum(kks), w) for kks, w in
+                           zip(run_k, weights, strict=True)])
+    scale = np.sqrt(colw / np.maximum(sizes, 1e-12))  # w / sqrt(w size): sqrt(w / size)
+    scale[sizes == 0] = 0.0
+    G = scale[:, None] * C * scale[None, :]
+    vals, vecs = np.linalg.eigh(G)
+    order = np.argsort(vals)[::-1][:k]
+    s = np.sqrt(np.maximum(vals[order], 1e-12))
+    return scale[:, None] * vecs[:, order] / s[None, :]
+
+
+def coassoc_coordinates(table: np.ndarray, runs_all: list[list[np.ndarray]],
+                        run_k: list[list[int]]) -> np.ndarray:
+    """Unit-length co-association coordinates: per run, look up each row's cluster row."""
+    U = np.zeros((len(runs_all[0][0]), table.shape[1]))
+    start = 0
+    for runs, ks in zip(runs_all, run_k, strict=True):
+        for r, kk in zip(runs, ks, strict=True):
+            U += table[start + r]
+            start += kk
+    norm = np.linalg.norm(U, axis=1, keepdims=True)
+    return U / np.where(norm > 0, norm, 1.0)
+
+
+def nearest_labels(U: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """``labels`` as int64: the nearest centre of every row."""
+    return _nearest(U, centres).astype(np.int64)
+
+
+def check_combine(value: Any) -> None:
+    """``combine`` is one of :data:`COMBINE_RULES` (through the shared option check)."""
+    from .._params import check_option
+
+    check_option("combine", value, COMBINE_RULES)
