@@ -79,7 +79,8 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
     if categorical and len(df):
         from ..profiles import cluster_profiles
 
-        cat = cluster_profiles(df[categorical], y, top=int(top), min_support=min_support)
+        cat = cluster_profiles(df[categorical], y, top=int(top), min_support=min_support,
+                               n_bins=None)  # these columns are categories, numbers or not
         parts.append(cat.rename(columns={"attribute": "column", "in_cluster": "share_in_cluster",
                                          "overall": "share_overall"}).assign(_kind=0))
     if numeric and len(df):
