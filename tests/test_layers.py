@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "catembed"
 LAYERS = {
     "_errors": 0, "_version": 0, "_params": 0, "_threads": 0, "_torch": 0, "_method_names": 0,
     "_validation": 0, "_text": 0, "io": 0, "datasets": 0, "_files": 0, "_frames": 0,
-    "_pathtext": 0,
+    "_pathtext": 0, "_progress": 0,
     "_encoding": 1, "_frame_codes": 1, "_counting": 1, "_value_statistics": 1, "stats": 1,
     "metrics": 1,
     "_numeric": 2, "_pooling": 2, "_projection": 2, "_lookup": 2, "_lookup_kernel": 2,
