@@ -1,10 +1,12 @@
 """Value codes in and out of the clusterers that read every column as categorical
-(:class:`~catembed.cluster.MGR`, :class:`~catembed.cluster.LSHKRepresentatives`).
+(:class:`~catembed.cluster.MGR`, :class:`~catembed.cluster.LSHKRepresentatives`,
+:class:`~catembed.cluster.OCL`).
 
 ``fit_codes`` checks the table, sets the scikit-learn input attributes and the fitted
 categories, and returns the ``n x m`` code matrix; ``predict_codes`` encodes new rows
 against those categories, an unseen value getting code ``-1``; ``check_cost`` refuses a fit
-whose memory or time estimate is over the limits before the counting starts.
+whose memory or time estimate is over the limits before the counting starts (the time
+limit: the estimator's ``max_seconds``, else ``CATEMBED_MAX_SECONDS``, else ten minutes).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option
+from .._params import check_int, check_option, check_positive
 from .._pooling import _duration, memory_limit
 from .._validation import (
     CatEmbedError,
@@ -28,15 +30,37 @@ from .._validation import (
 )
 from ..stats import encode, factorize_frame
 
-__all__ = ["check_common", "check_cost", "fit_codes", "predict_codes"]
+__all__ = ["DEFAULT_MAX_SECONDS", "check_common", "check_cost", "fit_codes", "predict_codes",
+           "time_limit"]
+
+
+#: the time limit of these clusterers when neither ``max_seconds`` nor
+#: ``CATEMBED_MAX_SECONDS`` is set: ten minutes (the embedders' default is 12 hours)
+DEFAULT_MAX_SECONDS = 600.0
+
+
+def time_limit(est: Any) -> tuple[float, str]:
+    """The fit's time limit and where it comes from: ``est.max_seconds`` when set (a
+    positive number, ``inf`` for none), else ``CATEMBED_MAX_SECONDS``, else ten minutes."""
+    if est.max_seconds is not None:
+        return check_positive("max_seconds", est.max_seconds), f"max_seconds={est.max_seconds}"
+    env = os.environ.get("CATEMBED_MAX_SECONDS", "").strip()
+    if not env:
+        return DEFAULT_MAX_SECONDS, "the default"
+    try:
+        return float(env), "CATEMBED_MAX_SECONDS"
+    except ValueError:
+        raise CatEmbedError(f"CATEMBED_MAX_SECONDS={env!r} is not a number of seconds."
+                            ) from None
 
 
 def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
                seconds: float) -> None:
     """Refuse a fit that would need more than the memory limit (``CATEMBED_MAX_MEMORY``,
-    default half the RAM) for ``cells`` float64 cells, or more than ``CATEMBED_MAX_SECONDS``
-    (default 12 hours) by the estimate ``seconds``; warn above two minutes. Estimates are
-    within a factor of a few."""
+    default half the RAM) for ``cells`` float64 cells, or more than the time limit
+    (:func:`time_limit`: ``max_seconds``, else ``CATEMBED_MAX_SECONDS``, else ten minutes)
+    by the estimate ``seconds``; warn above two minutes. Estimates are within a factor of a
+    few (calibrated on 2 shared cores)."""
     name = type(est).__name__
     what = (f"{name} on {n_rows} rows with {int(np.sum(sizes))} distinct values in "
             f"{len(sizes)} columns (n_clusters={est.n_clusters})")
@@ -46,18 +70,22 @@ def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
     if need > limit:
         raise CatEmbedError(f"{what} would need about {need / 2**30:.1f} GiB (limit "
                             f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); {hint}.")
-    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
+    max_seconds, source = time_limit(est)
     if seconds > max_seconds:
-        raise CatEmbedError(f"{what} would take about {_duration(seconds)} (limit "
-                            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}.")
+        raise CatEmbedError(
+            f"{what} would take about {_duration(seconds)} by the cost estimate (limit "
+            f"{_duration(max_seconds)}, {source}); to run it anyway pass a larger "
+            f"max_seconds (float('inf'): no limit) or set CATEMBED_MAX_SECONDS, or {hint}.")
     if seconds > 120:
         warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
                       f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
 
 
 def check_common(est: Any) -> int:
-    """Check ``n_clusters`` and ``handle_missing``; return ``n_clusters``."""
+    """Check ``n_clusters``, ``handle_missing`` and ``max_seconds``; return
+    ``n_clusters``."""
     check_option("handle_missing", est.handle_missing, ("category", "error"))
+    time_limit(est)
     return int(check_int("n_clusters", est.n_clusters))
 
 

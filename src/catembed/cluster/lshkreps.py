@@ -61,8 +61,8 @@ from ..stats import ValueStatistics
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 from ._kmodes_core import _histograms
 
-__all__ = ["LSHKRepresentatives", "lsh_kreps_labels", "min_cut", "reference_dilca_tables",
-           "value_hash"]
+__all__ = ["LSHKRepresentatives", "fit_cost", "lsh_kreps_labels", "min_cut",
+           "reference_dilca_tables", "value_hash"]
 
 _SAME = 1e4  # the similarity of two values at DILCA distance 0 (the package's)
 _CHUNK = 1 << 16  # rows per distance block
@@ -195,17 +195,32 @@ def bucket_start(keys: np.ndarray, k: int) -> np.ndarray:
     return bucket_cluster[inverse.ravel()]
 
 
-def _cost(n: int, sizes: np.ndarray, k: int) -> dict[str, float]:
-    """float64 cells and seconds of a fit: the dense ``l x l`` value tables (a few), the
-    codes and the ``n x k`` distances; one counting pass, the minimum cuts (``l_j^2``
-    vectorised steps each) and about 20 passes of ``n m k`` gathers (measured: 26 s for
-    1,000,000 x 20, 10 values a column, ``k = 8``)."""
+#: k-representatives passes assumed by :func:`fit_cost` (at most ``max_iter``): measured 3-25
+#: on the survey's sets and planted tables with ``k`` up to 8, 76 with ``k = 16``
+PASSES = 30
+
+
+def fit_cost(n_rows: int, sizes: np.ndarray, n_clusters: int,
+             max_iter: int = 100) -> dict[str, float]:
+    """Float64 cells and seconds of a fit on ``n_rows`` rows whose columns have ``sizes``
+    distinct values, before any counting.
+
+    Cells: the dense ``l x l`` value tables (a few), the codes, the ``n x k`` distances.
+    Seconds: one counting pass (``1e-8`` s per row and column pair), the value tables and
+    minimum cuts (``2e-5`` s per column pair and per squared column size), and
+    ``min(max_iter, 30)`` passes of ``n m (5e-9 k + 3e-8)`` s (the gathers of ``k``
+    frequencies per row and column, the histograms). Calibrated on the development machine
+    (2 shared cores, load 5-8): 26 s measured for 1,000,000 x 20, 10 values a column,
+    ``k = 8`` (estimate 44 s); 3.2-4.4 s for 100,000-200,000 rows (10-25 passes) and 12 s
+    for 100,000 x 20 with ``k = 16`` (76 passes; estimate 7 s).
+    """
+    n = float(n_rows)
     n_values = float(np.sum(sizes))
-    m = len(sizes)
+    m, k = len(sizes), int(n_clusters)
     pairs = m * (m - 1) / 2
     cells = 4.0 * n_values**2 + 3.0 * n * m + 3.0 * n * k + 2.0 * k * n_values
     seconds = (pairs * 2e-5 + n * pairs * 1e-8 + float(np.sum(sizes.astype(float)**2)) * 2e-5
-               + 20 * n * m * k * 1e-8)
+               + min(int(max_iter), PASSES) * n * m * (5e-9 * k + 3e-8))
     return {"cells": cells, "seconds": seconds}
 
 
@@ -230,6 +245,10 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         survey's figures), or DILCA as Ienco et al. define it (see the module's text).
     handle_missing : {"category", "error"}, default="category"
         Missing values are a value of their own, or an error.
+    max_seconds : float or None, default=None
+        The fit is refused up front when its time estimate (``fit_cost``) exceeds this many
+        seconds; ``float("inf")``: no limit. None: ``CATEMBED_MAX_SECONDS`` when set, else
+        600 (ten minutes).
 
     Attributes
     ----------
@@ -253,12 +272,14 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters: int = 8, *, n_bits: int | None = None, max_iter: int = 100,
-                 hash_distance: str = "reference", handle_missing: str = "category") -> None:
+                 hash_distance: str = "reference", handle_missing: str = "category",
+                 max_seconds: float | None = None) -> None:
         self.n_clusters = n_clusters
         self.n_bits = n_bits
         self.max_iter = max_iter
         self.hash_distance = hash_distance
         self.handle_missing = handle_missing
+        self.max_seconds = max_seconds
 
     def fit(self, X: Any, y: Any = None) -> LSHKRepresentatives:
         """Cluster the rows of ``X``."""
@@ -268,7 +289,8 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         check_option("hash_distance", self.hash_distance, tuple(_HASH_DISTANCES))
         codes = fit_codes(self, X)
         sizes = np.array([len(c) for c in self.categories_], dtype=np.int64)
-        check_cost(self, len(codes), sizes, **_cost(len(codes), sizes, k))
+        check_cost(self, len(codes), sizes,
+                   **fit_cost(len(codes), sizes, k, int(self.max_iter)))
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         stats = ValueStatistics.from_codes(codes, [np.arange(s) for s in sizes],
                                            self.feature_names_)

@@ -37,7 +37,10 @@ expected order distance
    assignment pass after a recoding reads the frequencies ``P`` of the previous coding.
 
 Each inner pass costs ``O(n m k)`` (per attribute, the ``k x l_j`` expected distances are
-gathered at the rows' values). ``cluster_frequencies_`` and ``value_orders_`` are those of
+gathered at the rows' values); within an order the value counts are updated from the rows
+that moved, and the distances to clusters that kept their rows are kept (the same numbers
+as a recomputation). A fit is refused up front when :func:`fit_cost` estimates it over
+``max_seconds`` (ten minutes by default). ``cluster_frequencies_`` and ``value_orders_`` are those of
 the last assignment pass, so ``predict`` on the training rows gives ``labels_``; an unseen
 value adds nothing to any cluster's distance. An attribute with one value (constant) adds
 0 (the reference divides by ``l_j - 1 = 0`` there).
@@ -58,7 +61,7 @@ from .._params import check_int
 from .._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 
-__all__ = ["OCL", "ocl_labels", "ocl_order"]
+__all__ = ["OCL", "fit_cost", "ocl_labels", "ocl_order"]
 
 _MAX_LOOPS = 51  # the reference's ``<= 50`` tests after the increment: 51 passes
 
@@ -110,18 +113,39 @@ def _distances(onehot: sp.csr_matrix, table: np.ndarray, m: int) -> np.ndarray:
     return np.asarray(onehot @ np.ascontiguousarray(table.T)) / max(1, m)
 
 
-def _frequencies(gcodes: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
+def _counts(gcodes: np.ndarray, labels: np.ndarray, n_values: int, k: int) -> np.ndarray:
+    """``k x L`` counts ``n_c(v)`` of every value in every cluster (``gcodes``: ``m x n``
+    global codes)."""
+    idx = gcodes + (labels * n_values)[None, :]
+    return np.bincount(idx.ravel(), minlength=k * n_values).reshape(k, n_values)
+
+
+def _move_counts(counts: np.ndarray, gcodes: np.ndarray, before: np.ndarray,
+                 after: np.ndarray) -> np.ndarray:
+    """Update ``counts`` in place for the rows whose label went from ``before`` to ``after``
+    (integers: the same counts as a recount); returns the clusters that changed."""
+    rows = np.flatnonzero(before != after)
+    if len(rows) == 0:
+        return rows
+    k, n_values = counts.shape
+    sub = gcodes[:, rows]
+    flat = counts.reshape(-1)
+    flat -= np.bincount((sub + (before[rows] * n_values)[None, :]).ravel(),
+                        minlength=k * n_values)
+    flat += np.bincount((sub + (after[rows] * n_values)[None, :]).ravel(),
+                        minlength=k * n_values)
+    return np.union1d(before[rows], after[rows])
+
+
+def _frequencies(counts: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
                  old: list[np.ndarray], k: int) -> list[np.ndarray]:
-    """``P_cj`` of every cluster from the labels; an empty cluster keeps its old row."""
+    """``P_cj`` of every cluster from the counts; an empty cluster keeps its old row."""
     n_c = np.bincount(labels, minlength=k).astype(np.float64)
     full = n_c > 0
     out = []
     for j in range(len(old)):
-        size = int(offsets[j + 1] - offsets[j])
-        cnt = np.bincount(labels * size + (gcodes[j] - offsets[j]),
-                          minlength=k * size).reshape(k, size)
         f = old[j].copy()
-        f[full] = cnt[full] / n_c[full, None]
+        f[full] = counts[full, offsets[j]:offsets[j + 1]] / n_c[full, None]
         out.append(f)
     return out
 
@@ -184,15 +208,32 @@ def ocl_order(freq: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.argsort(total, kind="stable")
 
 
-def _cost(n: int, sizes: np.ndarray, k: int) -> dict[str, float]:
-    """float64 cells and seconds of a fit: the codes twice, the sparse ``n x L`` value
-    indicators, the ``n x k`` distances; 300 assignment passes (the outer loop runs up to 51
-    times and oscillates on some tables: 416 passes on Mushroom, 735 on a planted 20,000 x 20
-    table with k = 8), each a sparse product and a count, about 12 ms a pass on that table
-    (0.03 s at a load of 7 a core)."""
-    nm = float(n) * len(sizes)
-    return {"cells": 3.5 * nm + 3.0 * n * k,
-            "seconds": 300 * (nm * k * 3e-9 + nm * 6e-9 + n * k * 2e-9)}
+#: assignment passes assumed by :func:`fit_cost`: the outer loop runs up to 51 times, each
+#: with an inner loop until no row moves; measured 416 passes on Mushroom (k=2), 735-965 on
+#: planted tables of 20 columns of 10 values (k=8, 20,000 to 1,000,000 rows), 3,000-5,400
+#: on some planted tables with 4 clusters or 30 values a column
+PASSES = 1000
+
+
+def fit_cost(n_rows: int, sizes: np.ndarray, n_clusters: int,
+             passes: int = PASSES) -> dict[str, float]:
+    """Float64 cells and seconds of a fit on ``n_rows`` rows whose columns have ``sizes``
+    distinct values, before any counting.
+
+    Cells: the codes twice, the sparse ``n x L`` value indicators, the ``n x k`` distances.
+    Seconds: ``passes`` assignment passes of ``n k (3.5e-9 m + 1e-8)`` seconds each (the
+    sparse product ``n m k``, the arg-min and the label comparisons ``n k``). The constants
+    were calibrated on the development machine (2 cores shared with other jobs, load 5-8):
+    a pass took 0.46 s per million rows at ``m = 20, k = 8`` timed alone on 200,000 rows,
+    0.50 s on 1,000,000 rows, and a whole 1,000,000 x 20 fit (10 values a column, k = 8)
+    took 617 s for 965 passes, 0.64 s a pass; 1,000 passes of that are the estimate, 640 s,
+    over the default limit of ten minutes. The estimate can be off by a factor of a few:
+    the pass count depends on the table (see ``PASSES``), the pass time on the load.
+    """
+    n = float(n_rows)
+    m, k = len(sizes), int(n_clusters)
+    return {"cells": 3.5 * n * m + 3.0 * n * k,
+            "seconds": passes * n * k * (3.5e-9 * m + 1e-8)}
 
 
 class OCL(ClusterMixin, BaseEstimator):
@@ -208,6 +249,10 @@ class OCL(ClusterMixin, BaseEstimator):
     random_state : int, RandomState or None, default=None
     handle_missing : {"category", "error"}, default="category"
         Missing values are a value of their own, or an error.
+    max_seconds : float or None, default=None
+        The fit is refused up front when its time estimate (``fit_cost``) exceeds this many
+        seconds; ``float("inf")``: no limit. None: ``CATEMBED_MAX_SECONDS`` when set, else
+        600 (ten minutes).
 
     Attributes
     ----------
@@ -228,11 +273,13 @@ class OCL(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters: int = 8, *, init: Any = "random", random_state: Any = None,
-                 handle_missing: str = "category") -> None:
+                 handle_missing: str = "category",
+                 max_seconds: float | None = None) -> None:
         self.n_clusters = n_clusters
         self.init = init
         self.random_state = random_state
         self.handle_missing = handle_missing
+        self.max_seconds = max_seconds
 
     def _start(self, codes: np.ndarray, k: int) -> np.ndarray:
         if isinstance(self.init, str):
@@ -254,7 +301,7 @@ class OCL(ClusterMixin, BaseEstimator):
         codes = fit_codes(self, X)
         n, m = codes.shape
         sizes = np.array([len(c) for c in self.categories_], dtype=np.int64)
-        check_cost(self, n, sizes, **_cost(n, sizes, k))
+        check_cost(self, n, sizes, **fit_cost(n, sizes, k))
         self.start_modes_ = self._start(codes, k)
         modes, labels = _hamming_kmodes(codes, self.start_modes_.copy(), sizes)
         freqs = [np.eye(int(s))[modes[:, j]] for j, s in enumerate(sizes)]
@@ -264,14 +311,26 @@ class OCL(ClusterMixin, BaseEstimator):
         onehot = _indicators(cur, int(offsets[-1]))
         old = labels
         labels = np.full(n, -1)
+        n_values = int(offsets[-1])
         for loop in range(1, _MAX_LOOPS + 1):
+            counts = None  # a new coding: recount, every distance column anew
+            dirty = np.arange(k)
             while True:  # inner loop, a fixed order
                 used = (freqs, [p.copy() for p in perms])
-                new = np.argmin(_distances(onehot, _distance_table(freqs, offsets, k), m),
-                                axis=1)
+                if len(dirty) == k:
+                    dist = _distances(onehot, _distance_table(freqs, offsets, k), m)
+                elif len(dirty):  # the columns of unchanged clusters are the same numbers
+                    table = _distance_table(freqs, offsets, k)[dirty]
+                    dist[:, dirty] = _distances(onehot, table, m)
+                new = np.argmin(dist, axis=1)
                 moved = not np.array_equal(new, labels)
+                if counts is None:
+                    counts = _counts(cur, new, n_values, k)
+                    dirty = np.arange(k)
+                else:
+                    dirty = _move_counts(counts, cur, labels, new)
                 labels = new
-                freqs = _frequencies(cur, labels, offsets, freqs, k)
+                freqs = _frequencies(counts, labels, offsets, freqs, k)
                 if not moved:
                     break
             self.n_iter_ = loop
@@ -283,7 +342,7 @@ class OCL(ClusterMixin, BaseEstimator):
                 new_code = ocl_order(freqs[j], share)
                 cur[j] = new_code[cur[j] - offsets[j]] + offsets[j]
                 perms[j] = new_code[perms[j]]
-            onehot = _indicators(cur, int(offsets[-1]))
+            onehot = _indicators(cur, n_values)
         self.cluster_frequencies_, self.value_orders_ = used
         self.labels_ = labels.astype(np.int64)
         return self
