@@ -78,6 +78,7 @@ from ._data import (
 )
 from ._estimator import check_common
 from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._reference import check_partition, rank_reference
 from ._training import VALUE_INITS, initial_value_vectors
 
 __all__ = ["BATCH_ORDERS", "CLUSTER_PROTOCOLS", "CLUSTERINGS", "NETWORKS", "ThesisClusterer",
@@ -372,6 +373,13 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                     labels, int(self.n_clusters)))
         self.cluster_centers_ = self.model_.centers.detach().numpy().astype(np.float64)
         self.labels_ = np.asarray(labels, dtype=np.int32)  # as KMeans' labels_
+        self.check_reference_ = self.guard_check_ = None
+        if self.guard:  # the label-free check against the rank reference (issue 42)
+            self.check_reference_ = rank_reference(codes_np, nums_np, self.n_clusters,
+                                                   seeds[0])
+            self.guard_check_ = check_partition(self.labels_, codes_np, nums_np,
+                                                self.check_reference_, type(self).__name__,
+                                                stacklevel=3)
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
