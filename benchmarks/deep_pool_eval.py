@@ -11,7 +11,8 @@ and applies the guard as a fit with ``guard=True`` would, from the same seed:
   against the rank reference (:func:`catembed.deep._reference.rank_reference`) and fall back
   to it; ``ThesisClusterer`` keeps the vote reference for its diagnosis and fallback (the
   thesis reproduction's cells) and both check the final partition against the rank
-  reference (:func:`catembed.deep._reference.check_partition`, ``CHECK_RATIO``).
+  reference (:func:`catembed.deep._reference.check_partition`: a ratio of explained
+  variance under ``CHECK_RATIO`` warns).
 
 The classical label-free baseline of a table is the better (mean NMI over the seeds) of
 k-means on the rank space (the guard's rank reference, ``random_state`` = the seed) and
@@ -54,7 +55,7 @@ def encoded(X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def verdict(method: str, raw: np.ndarray, codes, nums, k: int, seed: int,
-            ratio: float) -> dict:
+            threshold: float) -> dict:
     """The labels a guarded fit ends with, before and after issue 42, and the check."""
     first = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
     with warnings.catch_warnings():
@@ -67,10 +68,11 @@ def verdict(method: str, raw: np.ndarray, codes, nums, k: int, seed: int,
     after = ref.labels if new is None else raw
     got = _reference.explained(after, codes, nums, rank)
     best = _reference.explained(rank.labels, codes, nums, rank)
-    r = got / best if best > 0 else 1.0
+    agreement = nmi(rank.labels, after)
     return {"before": vote.labels if old is None else raw, "after": after,
             "fallback_before": old is None, "fallback_after": new is None,
-            "ratio": r, "check_warns": r < ratio}
+            "ratio": got / best if best > 0 else 1.0, "agreement": agreement,
+            "check_warns": (got / best if best > 0 else 1.0) < threshold}
 
 
 def classical(tab, seeds) -> dict[str, list[float]]:
@@ -100,7 +102,7 @@ def main() -> None:
     ap.add_argument("--half", choices=["design", "check"], required=True)
     ap.add_argument("--deep", required=True)
     ap.add_argument("--pool", default="bench_out/pool.json")
-    ap.add_argument("--ratio", type=float, default=_reference.CHECK_RATIO)
+    ap.add_argument("--threshold", type=float, default=_reference.CHECK_RATIO)
     ap.add_argument("--json", help="write every fit's verdict here")
     a = ap.parse_args()
     names = deep_pool.DESIGN if a.half == "design" else deep_pool.CHECK
@@ -119,14 +121,15 @@ def main() -> None:
         for m in dict.fromkeys(r["method"] for r in mine):
             got = sorted((r for r in mine if r["method"] == m), key=lambda r: r["seed"])
             vs = [verdict(m, np.asarray(r["labels"]), codes, nums, tab.n_clusters,
-                          r["seed"], a.ratio) for r in got]
+                          r["seed"], a.threshold) for r in got]
             before = [nmi(tab.y, v["before"]) for v in vs]
             after = [nmi(tab.y, v["after"]) for v in vs]
             warn = [v["fallback_after"] or v["check_warns"] for v in vs]
             short = [best > 0.10 and x < best - 0.03 for x in after]
             for r, v, x, w, sh in zip(got, vs, after, warn, short, strict=True):
                 fits.append({"table": t, "method": m, "seed": r["seed"], "nmi": x,
-                             "baseline": best, "ratio": v["ratio"], "warns": w,
+                             "baseline": best, "ratio": v["ratio"],
+                             "agreement": v["agreement"], "warns": w,
                              "fallback": v["fallback_after"], "short": sh})
             rows.append({"table": t, "n": len(tab.X), "baseline": best,
                          "rank-kmeans": ms(base["rank-kmeans"]),
@@ -137,7 +140,8 @@ def main() -> None:
                          "short": sum(short),
                          "short, silent": sum(s and not w for s, w in zip(short, warn,
                                                                           strict=True)),
-                         "ratio": ms([v["ratio"] for v in vs])})
+                         "ratio": ms([v["ratio"] for v in vs]),
+                         "agreement": ms([v["agreement"] for v in vs])})
     df = pd.DataFrame(rows)
     cols = list(df.columns)
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))

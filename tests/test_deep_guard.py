@@ -427,20 +427,21 @@ def test_a_partition_far_below_the_reference_warns(cls, monkeypatch) -> None:
         return fit_one
 
     monkeypatch.setattr(owner, "_fit_one", fixed(noisy))
-    with pytest.warns(CatEmbedWarning, match="rank space"):
+    with pytest.warns(CatEmbedWarning, match="the reference k-means explains"):
         m = cls(3, random_state=1, **kw).fit(X)
     assert not m.fallback_ and m.guard_check_["warned"]
-    assert m.guard_check_["ratio"] < _reference_ratio()
+    assert m.guard_check_["ratio"] < 0.5 < _reference_threshold()
+    assert m.guard_check_["agreement"] < 0.5
     monkeypatch.setattr(owner, "_fit_one", fixed(y))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CatEmbedWarning)
         good = cls(3, random_state=1, **kw).fit(X)
-    assert not good.guard_check_["warned"] and good.guard_check_["ratio"] > 0.9
+    assert not good.guard_check_["warned"] and good.guard_check_["ratio"] > 0.96
     off = cls(3, random_state=1, guard=False, **kw).fit(X)
     assert off.guard_check_ is None
 
 
-def _reference_ratio() -> float:
+def _reference_threshold() -> float:
     from catembed.deep._reference import CHECK_RATIO
 
     return CHECK_RATIO

@@ -138,11 +138,15 @@ class AutoencoderKMeans(_DeepClusterer):
         to the other restarts and to the reference partition (a consensus choice);
         ``"objective"``: the lowest final objective (see :attr:`objective_`).
     guard : bool, default=True
-        Diagnose every restart (collapse, lost structure, divergence) against the reference
-        k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
+        Diagnose every restart (collapse, lost structure, divergence) against the rank
+        reference partition (:func:`~catembed.deep._reference.rank_reference`: k-means of the
+        categories one-hot beside the numbers' normal scores of their ranks) and fall back
         to that partition, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate
-        (:mod:`catembed.deep._guard`; thresholds chosen on planted synthetic tables).
+        (:mod:`catembed.deep._guard`; thresholds chosen on planted synthetic tables); then
+        warn when the partition kept explains less than
+        :data:`~catembed.deep._reference.CHECK_RATIO` of the variance the reference explains
+        in its space (:func:`~catembed.deep._reference.check_partition`, issue 42).
     device : str, default="cpu"
         ``"cpu"`` or ``"cuda"`` (``"cuda:N"``).
     random_state : int, RandomState or None
@@ -183,9 +187,14 @@ class AutoencoderKMeans(_DeepClusterer):
         ``reference_effective``, ``ari_reference``, ``reasons``).
     restart_agreement_ : ndarray
         Mean ARI of every restart to the other restarts and the reference.
-    reference_ : catembed.deep._guard.Reference or None
-        The reference k-means partition; ``reference_.space`` names its space (``None``
-        when ``guard=False``).
+    reference_ : catembed.deep._reference.RankReference or None
+        The reference k-means partition (``reference_.space`` is ``"rank"``; ``None`` when
+        ``guard=False``). Before issue 42 (27 November 2026) the vote of three spaces
+        (:func:`~catembed.deep._guard.reference_partition`), which ``ThesisClusterer``
+        keeps.
+    guard_check_ : dict or None
+        :func:`~catembed.deep._reference.check_partition` of ``labels_``: ``explained``,
+        ``reference_explained``, ``ratio``, ``warned`` (``None`` when ``guard=False``).
     model_ : torch.nn.Module
     encoding_ : MixedEncoding
     categorical_features_, numeric_features_ : list of str

@@ -138,9 +138,13 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         (:mod:`catembed.deep._guard`).
     guard : bool, default=True
         Diagnose every restart (collapse, lost structure, divergence) against the reference
-        k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
-        to it, with a
-        :class:`~catembed.CatEmbedWarning`, when every restart is degenerate.
+        k-means partition (:func:`~catembed.deep._guard.reference_partition`, the vote of
+        three spaces: the reference of the thesis reproduction's figures, kept) and fall
+        back to it, with a :class:`~catembed.CatEmbedWarning`, when every restart is
+        degenerate; then warn when the final partition (a fallback included) explains less
+        than :data:`~catembed.deep._reference.CHECK_RATIO` of the variance the rank
+        reference (:func:`~catembed.deep._reference.rank_reference`) explains in its space
+        (issue 42).
     cluster_protocol : {"thesis", "thesis-single", "catembed"}, default="thesis"
         How a DEC / IDEC / DCN stage runs. ``"thesis"``: as the thesis' code (ClustPy's DEC,
         IDEC and DCN as copied into its repository, run as its notebook runs them): Adam at
@@ -206,6 +210,11 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     reference_ : catembed.deep._guard.Reference or None
         The reference k-means partition; ``reference_.space`` names its space (``None``
         when ``guard=False``).
+    check_reference_ : catembed.deep._reference.RankReference or None
+        The rank reference of the final check (``None`` when ``guard=False``).
+    guard_check_ : dict or None
+        :func:`~catembed.deep._reference.check_partition` of ``labels_`` (``None`` when
+        ``guard=False``).
     """
 
     def __init__(self, n_clusters: int = 8, *, network: str = "ae",
