@@ -107,7 +107,8 @@ def main() -> None:
     a = ap.parse_args()
     names = deep_pool.DESIGN if a.half == "design" else deep_pool.CHECK
     pool = load_pool(a.pool)
-    recs = [json.loads(x) for x in open(a.deep)]
+    recs = list({(r["table"], r["method"], r["seed"]): r  # one line a fit (a rerun repeats it)
+                 for r in map(json.loads, open(a.deep))}.values())
     recs = [r for r in recs if r["table"] in names and not r.get("guard", False)]
     fits, rows = [], []
     for t in names:

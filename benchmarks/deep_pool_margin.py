@@ -43,7 +43,8 @@ def main() -> None:
     ap.add_argument("--pool", default="bench_out/pool.json")
     a = ap.parse_args()
     pool = load_pool(a.pool)
-    recs = [json.loads(x) for x in open(a.deep)]
+    recs = list({(r["table"], r["method"], r["seed"]): r  # one line a fit (a rerun repeats it)
+                 for r in map(json.loads, open(a.deep))}.values())
     recs = [r for r in recs if r["table"] in deep_pool.DESIGN]  # never the check half
     rows = []
     for t in deep_pool.DESIGN:

@@ -4,6 +4,12 @@ JSON line per (table, method, seed) to ``--out`` (labels kept, so label-free mea
 computed afterwards without refitting). Resumable: a line already in ``--out`` is skipped.
 
     python benchmarks/deep_pool_run.py --half design --seeds 0 1 2 3 4 --out design.jsonl
+
+Issue 42's runs (docs/deep.md): ``--save-pool bench_out/pool.json`` once, then one process
+per half with ``--pool bench_out/pool.json --no-guard --jobs JOBS`` where JOBS lists
+``[half, table, method, seed]`` for the methods ``ae-kmeans idec thesis`` (every table, seed
+after seed) and then ``attention`` (check half: seeds 0-4; design half: seed 0 only, for
+time), followed by ``deep_pool_eval.py`` and ``deep_pool_margin.py``.
 """
 
 from __future__ import annotations

@@ -101,6 +101,14 @@ class AutoencoderKMeans(_DeepClusterer):
     larger; every row then goes to its nearest centre). Design from the
     plan of the Fehling thesis draft (Ch. 3, empty), the autoencoder stage of DEC / IDEC.
 
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 11
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 4 of 5,
+    Salaries 5 of 5: 0.020 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
+
     Parameters
     ----------
     n_clusters : int, default=8
@@ -222,6 +230,14 @@ class IDEC(_DeepClusterer):
     and freezes a copy of the network; the target of a batch is then computed from the
     frozen copy and ``f``, exactly DEC's ``P`` without storing it for all rows.
 
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 11
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 4 of 5,
+    Salaries 5 of 5: 0.020 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
+
     Parameters are those of :class:`AutoencoderKMeans`; in addition:
 
     cluster_steps : int, default=1000
@@ -260,6 +276,14 @@ class AttentionClusterer(_DeepClusterer):
     :class:`AutoencoderKMeans` (``objective="kmeans"``). The thesis draft (Fehling, LMU)
     leaves Ch. 5 empty; the tokenisation follows FT-Transformer (Gorishniy et al. 2021),
     the pooling attention-based pooling (Lee et al., Set Transformer, PMA with one seed).
+
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 9
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 3 of 5,
+    Salaries 5 of 5: 0.090 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
 
     Parameters
     ----------
