@@ -27,8 +27,9 @@ projected by PCA to ``embedding_dim`` and scaled to unit variance.
 
 ``n_init`` restarts (default 1) train from seeds drawn from ``random_state``. A guard
 (:mod:`catembed.deep._guard`) diagnoses every restart against a reference partition: k-means
-of the input as label codes, as one-hot and as chi-square one-hot (numbers z-scored), the one
-of the three that agrees most with the other two: a
+of the categories one-hot beside the numbers' normal scores of their ranks (the rank
+reference, :mod:`catembed.deep._reference`, issue 42; before, the vote of three z-scored
+spaces, which ``ThesisClusterer`` keeps): a
 partition that collapsed (effective number of clusters under half the reference's), that
 lost the input's structure (adjusted Rand index to the reference under 0.05) or whose loss
 diverged is not kept; when every restart is degenerate, the fit falls back to the reference
