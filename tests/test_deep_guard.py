@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import sparse
 from sklearn.cluster import KMeans
@@ -50,6 +53,24 @@ def _reference_kmeans(X, k, random_state):
     agree = [np.mean([adjusted_rand_score(parts[i], parts[j]) for j in range(3) if j != i])
              for i in range(3)]
     return parts[int(np.argmax(agree))]
+
+
+def _rank_kmeans(X, k, random_state):
+    """Oracle of the rank reference (issue 42), computed without catembed: k-means
+    (``n_init=10``, the first restart seed) of the one-hot indicators (a column's of total
+    variance 1) beside the numbers' normal scores of their ranks (mid-ranks), z-scored."""
+    from scipy.stats import norm, rankdata
+
+    seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    cat = X.select_dtypes(exclude="number").columns
+    nums = X.select_dtypes(include="number").to_numpy(float)
+    scores = np.column_stack([norm.ppf((rankdata(c) - 0.5) / len(c)) for c in nums.T])
+    unit = []
+    for c in cat:
+        onehot = OneHotEncoder(sparse_output=False).fit_transform(X[[c]].astype(str))
+        unit.append(onehot / np.sqrt(1.0 - (onehot.mean(axis=0) ** 2).sum()))
+    z = np.hstack(unit + [StandardScaler().fit_transform(scores)])
+    return KMeans(k, n_init=10, random_state=seed).fit(sparse.csr_matrix(z)).labels_
 
 
 def test_reference_spaces_by_hand() -> None:
@@ -123,7 +144,10 @@ def test_a_collapsed_fit_falls_back_to_the_reference_kmeans(cls, monkeypatch) ->
         m = cls(3, n_init=2, random_state=4, **KW).fit(X)
     assert m.fallback_ and m.degenerate_.tolist() == [True, True]
     assert all("collapse" in d["reasons"] for d in m.restart_diagnoses_)
-    np.testing.assert_array_equal(m.labels_, _reference_kmeans(X, 3, 4))
+    # the rank reference (issue 42): ThesisClusterer keeps the vote of three spaces
+    np.testing.assert_array_equal(m.labels_, _rank_kmeans(X, 3, 4))
+    assert m.reference_.space == "rank" and not m.guard_check_["warned"]
+    assert m.guard_check_["ratio"] == pytest.approx(1.0)
     np.testing.assert_array_equal(m.predict(X), m.labels_)
     assert m.labels_.dtype == np.int32
     # the centres follow the fallback partition: the soft assignment mostly agrees
@@ -331,3 +355,93 @@ def test_deep_clusterers_same_fit_with_coded_or_float_numbers(monkeypatch, cls):
     assert np.array_equal(coded.labels_, floats.labels_)
     assert coded.objective_ == floats.objective_
     assert np.array_equal(coded.transform(X), floats.transform(X))
+
+
+def _heavy_tailed(n: int = 240, seed: int = 0):
+    """Three groups seen by two categorical columns (80% pure) and one number, beside two
+    heavy-tailed numbers of pure noise (an income-like column up to ~1e6 and a log-normal
+    of sigma 3): the shape on which the vote reference's z-scored numbers fail (issue 42)."""
+    rng = np.random.RandomState(seed)
+    y = np.repeat(np.arange(3), n // 3)
+
+    def cat(p):
+        return [f"{p}{t if rng.rand() < 0.8 else rng.randint(3)}" for t in y]
+
+    return pd.DataFrame({"a": cat("a"), "b": cat("b"), "x": 2.0 * (y - 1) + rng.randn(n),
+                         "income": np.exp(10 + 2.0 * rng.randn(n)).round(),
+                         "w": np.exp(3 * rng.randn(n))}), y
+
+
+def test_fallback_on_heavy_tailed_numbers_finds_the_groups(monkeypatch) -> None:
+    """Issue 42: the deep clusterers fall back to the rank reference, which finds the
+    planted groups where the vote reference (the fallback before) splits off outliers."""
+    X, y = _heavy_tailed()
+    original = clustering._DeepClusterer._fit_one
+
+    def collapse(self, *a, **kw):
+        run = original(self, *a, **kw)
+        run["labels"] = np.zeros(len(X), dtype=int)
+        return run
+
+    monkeypatch.setattr(clustering._DeepClusterer, "_fit_one", collapse)
+    with pytest.warns(CatEmbedWarning, match="falling back"):
+        m = IDEC(3, random_state=2, **KW).fit(X)
+    assert m.fallback_ and adjusted_rand_score(y, m.labels_) > 0.8
+    assert adjusted_rand_score(y, _reference_kmeans(X, 3, 2)) < 0.6  # the vote's: 0.53
+
+
+def test_explained_share_by_hand() -> None:
+    from catembed.deep import _reference
+
+    codes = np.array([[0], [0], [1], [1], [2], [2]])
+    nums = np.array([[1.0], [2.0], [30.0], [40.0], [500.0], [600.0]])
+    ref = _reference.rank_reference(codes, nums, 3, seed=0)
+    x = ref.space_of(codes, nums).toarray()
+    # ranks 1..6 -> normal scores, z-scored; the one-hot column of three equal values
+    z = norm_scores = np.array([-1.383, -0.674, -0.210, 0.210, 0.674, 1.383])
+    np.testing.assert_allclose(x[:, 3], (z - z.mean()) / norm_scores.std(), atol=2e-3)
+    np.testing.assert_allclose(x[:, :3].sum(axis=1), 1 / np.sqrt(1 - 3 / 9))
+    for labels in ([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [0, 0, 0, 1, 1, 1]):
+        lab = np.asarray(labels)
+        within = sum(((x[lab == c] - x[lab == c].mean(axis=0)) ** 2).sum() for c in set(labels))
+        total = ((x - x.mean(axis=0)) ** 2).sum()
+        assert _reference.explained(lab, codes, nums, ref) == pytest.approx(1 - within / total)
+    assert _reference.explained([0, 0, 1, 1, 2, 2], codes, nums, ref) > 0.9
+
+
+@pytest.mark.parametrize("cls", [IDEC, ThesisClusterer])
+def test_a_partition_far_below_the_reference_warns(cls, monkeypatch) -> None:
+    """A partition that is not degenerate (balanced, some agreement with the reference) but
+    explains a fraction of what the rank reference explains warns; the planted one not."""
+    X, y = planted(90, seed=2)
+    noisy = np.where(np.arange(90) % 4 == 0, y, np.random.RandomState(0).randint(0, 3, 90))
+    owner = thesis.ThesisClusterer if cls is ThesisClusterer else clustering._DeepClusterer
+    original = owner._fit_one
+    kw = TKW if cls is ThesisClusterer else KW
+
+    def fixed(labels):
+        def fit_one(self, *a, **k):
+            run = original(self, *a, **k)
+            run["labels"] = labels.copy()
+            return run
+        return fit_one
+
+    monkeypatch.setattr(owner, "_fit_one", fixed(noisy))
+    with pytest.warns(CatEmbedWarning, match="the reference k-means explains"):
+        m = cls(3, random_state=1, **kw).fit(X)
+    assert not m.fallback_ and m.guard_check_["warned"]
+    assert m.guard_check_["ratio"] < 0.5 < _reference_threshold()
+    assert m.guard_check_["agreement"] < 0.5
+    monkeypatch.setattr(owner, "_fit_one", fixed(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CatEmbedWarning)
+        good = cls(3, random_state=1, **kw).fit(X)
+    assert not good.guard_check_["warned"] and good.guard_check_["ratio"] > 0.96
+    off = cls(3, random_state=1, guard=False, **kw).fit(X)
+    assert off.guard_check_ is None
+
+
+def _reference_threshold() -> float:
+    from catembed.deep._reference import CHECK_RATIO
+
+    return CHECK_RATIO

@@ -38,8 +38,9 @@ from ._data import (
     shift_codes,
     split_columns,
 )
-from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._guard import RESTART_CRITERIA, choose_restart
 from ._objectives import final_objective, latent
+from ._reference import check_partition, rank_reference
 from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
 
 __all__ = ["_DeepClusterer", "check_common", "check_hidden"]
@@ -236,9 +237,11 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def _choose(self, runs: list[dict[str, Any]], codes: np.ndarray, nums: np.ndarray,
                 seed: int) -> dict[str, Any]:
         """The guard (:mod:`catembed.deep._guard`): diagnose every restart against the
-        reference partition, keep one by ``restart_criterion`` or fall back."""
+        rank reference partition (:func:`~catembed.deep._reference.rank_reference`), keep
+        one by ``restart_criterion`` or fall back; then check the partition kept against
+        the reference (:func:`~catembed.deep._reference.check_partition`)."""
         parts = [r["labels"] for r in runs]
-        self.reference_ = (reference_partition(codes, nums, self.n_clusters, seed)
+        self.reference_ = (rank_reference(codes, nums, self.n_clusters, seed)
                            if self.guard else None)
         index, diagnoses, agreement = choose_restart(
             parts, [r["objective"] for r in runs],
@@ -254,6 +257,11 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
                                for r in runs]))
         self.best_init_ = index
         self.labels_ = runs[index]["labels"]
+        self.guard_check_ = None
+        if self.reference_ is not None:
+            self.guard_check_ = check_partition(
+                self.reference_.labels if self.fallback_ else self.labels_, codes, nums,
+                self.reference_, type(self).__name__)
         return runs[index]
 
     def _centres_of_labels(self, data: _Rows, torch: Any) -> None:

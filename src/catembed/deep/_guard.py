@@ -23,6 +23,13 @@ reference partition that needs no network:
 A restart with either diagnosis is *degenerate* and is not kept; when every restart is, the
 fit falls back to the reference partition and warns (:class:`~catembed.CatEmbedWarning`).
 
+Since issue 42 :class:`~catembed.deep.AutoencoderKMeans`, :class:`~catembed.deep.IDEC` and
+:class:`~catembed.deep.AttentionClusterer` diagnose against, and fall back to, the rank
+reference of :mod:`catembed.deep._reference` instead (the vote below split off the largest
+values of heavy-tailed numbers); :class:`~catembed.deep.ThesisClusterer` keeps the vote
+(its thesis reproduction's figures), and every guarded fit checks its final partition
+against the rank reference (:func:`catembed.deep._reference.check_partition`).
+
 The restart kept among the healthy ones follows ``restart_criterion``: ``"agreement"`` (the
 default) keeps the restart whose partition agrees most, by mean pairwise adjusted Rand index,
 with the other restarts and the reference (a consensus choice: the partition the most runs

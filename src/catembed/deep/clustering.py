@@ -27,8 +27,9 @@ projected by PCA to ``embedding_dim`` and scaled to unit variance.
 
 ``n_init`` restarts (default 1) train from seeds drawn from ``random_state``. A guard
 (:mod:`catembed.deep._guard`) diagnoses every restart against a reference partition: k-means
-of the input as label codes, as one-hot and as chi-square one-hot (numbers z-scored), the one
-of the three that agrees most with the other two: a
+of the categories one-hot beside the numbers' normal scores of their ranks (the rank
+reference, :mod:`catembed.deep._reference`, issue 42; before, the vote of three z-scored
+spaces, which ``ThesisClusterer`` keeps): a
 partition that collapsed (effective number of clusters under half the reference's), that
 lost the input's structure (adjusted Rand index to the reference under 0.05) or whose loss
 diverged is not kept; when every restart is degenerate, the fit falls back to the reference
@@ -101,6 +102,14 @@ class AutoencoderKMeans(_DeepClusterer):
     larger; every row then goes to its nearest centre). Design from the
     plan of the Fehling thesis draft (Ch. 3, empty), the autoencoder stage of DEC / IDEC.
 
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 11
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 4 of 5,
+    Salaries 5 of 5: 0.020 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
+
     Parameters
     ----------
     n_clusters : int, default=8
@@ -138,11 +147,15 @@ class AutoencoderKMeans(_DeepClusterer):
         to the other restarts and to the reference partition (a consensus choice);
         ``"objective"``: the lowest final objective (see :attr:`objective_`).
     guard : bool, default=True
-        Diagnose every restart (collapse, lost structure, divergence) against the reference
-        k-means partition (:func:`~catembed.deep._guard.reference_partition`) and fall back
+        Diagnose every restart (collapse, lost structure, divergence) against the rank
+        reference partition (:func:`~catembed.deep._reference.rank_reference`: k-means of the
+        categories one-hot beside the numbers' normal scores of their ranks) and fall back
         to that partition, with a
         :class:`~catembed.CatEmbedWarning`, when every restart is degenerate
-        (:mod:`catembed.deep._guard`; thresholds chosen on planted synthetic tables).
+        (:mod:`catembed.deep._guard`; thresholds chosen on planted synthetic tables); then
+        warn when the partition kept explains less than
+        :data:`~catembed.deep._reference.CHECK_RATIO` of the variance the reference explains
+        in its space (:func:`~catembed.deep._reference.check_partition`, issue 42).
     device : str, default="cpu"
         ``"cpu"`` or ``"cuda"`` (``"cuda:N"``).
     random_state : int, RandomState or None
@@ -183,9 +196,14 @@ class AutoencoderKMeans(_DeepClusterer):
         ``reference_effective``, ``ari_reference``, ``reasons``).
     restart_agreement_ : ndarray
         Mean ARI of every restart to the other restarts and the reference.
-    reference_ : catembed.deep._guard.Reference or None
-        The reference k-means partition; ``reference_.space`` names its space (``None``
-        when ``guard=False``).
+    reference_ : catembed.deep._reference.RankReference or None
+        The reference k-means partition (``reference_.space`` is ``"rank"``; ``None`` when
+        ``guard=False``). Before issue 42 (27 November 2026) the vote of three spaces
+        (:func:`~catembed.deep._guard.reference_partition`), which ``ThesisClusterer``
+        keeps.
+    guard_check_ : dict or None
+        :func:`~catembed.deep._reference.check_partition` of ``labels_``: ``explained``,
+        ``reference_explained``, ``ratio``, ``warned`` (``None`` when ``guard=False``).
     model_ : torch.nn.Module
     encoding_ : MixedEncoding
     categorical_features_, numeric_features_ : list of str
@@ -212,6 +230,14 @@ class IDEC(_DeepClusterer):
     streaming pass over the rows for the assignments and the column sums ``f_j`` of ``q``
     and freezes a copy of the network; the target of a batch is then computed from the
     frozen copy and ``f``, exactly DEC's ``P`` without storing it for all rows.
+
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 11
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 4 of 5,
+    Salaries 5 of 5: 0.020 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
 
     Parameters are those of :class:`AutoencoderKMeans`; in addition:
 
@@ -251,6 +277,14 @@ class AttentionClusterer(_DeepClusterer):
     :class:`AutoencoderKMeans` (``objective="kmeans"``). The thesis draft (Fehling, LMU)
     leaves Ch. 5 empty; the tokenisation follows FT-Transformer (Gorishniy et al. 2021),
     the pooling attention-based pooling (Lee et al., Set Transformer, PMA with one seed).
+
+    On public mixed tables this clusterer with its defaults does not match a classical
+    label-free clusterer: on the check half of issue 42's pool (docs/deep.md, "Issue 42") 9
+    of its 25 fits on the five tables where k-means of the rank space or k-modes of the
+    binned table reaches NMI > .10 scored more than .03 below that baseline (Hdma 3 of 5,
+    Salaries 5 of 5: 0.090 against 0.298). The guard warns on such fits (``guard_check_``),
+    and on most others too; compare with :class:`~catembed.cluster.KPrototypes` or
+    :class:`~catembed.cluster.Consensus`.
 
     Parameters
     ----------
