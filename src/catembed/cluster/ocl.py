@@ -40,10 +40,10 @@ Each inner pass costs ``O(n m k)`` (per attribute, the ``k x l_j`` expected dist
 gathered at the rows' values); within an order the value counts are updated from the rows
 that moved, and the distances to clusters that kept their rows are kept (the same numbers
 as a recomputation). A fit is refused up front when :func:`fit_cost` estimates it over
-``max_seconds`` (ten minutes by default). ``cluster_frequencies_`` and ``value_orders_`` are those of
-the last assignment pass, so ``predict`` on the training rows gives ``labels_``; an unseen
-value adds nothing to any cluster's distance. An attribute with one value (constant) adds
-0 (the reference divides by ``l_j - 1 = 0`` there).
+``max_seconds`` (ten minutes by default). ``cluster_frequencies_`` and ``value_orders_``
+are those of the last assignment pass, so ``predict`` on the training rows gives
+``labels_``; an unseen value adds nothing to any cluster's distance. An attribute with one
+value (constant) adds 0 (the reference divides by ``l_j - 1 = 0`` there).
 """
 
 from __future__ import annotations

@@ -182,7 +182,9 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     random_state : int, RandomState or None
         Seeds the weights, the batch order and k-means; an integer gives the same labels.
     n_threads : int or None, default=1
-        Torch CPU threads (a fixed count keeps results identical).
+        Torch CPU threads (a fixed count keeps results identical). More than one pays only
+        for large batches; at the thesis' 32 rows a step is a few small kernels, and threads
+        that wait for each other on a busy machine make it slower.
 
     Attributes
     ----------
