@@ -5,6 +5,7 @@ weights, predict goes through their predict, and a model with one is not saved."
 from __future__ import annotations
 
 import importlib.util
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +97,8 @@ def test_saving_a_partition_member_is_refused(planted, tmp_path):
     with pytest.raises(CatEmbedError, match="partition member.*'mgr'.*cannot be saved"):
         model.save(tmp_path / "m.npz")
     assert not list(tmp_path.iterdir())
+    again = pickle.loads(pickle.dumps(model))  # pickling works
+    np.testing.assert_array_equal(again.predict(df), model.labels_)
 
 
 def test_refused_partition_member_is_left_out(planted, monkeypatch):
