@@ -19,6 +19,7 @@ References: ``median-km10``, the median of the default members' ``KMeans(n_init=
 their own embeddings (the issue's line), and each partition member alone (``own:<name>``).
 
     CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_members_design.py
+    ... --acceptance --seeds 5   # Consensus itself, whole Zoo / Soybean / Mushroom / Titanic
 """
 
 from __future__ import annotations
@@ -77,12 +78,42 @@ def study(name, df, y, k, seed):
     return out
 
 
+def acceptance(seeds: int) -> None:
+    """``Consensus(k)`` itself with each portfolio on the whole acceptance tables
+    (``consensus_acceptance.py``'s Zoo, Soybean small, Mushroom, R's Titanic)."""
+    from catembed.cluster import Consensus
+    from consensus_acceptance import tables
+
+    rows = []
+    for name, X, y in tables():
+        k = len(np.unique(y))
+        for seed in range(seeds):
+            r = {"table": name, "seed": seed}
+            for label, extra in PORTFOLIOS.items():
+                if len(extra) > 1:  # one member added at a time
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = Consensus(k, members=list(POOL) + list(extra),
+                                      random_state=seed).fit(X)
+                r[label] = ari_codes(y, model.labels_)
+            rows.append(r)
+            print(r, file=sys.stderr, flush=True)
+    table = pd.DataFrame(rows).drop(columns="seed")
+    print(table.groupby("table", sort=False).mean().round(3).to_string())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--max-rows", type=int, default=1000)
     ap.add_argument("--out", default="/tmp/consensus_members_design.csv")
+    ap.add_argument("--acceptance", action="store_true",
+                    help="instead: Consensus(k) with each portfolio on the acceptance tables")
     args = ap.parse_args()
+    if args.acceptance:
+        acceptance(args.seeds)
+        return
     tables = [t for t in planted_tables(args.max_rows, 1)
               if t[0].split(":")[1] in ("base", "low-purity")]
     tables += list(shared_tables(args.max_rows))
