@@ -291,7 +291,8 @@ def register(sub: Any) -> None:
     p.add_argument("--output", "-o", metavar="FILE",
                    help="output .csv, .tsv or .parquet, never the input (default: CSV on stdout)")
     p.add_argument("--members", metavar="NAMES",
-                   help="comma-separated methods to combine (default: cde,mca,lcme,idf,onehot)")
+                   help="comma-separated methods to combine (default: cde,mca,lcme,idf,onehot;"
+                   " also the clusterers mgr, lsh-kreps, ocl)")
     p.add_argument("--n-init", type=int_in(1, None, "n-init"), default=5, metavar="N",
                    help="k-means runs per member (default 5)")
     p.add_argument("--target", metavar="COL",

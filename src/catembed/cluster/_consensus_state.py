@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._model_checks import bad, check_array, check_categories
 from ..persist import _decode_value, _encode_value
+from ._consensus_members import check_savable
 
 __all__ = ["consensus_state", "restore_consensus_state"]
 
@@ -27,6 +28,7 @@ __all__ = ["consensus_state", "restore_consensus_state"]
 def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
     """``(members, arrays, metadata)`` of a fitted Consensus."""
     check_is_fitted(model, "labels_")
+    check_savable(model.members_)  # partition members (issue 39): refused, named
     arrays: dict[str, np.ndarray] = {
         "stability": np.asarray(model.member_stability_, dtype=np.float64),
         "weights": np.asarray(model.member_weights_, dtype=np.float64),

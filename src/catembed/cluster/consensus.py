@@ -38,7 +38,6 @@ package tables (``benchmarks/consensus_v2_design.py``,
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -77,6 +76,14 @@ from ._consensus_combine import (
     nearest_labels,
     side_by_side,
 )
+from ._consensus_members import (
+    ALL_MEMBERS,
+    EMBEDDER_MEMBERS,
+    fit_member,
+    make_member,
+    member_class,
+    member_embed,
+)
 from ._consensus_runs import (
     WEIGHT_RULES,
     _gather,
@@ -98,16 +105,11 @@ __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labe
 #: study it never beat the others by more than 0.01 ARI while failing two tables.
 DEFAULT_MEMBERS = ("cde", "mca", "lcme", "idf", "onehot")
 
-_MEMBER_CLASSES = {
-    "cde": "CDE", "onehot": "OneHotEmbedder", "onehot-pca": "OneHotPCA",
-    "idf": "IDFEmbedder", "untie": "UNTIE", "couplings": "Couplings", "mca": "MCA",
-    "lcme": "LCME", "cdepp": "CDEPlusPlus",
-}
+_MEMBER_CLASSES = EMBEDDER_MEMBERS  # and PARTITION_MEMBERS (mgr, lsh-kreps, ocl; issue 39)
 
 
 def _member_class(name: str) -> type:  # names case-insensitive, "did you mean" for a near miss
-    name = resolve_name(name, _MEMBER_CLASSES, what="consensus member")
-    return getattr(importlib.import_module("catembed"), _MEMBER_CLASSES[name])
+    return member_class(name)
 
 
 class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -121,6 +123,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         every row in cluster 0, with a warning).
     members : sequence of str or None, default=None
         Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
+        ``"mgr"``, ``"lsh-kreps"``, ``"ocl"``: a partition-only clusterer, its block the
+        one-hot of its labels (:mod:`catembed.cluster._consensus_members`; not saved).
     n_init : int, default=5
         k-means runs per member, each on its own resample of the rows.
     member_components : int, default=10
@@ -225,7 +229,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                 isinstance(m, str) for m in members):
             raise CatEmbedError("members must be a method name or a list of method names; "
                                 f"got {self.members!r}.")
-        names = [resolve_name(n, _MEMBER_CLASSES, what="consensus member") for n in members]
+        names = [resolve_name(n, ALL_MEMBERS, what="consensus member") for n in members]
         if not names:
             raise CatEmbedError("members is empty; name at least one method.")
         for n in names:
@@ -315,11 +319,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self._centres = []
         for i, name in enumerate(names, 1):
             step(f"member {i} of {len(names)} ({name}): fit, {self.n_init} k-means runs")
-            est = self._make_member(name, width, rs)
+            est = make_member(name, width, rs, self.handle_missing, k)
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est.fit_statistics(stats, feature_names_in=self.feature_names_)
+                fit_member(est, stats, codes, self.categories_, self.feature_names_)
                 Z = self._member_embed(est, codes)
             except (CatEmbedError, ValueError, np.linalg.LinAlgError) as exc:
                 self.failed_members_.append(name)
@@ -376,33 +378,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.member_agreement_ = np.array([np.mean([ari_codes(self.labels_, r) for r in runs])
                                            for runs in runs_all])
 
-    def _make_member(self, name: str, width: int, rs: np.random.RandomState) -> Any:
-        est = _member_class(name)()
-        params = est.get_params()
-        new: dict[str, Any] = {"handle_missing": self.handle_missing,
-                               "handle_unknown": "ignore", "categorical_features": "all"}
-        if "n_components" in params:
-            new["n_components"] = width
-        if "random_state" in params:
-            new["random_state"] = rs.randint(2**31 - 1)
-        if "max_categories" in params:
-            new["max_categories"] = None
-        return est.set_params(**{p: v for p, v in new.items() if p in params})
-
     def _member_embed(self, est: Any, codes: np.ndarray) -> np.ndarray:
         """The member's embedding of rows given as codes in ``categories_``."""
-        feats = list(est.feature_names_)
-        index = [self.feature_names_.index(f) for f in feats]
-        longest = max(len(self.categories_[j]) for j in index)
-        small = pd.DataFrame({f: np.resize(np.asarray(self.categories_[j], dtype=object),
-                                           longest) for f, j in zip(feats, index, strict=True)})
-        mapped = est._encode_values(small)
-        sub = np.empty((len(codes), len(feats)), dtype=np.int32)
-        for jj, j in enumerate(index):
-            m = mapped[: len(self.categories_[j]), jj]
-            sub[:, jj] = np.where(codes[:, j] >= 0, m[np.maximum(codes[:, j], 0)], -1)
-        Z = est._lookup(sub)
-        return np.ascontiguousarray(Z, dtype=np.float32)
+        return member_embed(est, codes, self.feature_names_, self.categories_)
 
     # ------------------------------------------------------------------ predict
     def _codes_of(self, X: Any) -> np.ndarray:
