@@ -98,6 +98,17 @@ def test_auto_finds_the_planted_k(k):
     assert len(np.unique(m.labels_)) == k
 
 
+def test_auto_gives_the_labels_of_the_chosen_k():
+    # the k search draws from a copy of the random stream: Consensus("auto") choosing k and
+    # Consensus(k) with the same seed fit the same members the same way (noisy groups, so the
+    # members' runs matter)
+    df, _ = planted(400, 3, 6, 4, 0.6, seed=4)
+    auto = Consensus("1:5", **FAST).fit(df)
+    fixed = Consensus(auto.n_clusters_, **FAST).fit(df)
+    np.testing.assert_array_equal(auto.labels_, fixed.labels_)
+    np.testing.assert_array_equal(auto.member_weights_, fixed.member_weights_)
+
+
 def test_no_clear_groups_is_an_answer():
     df = independent(500, 8, 4, seed=1)
     with pytest.warns(CatEmbedWarning, match="no clear groups"):

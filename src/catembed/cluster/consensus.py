@@ -38,6 +38,7 @@ package tables (``benchmarks/consensus_v2_design.py``,
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -305,8 +306,11 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         rs = check_random_state(self.random_state)
         if ks is not None:  # k chosen without labels: the latent class model's BIC per k
             ks = [c for c in ks if c <= n_distinct]
-            self.k_scores_ = lca_bic_table(codes, ks, rs)
-            self.dependence_z_ = dependence_z(codes, rs)
+            # the search draws from a copy of the stream: the members then draw what a fit
+            # with n_clusters=<the chosen k> draws, so both give the same labels
+            search = copy.deepcopy(rs)
+            self.k_scores_ = lca_bic_table(codes, ks, search)
+            self.dependence_z_ = dependence_z(codes, search)
             k = choose_k(self.k_scores_, self.dependence_z_)
             check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         else:
