@@ -232,3 +232,31 @@ def test_prefetch_raises_the_readers_error_and_stops():
         list(it)
     with streaming._prefetch(iter(range(10**6)), depth=2) as it:  # consumer leaves early
         assert next(it) == 0
+
+
+def test_pipeline_reads_without_arrows_thread_pool(files, tmp_path, monkeypatch):
+    """Issue 40: the Parquet pipeline's reading thread decodes the columns itself, not with
+    Arrow's pool of CPU threads too (whose hand-offs cost CPU that a busy machine lacks);
+    the batches, and so the output bytes, are those of the pooled read."""
+    train, path = files
+    est = CDE(random_state=0, n_components=3, handle_unknown="ignore").fit(
+        train[["a0", "a1", "a2"]])
+    seen = []
+    original = pq.ParquetFile.iter_batches
+
+    def recording(self, *args, **kwargs):
+        seen.append(kwargs.get("use_threads", True))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", recording)
+    out = {}
+    for threads in (False, True):
+        monkeypatch.setattr(streaming, "READ_THREADS", threads)
+        out[threads] = tmp_path / f"out_{threads}.parquet"
+        transform_file(est, path, out[threads], chunksize=50)
+    assert seen == [False, True]
+    assert out[False].read_bytes() == out[True].read_bytes()
+    # the reader's default is unchanged for its other callers
+    seen.clear()
+    assert sum(b.num_rows for b, _ in cio.iter_parquet_batches(path, 100)) == 522
+    assert seen == [True]

@@ -44,6 +44,14 @@ __all__ = ["transform_file", "write_chunks"]
 
 #: default bound of one output block (rows x width x itemsize)
 MAX_BLOCK_BYTES = 64 << 20
+#: whether the Parquet pipeline's reading thread also uses Arrow's pool of CPU threads to
+#: decode columns in parallel: no. The reading thread already overlaps with the lookup and
+#: the write (the writer sets the pace), and the pool's hand-offs cost: 10M x 8 rows beside
+#: one busy-loop process on 2 cores, 3.42 s wall without the pool, 3.57 s with it (median of
+#: 4 each); on idle cores the same wall time. A transform beside other CPU-bound work has one
+#: core or less, and its wall time follows its CPU time (docs/benchmarks.md, "catembed
+#: transform under load").
+READ_THREADS = False
 #: output blocks in turn in the Parquet pipeline (one being written, one being filled, one
 #: spare so that the lookup need not wait on a slow write)
 _BLOCKS = 3
@@ -395,7 +403,10 @@ def transform_file(
     text = [c for c in used if c not in numeric]
     step = int(chunksize) if chunksize else _block_rows(est, max_block_bytes)
     if lookup_only or (io.table_format(input) == "parquet" and _codes_lookup(est)):
-        chunks = io.iter_parquet_batches(input, step, columns=used)
+        # one reading thread, not Arrow's pool too (READ_THREADS): it overlaps with the
+        # lookup and the write already, and the pool's hand-offs cost CPU a busy machine lacks
+        chunks = io.iter_parquet_batches(input, step, columns=used,
+                                         use_threads=READ_THREADS)
         write = _write_batches
     else:
         chunks = io.iter_chunks(input, step, columns=used, text_columns=text)

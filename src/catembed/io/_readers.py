@@ -321,19 +321,21 @@ def _parquet_file(path: Path, columns: Sequence[str] | None) -> tuple[Any, list[
 
 def iter_parquet_batches(
     path: str | os.PathLike, chunksize: int, *, columns: Sequence[str] | None = None,
+    use_threads: bool = True,
 ) -> Iterator[tuple[Any, list[str]]]:
     """Yield a Parquet file as Arrow record batches of at most ``chunksize`` rows, string
     columns dictionary-encoded (each batch's dictionary is that of its row group), with the
     stored pandas index columns; and the columns asked for. :func:`batch_frame` makes a
     batch the DataFrame :func:`iter_chunks` would yield; a caller that reads the dictionary
-    codes itself skips building it."""
+    codes itself skips building it. ``use_threads=False``: the columns are decoded by the
+    calling thread alone, not by Arrow's pool of CPU threads (the same batches)."""
     path = Path(path)
     _check_file(path)
     check_int("chunksize", chunksize)
     pf, wanted, read_cols = _parquet_file(path, columns)
     try:
         for batch in pf.iter_batches(batch_size=int(chunksize), columns=read_cols,
-                                     use_pandas_metadata=True):
+                                     use_pandas_metadata=True, use_threads=use_threads):
             yield batch, wanted
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds
         raise CatEmbedError(f"cannot read {path} as Parquet: {_short(exc)}") from None
