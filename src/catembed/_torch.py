@@ -1,6 +1,7 @@
 """The PyTorch session helpers the autoencoders and the deep methods share.
 
-:func:`require_torch` imports the optional dependency (``pip install "catembed[deep]"``) or
+:func:`require_torch` imports the optional dependency (``pip install -e ".[deep]"`` in a
+source checkout; catembed is not on PyPI) or
 says which extra to install; :func:`_device` checks a ``device`` parameter against what
 PyTorch sees; :func:`_deterministic` runs a block with deterministic algorithms and a fixed
 thread count, restoring both afterwards; :func:`float64_copy` is the float64 twin of a trained
@@ -27,7 +28,8 @@ def require_torch() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise CatEmbedError(
             "the autoencoder needs PyTorch, which is not installed; install the optional "
-            'extra with: pip install "catembed[deep]"'
+            'extra from your catembed checkout with: pip install -e ".[deep]" '
+            '(or install PyTorch itself: pip install torch)'
         ) from exc
     return torch
 

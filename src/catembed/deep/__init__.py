@@ -14,7 +14,7 @@
 * :class:`VAEWD`, :class:`BiGANWD`: the VAE and BiGAN baselines of UNTIE (Zhu, Cao, Yin,
   TPAMI) Table IV on a wide-and-deep encoder, as embedders.
 
-PyTorch is imported only when a model is fitted (``pip install "catembed[deep]"``); importing
+PyTorch is imported only when a model is fitted (``pip install -e ".[deep]"``); importing
 this package does not need it.
 """
 

@@ -14,7 +14,7 @@ The estimators' default, MATLAB's stacked layer-wise training in NumPy, is
 :mod:`catembed.embed._scg`. Also here: the torch helpers (device, determinism) the deep
 clusterers share are :mod:`catembed._torch`; here are the warnings for collapsed codes.
 
-PyTorch is an optional dependency (``pip install "catembed[deep]"``); it is imported only
+PyTorch is an optional dependency (``pip install -e ".[deep]"``); it is imported only
 inside the functions here.
 """
 
