@@ -216,7 +216,7 @@ def test_missing_torch_names_the_extra(monkeypatch):
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [_NoTorch(), *sys.meta_path])
-    with pytest.raises(CatEmbedError, match=r'pip install "catembed\[deep\]"'):
+    with pytest.raises(CatEmbedError, match=r'pip install -e "\.\[deep\]"'):
         require_torch()
     X = pd.DataFrame({"a": list("xxyyzz"), "b": list("uvuvww")})
     with pytest.raises(CatEmbedError, match="PyTorch"):
