@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from consensus_v2_design import (  # noqa: E402
     _stratified,
     package_tables,
     planted_tables,
+    run_tables,
     shared_tables,
 )
 
@@ -103,28 +103,24 @@ def study(name, df, y, k, seed):
     return out
 
 
+
+def design_pool(max_rows: int) -> list:
+    """The declared 40-table pool: the planted base and low-purity tables, the shared sets
+    and the package tables (stratified to ``max_rows``)."""
+    tables = [t for t in planted_tables(max_rows, 1)
+              if t[0].split(":")[1] in ("base", "low-purity")]
+    tables += list(shared_tables(max_rows))
+    return tables + [(n, *_stratified(X, y, max_rows, 0), k)
+                     for n, X, y, k in package_tables()]
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--max-rows", type=int, default=1000)
     ap.add_argument("--out", default="/tmp/consensus_concat_design.csv")
     args = ap.parse_args()
-    tables = [t for t in planted_tables(args.max_rows, 1)
-              if t[0].split(":")[1] in ("base", "low-purity")]
-    tables += list(shared_tables(args.max_rows))
-    tables += [(n, *_stratified(X, y, args.max_rows, 0), k) for n, X, y, k in package_tables()]
-    rows = []
-    for name, df, y, k in tables:
-        for seed in range(args.seeds):
-            t = time.perf_counter()
-            try:
-                rows.append(study(name, df, y, k, seed))
-            except Exception as exc:  # noqa: BLE001
-                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                break
-            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
-                  flush=True)
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+    tables = design_pool(args.max_rows)
+    rows = run_tables(tables, args.seeds, study, args.out)
     table = pd.DataFrame(rows)
     rules = ["median-km10", "best-km10", "eac", "concat", "concat-equal", "concat+lca",
              "select", "ref:lca"]

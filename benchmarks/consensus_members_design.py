@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -37,15 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catembed.cluster._consensus_runs import member_weights  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
-from consensus_concat_design import _blocks, _km  # noqa: E402
+from consensus_concat_design import _blocks, _km, design_pool  # noqa: E402
 from consensus_v2_design import (  # noqa: E402
     POOL,
     Recording,
     _km10,
-    _stratified,
-    package_tables,
-    planted_tables,
-    shared_tables,
+    run_tables,
 )
 
 EXTRA = ("mgr", "lsh-kreps", "ocl")
@@ -114,22 +110,8 @@ def main() -> None:
     if args.acceptance:
         acceptance(args.seeds)
         return
-    tables = [t for t in planted_tables(args.max_rows, 1)
-              if t[0].split(":")[1] in ("base", "low-purity")]
-    tables += list(shared_tables(args.max_rows))
-    tables += [(n, *_stratified(X, y, args.max_rows, 0), k) for n, X, y, k in package_tables()]
-    rows = []
-    for name, df, y, k in tables:
-        for seed in range(args.seeds):
-            t = time.perf_counter()
-            try:
-                rows.append(study(name, df, y, k, seed))
-            except Exception as exc:  # noqa: BLE001
-                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                break
-            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
-                  flush=True)
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+    tables = design_pool(args.max_rows)
+    rows = run_tables(tables, args.seeds, study, args.out)
     table = pd.DataFrame(rows)
     rules = ["median-km10", *PORTFOLIOS, *[f"own:{m}" for m in EXTRA]]
     pd.set_option("display.width", 250)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -27,7 +26,13 @@ from catembed import OneHotEmbedder  # noqa: E402
 from catembed._numeric import apply_numeric  # noqa: E402
 from catembed.cluster import LCA, MGR, OCL, KModes, LSHKRepresentatives  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
-from consensus_v2_design import POOL, Recording, _km10, shared_tables  # noqa: E402
+from consensus_v2_design import (  # noqa: E402
+    POOL,
+    Recording,
+    _km10,
+    run_tables,
+    shared_tables,
+)
 
 OTHERS = ("lca", "kmodes", "onehot+kmeans", "mgr", "ocl", "lshkreps")
 
@@ -60,18 +65,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--out", default="/tmp/consensus_shared_rank.csv")
     args = ap.parse_args()
-    rows = []
-    for name, X, y, k in shared_tables(args.max_rows):
-        for seed in range(args.seeds):
-            t = time.perf_counter()
-            try:
-                rows.append(one(name, X, y, k, seed))
-            except Exception as exc:  # noqa: BLE001
-                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                break
-            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
-                  flush=True)
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+    rows = run_tables(shared_tables(args.max_rows), args.seeds, one, args.out)
     t = pd.DataFrame(rows).groupby("table", sort=False).mean(numeric_only=True)
     pd.set_option("display.width", 250)
     print(t.drop(columns=["seed"]).round(3).to_string())

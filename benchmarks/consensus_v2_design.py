@@ -225,6 +225,25 @@ def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict
     return out
 
 
+
+def run_tables(tables, seeds: int, fn, out: str) -> list[dict]:
+    """``fn(name, X, y, k, seed)`` for every table and seed, the time of each on stderr; a
+    table whose run raises is reported and skipped; the rows so far go to ``out`` (CSV)
+    after each table."""
+    rows = []
+    for name, df, y, k in tables:
+        for seed in range(seeds):
+            t = time.perf_counter()
+            try:
+                rows.append(fn(name, df, y, k, seed))
+            except Exception as exc:  # noqa: BLE001
+                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                break
+            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
+                  flush=True)
+        pd.DataFrame(rows).to_csv(out, index=False)
+    return rows
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2)
@@ -240,18 +259,7 @@ def main() -> None:
         tables += list(shared_tables(args.max_rows))
     if "pkg" in args.only or not args.only:
         tables += list(package_tables())
-    rows = []
-    for name, df, y, k in tables:
-        for seed in range(args.seeds):
-            t = time.perf_counter()
-            try:
-                rows.append(study(name, df, y, k, seed))
-            except Exception as exc:  # noqa: BLE001
-                print(f"{name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                break
-            print(f"{name} seed {seed}: {time.perf_counter() - t:.1f}s", file=sys.stderr,
-                  flush=True)
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+    rows = run_tables(tables, args.seeds, study, args.out)
     table = pd.DataFrame(rows)
     rules = [c for c in table.columns if c not in ("table", "seed") and ":" not in c]
     mean = table.groupby("table", sort=False)[rules].mean()
