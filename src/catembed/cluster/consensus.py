@@ -14,7 +14,7 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    other), raised to ``weight_power`` (``0``: equal weights). Its *stability* (the mean ARI
    between its own runs) is reported; ``weights="stability"`` weights by it, the rule of
    issue 26, which gave a perfectly stable one-column split half the weight (issue 38).
-5. Combination (``combine``). ``"concat"`` (the default, issue 38): the members'
+5. Combination (``combine``). ``"concat"`` (issue 38's combination study): the members'
    embeddings, each scaled to unit mean squared row norm and by the square root of its
    weight, side by side, clustered by k-means (10 starts); new rows are scaled with the
    stored factors and take the nearest stored centre. ``"select"`` (the default, issue 38's
