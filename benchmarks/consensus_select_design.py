@@ -6,6 +6,9 @@ Question: the concat partition is below the median of its members' own
 ``KMeans(n_init=10)`` partitions on some tables (Zoo: concat .800, LCME alone .899) and
 lands on one of two partitions on Titanic. Does a label-free choice among the concat
 partition and the members' own partitions do better, on tables the rule was not chosen on?
+Answer: ``pair`` (below), frozen on the design half, passed the check half and the
+acceptance tables and is ``Consensus(combine="select")``, the default; the tables are in
+``docs/consensus.md``.
 
 Candidates (per table and seed, from one default fit, ``Recording`` of
 ``consensus_v2_design.py``): ``concat`` (the default's labels) and every member's
@@ -154,6 +157,7 @@ def main() -> None:
     else:
         print(mean.round(3).to_string())
     print(overall.round(3).to_string())
+    print(f"frozen rule: {FROZEN}")
     picks = table[[f"pick:{r}" for r in RULES]].apply(lambda s: s.value_counts()).fillna(0)
     print(picks.astype(int).to_string())
 
