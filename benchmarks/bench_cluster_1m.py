@@ -1,8 +1,8 @@
-"""Issue 38's cost lines: ``Consensus`` with k given (the default combination and
-``combine="coassoc"``) and with k chosen (``"auto"``) against one-hot + scikit-learn
-``KMeans(n_init=10)``, on a planted table of ``--rows`` rows x 20 categorical columns (10
-values, 5 groups, purity 0.6), measured in one process, one after the other, with the load
-average beside each figure.
+"""Issue 38's cost lines: ``Consensus`` with k given (the default combination,
+``combine="concat"`` and ``combine="coassoc"``) and with k chosen (``"auto"``) against
+one-hot + scikit-learn ``KMeans(n_init=10)``, on a planted table of ``--rows`` rows x 20
+categorical columns (10 values, 5 groups, purity 0.6), measured in one process, one after
+the other, with the load average beside each figure.
 
     PYTHONPATH=src python benchmarks/bench_cluster_1m.py [--rows 1000000]
 """
@@ -54,6 +54,8 @@ def main() -> None:
         warnings.simplefilter("ignore")
         run("one-hot + KMeans(n_init=10)", onehot_kmeans)
         run("Consensus(5)", lambda: Consensus(5, random_state=0).fit(df).labels_)
+        run("Consensus(5, 'concat')",
+            lambda: Consensus(5, combine="concat", random_state=0).fit(df).labels_)
         run("Consensus(5, 'coassoc')",
             lambda: Consensus(5, combine="coassoc", random_state=0).fit(df).labels_)
         auto = Consensus("auto", random_state=0)

@@ -3,8 +3,8 @@
 classes), its ARI with the class against the median of its members' ``KMeans(n_init=10)``
 ARI (each member's own embedding from the same fit), and its average rank among
 catembed's clusterers (MGR, OCL, LSH k-representatives), k-modes, LCA and one-hot +
-``KMeans(n_init=10)``. Both combinations (``concat``, ``coassoc``) are fitted; each is
-ranked against the other columns without the other combination.
+``KMeans(n_init=10)``. The three combinations (``select``, the default; ``concat``,
+``coassoc``) are fitted; each is ranked against the other columns without the others.
 
     CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_shared_rank.py
 """
@@ -41,8 +41,10 @@ def one(name, X, y, k, seed):
     out = {"table": name, "seed": seed, "k": k}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = Recording(k, members=list(POOL), random_state=seed).fit(X)
+        m = Recording(k, members=list(POOL), combine="concat", random_state=seed).fit(X)
         out["concat"] = ari_codes(y, m.labels_)
+        out["select"] = ari_codes(y, Recording(k, members=list(POOL), random_state=seed)
+                                  .fit(X).labels_)
         km = [ari_codes(y, _km10(Z, k, seed)) for Z in m.spaces_[: len(m.members_)]]
         out["median-km10"], out["best-km10"] = float(np.median(km)), float(np.max(km))
         out["coassoc"] = ari_codes(y, Recording(k, members=list(POOL), combine="coassoc",
@@ -69,7 +71,9 @@ def main() -> None:
     t = pd.DataFrame(rows).groupby("table", sort=False).mean(numeric_only=True)
     pd.set_option("display.width", 250)
     print(t.drop(columns=["seed"]).round(3).to_string())
-    for focus, other in (("concat", "coassoc"), ("coassoc", "concat")):
+    combos = ("select", "concat", "coassoc")
+    for focus in combos:
+        other = ", ".join(c for c in combos if c != focus)
         cols = [focus, *OTHERS]
         ranks = t[cols].rank(axis=1, ascending=False, method="average").mean()
         below = int((t[focus] < t["median-km10"] - 1e-9).sum())

@@ -75,12 +75,14 @@ def test_predict_after_set_output_pandas(planted, combine):
 
 
 def test_transform_and_names(planted, fitted):
-    """Side by side (the default): the members' embeddings, each scaled so that its block's
-    mean squared row norm on the training rows is the member's weight (the weights sum to
-    1), and the centres live in that space."""
+    """Side by side (the default "select" keeps it here: the members agree on the planted
+    groups): the members' embeddings, each scaled so that its block's mean squared row norm
+    on the training rows is the member's weight (the weights sum to 1), and the centres
+    live in that space."""
     df, _ = planted
     width = _width(fitted)
-    assert fitted.combine == "concat" and fitted.cluster_centers_.shape == (4, width)
+    assert fitted.combine == "select" and fitted.selected_ == "concat"
+    assert fitted.cluster_centers_.shape == (4, width)
     Z = fitted.transform(df)
     assert Z.shape == (len(df), width)
     start, shares = 0, []

@@ -188,9 +188,17 @@ def _consensus_spec(path: str, meta: dict[str, Any]) -> Spec:
     spec.update({"stability": vec, "weights": vec, "agreement": vec,
                  "labels": ("iu", ("N",), True)})
     params = meta.get("params")
-    if isinstance(params, dict) and params.get("combine") == "concat":
+    combine = params.get("combine") if isinstance(params, dict) else None
+    selected = own.get("selected", -1)  # combine="select": -1 concat, else a member
+    if type(selected) is not int or not -1 <= selected < n_members or (
+            selected >= 0 and combine != "select"):
+        raise bad(path, f"the selected member {selected!r} is not one of its {n_members} "
+                         f"members under combine={combine!r}")
+    if combine in ("concat", "select"):
         # the members' embeddings side by side: the centres are as wide as all of them
+        # (or as the one member "select" chose)
         width = "+".join(f"D{i}" for i in range(len(run_k))) or "D"
+        width = f"D{selected}" if selected >= 0 else width
         spec.update({"scales": vec, "cluster_centers": ("f", (n_clusters, width), True)})
     else:
         spec.update({"cluster_centers": ("f", (n_clusters, "D"), True),

@@ -8,6 +8,12 @@ the centres are kept, so ``predict`` embeds new rows through each member, scales
 the stored factors and takes the nearest stored centre. With the square-root weights, a
 block's share of the squared distances is its member's weight.
 
+``"select"`` (the default since issue 38's selection study,
+``benchmarks/consensus_select_design.py``): the ``"concat"`` partition or the partition of
+the member with the largest agreement weight, whichever agrees more with the other
+candidates (:func:`select_partition`); a chosen member's partition is
+``KMeans(n_init=10)`` on its own embedding, and new rows take its nearest centre there.
+
 ``"coassoc"``: evidence accumulation on the members' k-means runs (the co-association
 graph's spectral coordinates; the rule of issue 26, kept as an option): see
 :func:`fit_coassoc`.
@@ -25,10 +31,10 @@ from ..stats import ValueStatistics
 from ._consensus_runs import _nearest
 
 __all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",
-           "side_by_side"]
+           "select_partition", "side_by_side"]
 
 #: the ways the members are combined (``Consensus(combine=...)``)
-COMBINE_RULES = ("concat", "coassoc")
+COMBINE_RULES = ("select", "concat", "coassoc")
 
 
 def mean_square_norm(Z: np.ndarray, chunk: int = 262144) -> float:
@@ -72,6 +78,31 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int,
         warnings.simplefilter("ignore")
         km.fit(sub)
     return km.cluster_centers_
+
+
+def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.ndarray,
+                     k: int, sample_size: int, rs: np.random.RandomState
+                     ) -> tuple[int, np.ndarray | None, np.ndarray]:
+    """The ``"select"`` rule: ``(member index or -1, its centres or None, labels)``.
+
+    The candidates are the ``concat`` labels and every member's own ``KMeans(n_init=10)``
+    partition of its embedding (:func:`fit_centres`, then the nearest centre); a
+    candidate's support is its mean ARI with the other candidates. The member with the
+    largest agreement weight replaces ``concat`` only when its support is strictly larger
+    (label-free; chosen on a declared design half, ``docs/consensus.md``).
+    """
+    from ..metrics import ari_codes
+
+    fits = [fit_centres(Z, k, sample_size, rs) for Z in spaces]
+    cands = [concat] + [nearest_labels(Z, c) for Z, c in zip(spaces, fits, strict=True)]
+    top = int(np.argmax(weights))
+
+    def support(i: int) -> float:
+        return float(np.mean([ari_codes(cands[i], c) for j, c in enumerate(cands) if j != i]))
+
+    if support(1 + top) > support(0):
+        return top, fits[top], cands[1 + top]
+    return -1, None, concat
 
 
 # ---------------------------------------------------------------- co-association

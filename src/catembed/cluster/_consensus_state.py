@@ -4,8 +4,9 @@
 A Consensus model is a composite: its members are saved as catembed models of their own
 (the persist module's ``part<i>__`` entries); this module gives the rest, the consensus'
 own state: the columns and their categories, the numeric bins, the members' k-means
-centres, the members' scale factors (``combine="concat"``) or the cluster table of the
-co-association coordinates (``"coassoc"``), the centres of the final k-means,
+centres, the members' scale factors (``combine="concat"``, ``"select"``) or the cluster
+table of the co-association coordinates (``"coassoc"``), the member ``"select"`` chose
+(``-1``: the concat partition), the centres of the final k-means,
 the members' stability, weight and agreement, and the training labels. Everything is
 checked on load (shapes, finiteness, counts), so a damaged file raises a
 :class:`~catembed.CatEmbedError` naming what is wrong, never a later ``IndexError``.
@@ -56,6 +57,7 @@ def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[
         "failed_members": list(model.failed_members_),
         "run_k": [[int(k) for k in ks] for ks in model._run_k],
         "n_clusters_": int(model.n_clusters_),
+        "selected": int(getattr(model, "_selected", -1)),  # combine="select": a member
     }
     return list(model.estimators_), arrays, meta
 
@@ -105,8 +107,13 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     if any(not ks or min(ks) < 1 for ks in run_k):
         raise bad(path, "a member has no k-means run")
     dims = [len(est.get_feature_names_out()) for est in members]
-    if model.combine == "concat":
-        table, width = None, sum(dims)
+    selected = meta.get("selected", -1)
+    if type(selected) is not int or not -1 <= selected < n_members or (
+            selected >= 0 and model.combine != "select"):
+        raise bad(path, f"the selected member {selected!r} is not one of its {n_members} "
+                         f"members under combine={model.combine!r}")
+    if model.combine != "coassoc":
+        table, width = None, sum(dims) if selected < 0 else dims[selected]
         scales = check_array(path, "the members' scale factors", arrays.get("scales"),
                              (n_members,), minimum=0.0)
     else:
@@ -154,6 +161,9 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model._run_k = run_k
     model._cluster_table = table
     model._scales = scales
+    model._selected = selected
+    model.selected_ = member_names[selected] if selected >= 0 else (
+        "concat" if table is None else "coassoc")
     model.cluster_centers_ = centers
     model.n_clusters_ = k
     model.member_stability_ = vec["stability"]

