@@ -105,3 +105,15 @@ def test_damaged_selected_member_refused(titanic, tmp_path):
                  __checksum__=np.array(persist._checksum(text, arrays)), **arrays)
         with pytest.raises(CatEmbedError, match="selected member"):
             load(path)
+
+
+def test_cli_says_when_a_member_partition_is_returned(titanic, tmp_path, capsys):
+    from catembed.cli import main
+
+    X, _ = titanic
+    src = tmp_path / "titanic.csv"
+    X.to_csv(src, index=False)
+    assert main(["cluster", str(src), "-k", "2", "--seed", "0", "-o",
+                 str(tmp_path / "labels.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "partition: member lcme's own k-means partition" in out

@@ -273,7 +273,17 @@ def _trust_line(model: Any) -> str:
     col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
            if d["split_column"] is not None else "")
     return (f"  structure: stability {d['stability']:.2f} (mean ARI of the members' runs with "
-            f"the partition), agreement between members {d['member_agreement']:.2f}{col}")
+            f"the partition), agreement between members {d['member_agreement']:.2f}{col}"
+            + _selection_text(model))
+
+
+def _selection_text(model: Any) -> str:
+    """Which partition ``combine="select"`` returned: said whenever it is one member's own."""
+    chosen = getattr(model, "selected_", None)
+    if chosen in (None, "concat", "coassoc"):
+        return ""
+    return (f"\n  partition: member {chosen}'s own k-means partition (it agrees more with the "
+            "other candidates than the members' combined one)")
 
 
 def register(sub: Any) -> None:
