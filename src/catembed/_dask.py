@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._lookup import empty_aligned
 from ._numeric import apply_numeric, numeric_summary
 from ._validation import is_dask_collection
 from .stats import compute_statistics
@@ -61,7 +62,11 @@ def transform_dask(est: Any, ddf: Any) -> Any:
 
 
 def _transform_partition(part: pd.DataFrame, est: Any, names: list[str]) -> pd.DataFrame:
-    z = est._transform_array(part)
+    """The embedding of one partition as a frame over one column-major block: each column
+    is contiguous, so ``to_parquet`` hands it to Arrow without a copy (a row-major block
+    would be copied column by column: 32 more bytes per row at 8 float32 columns)."""
+    out = empty_aligned((len(part), len(names)), est._output_dtype(), order="F")
+    z = est._transform_array(part, out=out)
     return pd.DataFrame(z, columns=names, index=part.index, copy=False)
 
 
