@@ -116,9 +116,13 @@ def test_large_partitions_counted_by_slices_equal_in_memory(client, monkeypatch)
     np.testing.assert_array_equal(a.cooc_dense(), b.cooc_dense())
 
 
-def test_transform_partitions_are_column_major(client):
+def test_transform_partitions_are_column_major(client, monkeypatch):
     # issue 40: each output column of a partition is contiguous, so to_parquet hands it to
-    # Arrow without copying the block column by column; the values equal in-memory ones
+    # Arrow without copying the block column by column; a partition is looked up by
+    # slices of rows; the values equal in-memory ones
+    import catembed._dask as cdask
+
+    monkeypatch.setattr(cdask, "_SLICE", 45)
     df = _frame().drop(columns="age").astype({"color": "category", "shape": "category"})
     ddf = dd.from_pandas(df, npartitions=2)
     est = CDE(random_state=0, n_components=3).fit(ddf)
