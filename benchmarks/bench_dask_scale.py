@@ -33,7 +33,7 @@ RSS of the in-memory process and of each worker, and the 1-minute load average.
 
 Usage: ``python benchmarks/bench_dask_scale.py --rows 10_000_000 [--files 20]
 [--row-group 250_000] [--methods CDE MCA] [--n-components 8] [--memory-limit 3GiB]
-[--data /work/runs/s2-dask/dask_scale] [--compare 3] [--cleanup]``
+[--data /work/runs/s2-dask/dask_scale] [--compare 3 [--no-warm-up]] [--cleanup]``
 """
 
 from __future__ import annotations
@@ -230,8 +230,9 @@ def compare(client, data: Path, root: Path, args) -> list[dict]:
         peaks = sorted(client.run(_peak_mb).values()) if workers else [_peak_mb()]
         return wall, cpu, peaks
 
-    timed(in_memory_pair, False)  # untimed: first calls on the client
-    timed(dask_pair, True)  # and on the workers
+    if not args.no_warm_up:
+        timed(in_memory_pair, False)  # untimed: first calls on the client
+        timed(dask_pair, True)  # and on the workers
     rows = []
     for i in range(args.compare):
         load_m = os.getloadavg()[0]
@@ -273,6 +274,8 @@ def main() -> None:
                     help="also fit and transform in this process, from pandas (the baseline)")
     ap.add_argument("--compare", type=int, default=0, metavar="K",
                     help="run K interleaved in-memory / Dask pairs instead (issue 40)")
+    ap.add_argument("--no-warm-up", action="store_true",
+                    help="--compare without the untimed first pair (large tables)")
     ap.add_argument("--cleanup", action="store_true", help="delete data and outputs at the end")
     args = ap.parse_args()
 
