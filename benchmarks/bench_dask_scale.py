@@ -23,9 +23,17 @@ Reported per phase:
   ``threads x wall`` and per task. It counts everything that is not a task computing
   (scheduling, transfers, serialisation, idle workers waiting on the client).
 
+``--compare K`` (issue 40) instead runs ``K`` interleaved pairs on the one cluster: the
+in-memory path in the client process (``pd.read_parquet`` of the whole table, ``fit``,
+``transform``, ``pq.write_table``), then the Dask path (``dd.read_parquet``, ``fit``,
+``transform(ddf).to_parquet``), the first method only, after one untimed pair (imports,
+first calls). Per pair: the wall of each, their ratio (Dask / in-memory), the CPU seconds of
+the whole process tree (client with its scheduler, nannies, workers) during each, the peak
+RSS of the in-memory process and of each worker, and the 1-minute load average.
+
 Usage: ``python benchmarks/bench_dask_scale.py --rows 10_000_000 [--files 20]
 [--row-group 250_000] [--methods CDE MCA] [--n-components 8] [--memory-limit 3GiB]
-[--data /work/runs/s2-dask/dask_scale] [--cleanup]``
+[--data /work/runs/s2-dask/dask_scale] [--compare 3 [--no-warm-up]] [--cleanup]``
 """
 
 from __future__ import annotations
@@ -163,6 +171,95 @@ def in_memory(data: Path, root: Path, args) -> list[dict]:
     return out
 
 
+def _tree_cpu() -> float:
+    """CPU seconds (user + system) of this process and all its descendants alive now."""
+    import psutil
+
+    total = 0.0
+    procs = [psutil.Process()]
+    procs += procs[0].children(recursive=True)
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
+def _make(method: str, args):
+    import catembed
+
+    return getattr(catembed, method)(n_components=args.n_components,
+                                     **({"random_state": 0} if method == "CDE" else {}))
+
+
+def compare(client, data: Path, root: Path, args) -> list[dict]:
+    """``--compare``: interleaved in-memory / Dask pairs of fit + transform + write."""
+    import dask.dataframe as dd
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    method = args.methods[0]
+    out_mem, out_dask = root / "cmp_inmem.parquet", root / "cmp_dask"
+
+    def in_memory_pair() -> None:
+        frame = pd.read_parquet(data)
+        est = _make(method, args).fit(frame)
+        z = est.transform(frame)
+        names = [str(n) for n in est.get_feature_names_out()]
+        pq.write_table(pa.table({n: z[:, i] for i, n in enumerate(names)}), out_mem)
+
+    def dask_pair() -> None:
+        ddf = dd.read_parquet(str(data))
+        est = _make(method, args).fit(ddf)
+        est.transform(ddf).to_parquet(str(out_dask), write_index=False)
+
+    def timed(work, workers: bool) -> tuple[float, float, list[float]]:
+        out_mem.unlink(missing_ok=True)
+        shutil.rmtree(out_dask, ignore_errors=True)
+        os.sync()
+        client.run(_reset_peak)
+        _reset_peak()
+        cpu0 = _tree_cpu()
+        t0 = time.perf_counter()
+        work()
+        wall = time.perf_counter() - t0
+        cpu = _tree_cpu() - cpu0
+        peaks = sorted(client.run(_peak_mb).values()) if workers else [_peak_mb()]
+        return wall, cpu, peaks
+
+    if not args.no_warm_up:
+        timed(in_memory_pair, False)  # untimed: first calls on the client
+        timed(dask_pair, True)  # and on the workers
+    rows = []
+    for i in range(args.compare):
+        load_m = os.getloadavg()[0]
+        wm, cm, pm = timed(in_memory_pair, False)
+        load_d = os.getloadavg()[0]
+        wd, cd, pd_ = timed(dask_pair, True)
+        n_out = sum(dd.read_parquet(str(out_dask)).map_partitions(len).compute())
+        assert n_out == args.rows, (n_out, args.rows)
+        row = {"pair": i, "in_memory_wall_s": wm, "in_memory_cpu_s": cm,
+               "in_memory_peak_mb": pm[0], "in_memory_load": load_m, "dask_wall_s": wd,
+               "dask_cpu_s": cd, "worker_peak_mb": pd_, "dask_load": load_d,
+               "wall_ratio": wd / wm, "cpu_ratio": cd / cm}
+        print(f"  pair {i}: in-memory {wm:6.1f} s, CPU {cm:6.1f} s, peak {pm[0]:5.0f} MB "
+              f"(load {load_m:4.1f}) | Dask {wd:6.1f} s, CPU {cd:6.1f} s, worker peak "
+              + ", ".join(f"{v:.0f}" for v in pd_) + f" MB (load {load_d:4.1f}) | ratio wall "
+              f"{wd / wm:.2f}x, CPU {cd / cm:.2f}x", flush=True)
+        rows.append(row)
+    ratios = sorted(r["wall_ratio"] for r in rows)
+    cpus = sorted(r["cpu_ratio"] for r in rows)
+    print(f"  median ratio: wall {ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-"
+          f"{ratios[-1]:.2f}), CPU {cpus[len(cpus) // 2]:.2f}x; max worker peak "
+          f"{max(max(r['worker_peak_mb']) for r in rows):.0f} MB", flush=True)
+    out_mem.unlink(missing_ok=True)
+    shutil.rmtree(out_dask, ignore_errors=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=10_000_000)
@@ -175,6 +272,10 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="write the figures to this file")
     ap.add_argument("--in-memory", action="store_true",
                     help="also fit and transform in this process, from pandas (the baseline)")
+    ap.add_argument("--compare", type=int, default=0, metavar="K",
+                    help="run K interleaved in-memory / Dask pairs instead (issue 40)")
+    ap.add_argument("--no-warm-up", action="store_true",
+                    help="--compare without the untimed first pair (large tables)")
     ap.add_argument("--cleanup", action="store_true", help="delete data and outputs at the end")
     args = ap.parse_args()
 
@@ -203,6 +304,14 @@ def main() -> None:
                       memory_limit=args.memory_limit, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         client.run(_warm_up)  # imports on the workers, outside the measured phases
+        if args.compare:
+            rows = compare(client, data, root, args)
+            if args.json:
+                Path(args.json).write_text(json.dumps({"rows": args.rows, "files": n_files,
+                                                       "pairs": rows}, indent=1))
+            if args.cleanup:
+                shutil.rmtree(data, ignore_errors=True)
+            return
         ddf = dd.read_parquet(str(data))
         print(f"  {ddf.npartitions} partitions; workers: 2 processes x 1 thread, memory "
               f"limit {args.memory_limit}", flush=True)

@@ -169,3 +169,56 @@ def test_dask_partitions_equal_whole():
     ddf = dd.from_pandas(df, npartitions=5)
     streamed = compute_statistics(ddf)
     assert_same_stats(streamed, ValueStatistics.from_frame(df))
+
+
+def test_category_columns_code_as_their_values():
+    # issue 40: a category column is coded from its own codes (one count per category);
+    # the codes and values equal those of the same values as an object column: unused
+    # categories dropped, the empty string and NA one missing value sorted last
+    from catembed.stats import factorize
+
+    rng = np.random.default_rng(3)
+    for pool in (["b", "", "a", "zz", "c"], [f"v{i}" for i in range(300)], [7, 3, 11]):
+        values = np.array(pool, dtype=object)[rng.integers(0, len(pool) - 1, 400)]
+        values[::23] = None
+        extra = ["unused"] if isinstance(pool[0], str) else [99]
+        cat = pd.Series(pd.Categorical(values, categories=pool + extra), name="x")
+        obj = pd.Series(values, dtype=object, name="x")
+        codes, cats = factorize(cat)
+        ref_codes, ref_cats = factorize(obj)
+        assert codes.dtype == np.int32
+        np.testing.assert_array_equal(codes, ref_codes)
+        assert [str(v) for v in cats] == [str(v) for v in ref_cats]
+        assert [type(v) for v in cats] == [type(v) for v in ref_cats]
+        with pytest.raises(CatEmbedError, match=r"'x' has \d+ missing"):
+            factorize(cat, "error")
+        n_miss = int(pd.isna(values).sum() + np.sum(values == ""))
+        with pytest.raises(CatEmbedError, match=rf"has {n_miss} missing"):
+            factorize(cat, "error")
+
+
+def test_pair_counts_by_row_blocks_equal_one_hot_product(monkeypatch):
+    # issue 40: the pair keys go through one buffer, block of rows by block; a last short
+    # block and a code -> value count path per column give the exact O^T O
+    import catembed._counting as counting
+
+    monkeypatch.setattr(counting, "_PAIR_BLOCK", 7)
+    monkeypatch.setattr(counting, "_ROW_BLOCK", 50)  # one column at a time
+    rng = np.random.default_rng(4)
+    sizes = np.array([3, 5, 2, 4])
+    codes = np.asfortranarray(np.column_stack([rng.integers(0, s, 103) for s in sizes]))
+    counts, cooc = counting.count_codes(codes.astype(np.int32), sizes, True)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    onehot = np.zeros((103, offsets[-1]), dtype=np.int64)
+    for j in range(4):
+        onehot[np.arange(103), offsets[j] + codes[:, j]] = 1
+    ref = onehot.T @ onehot
+    for j in range(4):  # two values of one attribute never co-occur
+        ref[offsets[j]:offsets[j + 1], offsets[j]:offsets[j + 1]] = np.diag(
+            np.diag(ref)[offsets[j]:offsets[j + 1]])
+    np.testing.assert_array_equal(counts, onehot.sum(axis=0))
+    np.testing.assert_array_equal(np.asarray(cooc), ref)
+    bad = codes.astype(np.int32)
+    bad[50, 1] = 5
+    with pytest.raises(CatEmbedError, match="out of range"):
+        counting.count_codes(bad, sizes, True)

@@ -23,6 +23,8 @@ __all__ = ["DENSE_LIMIT", "as_dense", "count_codes", "memory_limit", "remap_spar
 #: largest number of values ``l`` for which the co-occurrence matrix is stored dense
 DENSE_LIMIT = 4096
 _ROW_BLOCK = 1 << 20
+#: rows per step of the pair counting (the keys stay in the CPU's cache)
+_PAIR_BLOCK = 1 << 16
 
 
 def count_codes(
@@ -62,18 +64,20 @@ def count_codes(
         rows_l: list[np.ndarray] = []
         cols_l: list[np.ndarray] = []
         vals_l: list[np.ndarray] = []
+    # one buffer of pair keys for every pair and block: no allocation per step (a
+    # process whose allocator returns freed memory at once, as Dask's workers are set up,
+    # pays page faults for each large temporary)
+    buffer = np.empty(min(n, _PAIR_BLOCK), dtype=np.intp)
     for a in range(m - 1):
         la = int(sizes[a])
         for b in range(a + 1, m):
             lb = int(sizes[b])
             size = la * lb
-            for start in range(0, n, _ROW_BLOCK):
-                ca = cols[a, start : start + _ROW_BLOCK]
-                cb = cols[b, start : start + _ROW_BLOCK]
-                if size < 2**31:
-                    key = ca * np.int32(lb) + cb
-                else:
-                    key = ca.astype(np.int64) * lb + cb
+            for start in range(0, n, _PAIR_BLOCK):
+                ca = cols[a, start : start + _PAIR_BLOCK]
+                key = buffer[: len(ca)]
+                np.multiply(ca, lb, out=key, dtype=np.intp)
+                np.add(key, cols[b, start : start + _PAIR_BLOCK], out=key)
                 if dense:
                     block = np.bincount(key, minlength=size).reshape(la, lb)
                     cooc[offsets[a] : offsets[a + 1], offsets[b] : offsets[b + 1]] += block
@@ -101,17 +105,24 @@ def _value_counts(cols: np.ndarray, sizes: np.ndarray, offsets: np.ndarray) -> n
     m, n = cols.shape
     counts = np.zeros(int(offsets[-1]), dtype=np.int64)
     step = max(1, _ROW_BLOCK // max(n, 1))
+    buffer = np.empty(min(n, _PAIR_BLOCK), dtype=np.intp) if step == 1 else None
     for a in range(0, m, step):
         b = min(m, a + step)
         block = cols[a:b]
+        if buffer is not None:  # one column: its codes are its value ids within it
+            if n and (block.min() < 0 or block.max() >= sizes[a]):
+                raise CatEmbedError("codes out of range of the categories.")
+            for start in range(0, n, _PAIR_BLOCK):  # the codes as indices, by blocks
+                part = block[0, start : start + _PAIR_BLOCK]
+                ids = buffer[: len(part)]
+                ids[...] = part
+                counts[offsets[a] : offsets[b]] += np.bincount(ids, minlength=int(sizes[a]))
+            continue
         if ((block < 0) | (block >= sizes[a:b, None])).any():
             raise CatEmbedError("codes out of range of the categories.")
-        if b - a == 1:  # no copy: the column's codes are its value ids within the column
-            counts[offsets[a] : offsets[b]] = np.bincount(block[0], minlength=int(sizes[a]))
-        else:
-            ids = block + offsets[a:b, None]
-            counts[offsets[a] : offsets[b]] = np.bincount(
-                ids.ravel(), minlength=int(offsets[b]))[offsets[a]:]
+        ids = block + offsets[a:b, None]
+        counts[offsets[a] : offsets[b]] = np.bincount(
+            ids.ravel(), minlength=int(offsets[b]))[offsets[a]:]
     return counts
 
 

@@ -72,29 +72,23 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
     values in sorted order, followed by ``nan`` when the column has missing values and
     ``handle_missing="category"``.
     """
-    miss = missing_mask(col)
     if isinstance(col.dtype, pd.CategoricalDtype):
-        raw_codes = col.cat.codes.to_numpy().astype(np.int64)
-        used = np.unique(raw_codes[(raw_codes >= 0) & ~miss])
-        uniques = np.asarray(col.cat.categories[used], dtype=object)
-        remap = np.full(len(col.cat.categories) + 1, -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        codes = remap[raw_codes]
-    else:
-        try:
-            codes, uniques = pd.factorize(col, use_na_sentinel=True)
-        except TypeError:
-            raise unhashable_error(col.name, col) from None
-        uniques = np.asarray(uniques, dtype=object)
-        codes = np.asarray(codes, dtype=np.int64)
-        if miss.any():
-            # the empty string is missing too: it may have been given a code.
-            keep = np.array([not (isinstance(u, str) and u == "") for u in uniques], dtype=bool)
-            if not keep.all():
-                remap = np.full(len(uniques) + 1, -1, dtype=np.int64)
-                remap[np.flatnonzero(keep)] = np.arange(keep.sum())
-                codes = remap[codes]
-                uniques = uniques[keep]
+        return _factorize_categorical(col, handle_missing)
+    miss = missing_mask(col)
+    try:
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    except TypeError:
+        raise unhashable_error(col.name, col) from None
+    uniques = np.asarray(uniques, dtype=object)
+    codes = np.asarray(codes, dtype=np.int64)
+    if miss.any():
+        # the empty string is missing too: it may have been given a code.
+        keep = np.array([not (isinstance(u, str) and u == "") for u in uniques], dtype=bool)
+        if not keep.all():
+            remap = np.full(len(uniques) + 1, -1, dtype=np.int64)
+            remap[np.flatnonzero(keep)] = np.arange(keep.sum())
+            codes = remap[codes]
+            uniques = uniques[keep]
     uniques = promote_numbers(uniques, _number_kinds(col, uniques))
     cats = sort_values(uniques)
     if len(cats):
@@ -108,6 +102,43 @@ def factorize(col: pd.Series, handle_missing: str = "category") -> tuple[np.ndar
         codes[miss] = len(cats)
         cats = np.append(cats, np.array([np.nan], dtype=object))
     return codes.astype(np.int32), cats
+
+
+def _factorize_categorical(col: pd.Series, handle_missing: str) -> tuple[np.ndarray,
+                                                                       np.ndarray]:
+    """:func:`factorize` of a category column from its own codes: the distinct values and
+    the missing ones (code -1, or the empty string as a category) are found per category
+    (one ``bincount`` of the codes), so the per-row work is that count and one gather."""
+    raw = col.cat.codes.to_numpy()
+    dictionary = col.cat.categories
+    n_dict = len(dictionary)
+    if raw.dtype.itemsize <= 2:  # code -1 reads as the largest unsigned value: no copy
+        hist = np.bincount(raw.view(f"u{raw.dtype.itemsize}"),
+                           minlength=1 << (8 * raw.dtype.itemsize))
+        per_value, n_missing = hist[:n_dict], int(hist[-1])
+    else:
+        valid = raw >= 0
+        per_value = np.bincount(raw[valid], minlength=n_dict)[:n_dict]
+        n_missing = len(raw) - int(np.count_nonzero(valid))
+    empty = np.zeros(n_dict, dtype=bool)  # the empty string is missing too
+    if n_dict and (dictionary.dtype == object or pd.api.types.is_string_dtype(dictionary.dtype)):
+        empty = np.asarray(dictionary == "", dtype=bool)
+    used = np.flatnonzero((per_value > 0) & ~empty)
+    n_missing += int(per_value[empty].sum())
+    uniques = np.asarray(dictionary[used], dtype=object)
+    uniques = promote_numbers(uniques, _number_kinds(col, uniques))
+    cats = sort_values(uniques)
+    table = np.full(n_dict + 1, -1, dtype=np.int32)  # raw code -1 wraps to the last entry
+    if len(cats):
+        rank = np.empty(len(uniques), dtype=np.int32)
+        rank[pd.Index(uniques).get_indexer(pd.Index(cats))] = np.arange(len(cats))
+        table[used] = rank
+    if n_missing:
+        if handle_missing == "error":
+            raise _missing_error(col.name, n_missing)
+        table[np.append(empty, True)] = len(cats)
+        cats = np.append(cats, np.array([np.nan], dtype=object))
+    return np.take(table, raw, mode="wrap"), cats
 
 
 def _missing_error(name: Any, n_missing: int) -> CatEmbedError:

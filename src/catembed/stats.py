@@ -50,6 +50,9 @@ from ._params import check_option
 from ._validation import CatEmbedError, as_frame, is_dask_collection
 from ._value_statistics import ValueStatistics, count_table
 
+#: rows counted at a time within one partition of a Dask DataFrame
+_DASK_SLICE = 1 << 20
+
 __all__ = [
     "DENSE_LIMIT",
     "INFREQUENT",
@@ -147,13 +150,19 @@ def _dask_statistics(data: Any, *, progress: Any = None, **kwargs: Any) -> Value
     """
     import dask
 
-    def count(part: pd.DataFrame) -> ValueStatistics:
-        return ValueStatistics.from_frame(part, **kwargs)
-
     def merge(a: ValueStatistics, b: ValueStatistics) -> ValueStatistics:
         return a.merge(b, dense_limit=kwargs.get("dense_limit", DENSE_LIMIT))
 
-    level = [dask.delayed(count)(part) for part in data.to_delayed()]
+    def count(part: pd.DataFrame, rows: int) -> ValueStatistics:
+        # a large partition is counted by slices of rows: a worker's memory is bounded by
+        # the slice's codes (4 bytes per cell), not by the partition's size
+        total = ValueStatistics.from_frame(part.iloc[:rows], **kwargs)
+        for start in range(rows, len(part), rows):
+            total = merge(total, ValueStatistics.from_frame(part.iloc[start : start + rows],
+                                                            **kwargs))
+        return total
+
+    level = [dask.delayed(count)(part, _DASK_SLICE) for part in data.to_delayed()]
     if not level:
         raise CatEmbedError("the input has no rows.")
     while len(level) > 1:
