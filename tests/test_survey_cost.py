@@ -102,15 +102,16 @@ def test_small_fits_unaffected_by_the_limit(cls):
     assert a.tolist() == b.tolist()
 
 
-def test_ocl_moved_counts_equal_a_recount():
+@pytest.mark.parametrize("n_moved", [40, 300])  # 300 of 500: recounted
+def test_ocl_moved_counts_equal_a_recount(n_moved):
     rng = np.random.default_rng(3)
     sizes = np.array([3, 5, 2, 4])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    cur = np.stack([rng.integers(0, s, 500) + o for s, o in zip(sizes, offsets[:-1],
-                                                                 strict=True)])
+    cur = np.column_stack([rng.integers(0, s, 500) + o for s, o in zip(sizes, offsets[:-1],
+                                                                       strict=True)])
     before = rng.integers(0, 4, 500)
     after = before.copy()
-    after[rng.choice(500, 40, replace=False)] = rng.integers(0, 4, 40)
+    after[rng.choice(500, n_moved, replace=False)] = rng.integers(0, 4, n_moved)
     counts = ocl._counts(cur, before, int(offsets[-1]), 4)
     changed = ocl._move_counts(counts, cur, before, after)
     np.testing.assert_array_equal(counts, ocl._counts(cur, after, int(offsets[-1]), 4))

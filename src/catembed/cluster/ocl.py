@@ -72,7 +72,7 @@ def _scale(size: int) -> float:
 
 def _expected_distances(freq: np.ndarray) -> np.ndarray:
     """``E[..., c, u] = sum_v |v - u| / (l - 1) P[..., c, v]`` for every cluster and
-    position (``freq``: ``(..., k, l)``), summed in value order as the reference does."""
+    position (``freq``: ``(..., l)``), summed in value order as the reference does."""
     size = freq.shape[-1]
     out = np.zeros(freq.shape)
     pos = np.arange(size, dtype=np.float64)
@@ -81,16 +81,14 @@ def _expected_distances(freq: np.ndarray) -> np.ndarray:
     return out
 
 
-def _distance_table(freqs: list[np.ndarray], offsets: np.ndarray, k: int) -> np.ndarray:
-    """``k x L`` table of ``E_cj(u)`` for every value of every attribute (``offsets`` into
-    the ``L`` values), attributes of one size computed together."""
-    table = np.zeros((k, int(offsets[-1])))
+def _distance_table(freq: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The ``E_cj(u)`` of every value of every attribute from the frequencies (both
+    ``k x L``, ``offsets`` into the ``L`` values), attributes of one size together."""
+    table = np.empty(freq.shape)
     sizes = np.diff(offsets)
     for size in np.unique(sizes):
-        cols = np.flatnonzero(sizes == size)
-        e = _expected_distances(np.stack([freqs[j] for j in cols]))
-        for i, j in enumerate(cols):
-            table[:, offsets[j]:offsets[j + 1]] = e[i]
+        cols = offsets[:-1][sizes == size, None] + np.arange(size)  # attributes x values
+        table[:, cols] = _expected_distances(freq[:, cols])
     return table
 
 
@@ -113,40 +111,140 @@ def _distances(onehot: sp.csr_matrix, table: np.ndarray, m: int) -> np.ndarray:
     return np.asarray(onehot @ np.ascontiguousarray(table.T)) / max(1, m)
 
 
+def _prefix_plan(codes: np.ndarray, sizes: np.ndarray) -> tuple[int, np.ndarray]:
+    """Prefix groups for the fit's distance product: ``(g, group)``, the rows with the same
+    values in the first ``g`` attributes in one group (numbered in the order of those
+    values).
+
+    A row's distance sums its attributes from the first, so its partial sum over the first
+    ``g`` is that of its group: the fit computes it once a group and the product then reads
+    one entry for those ``g``. ``g`` saves the most entries, ``n (g - 1) - P_g g`` for
+    ``P_g`` groups, over the prefixes of at most ``n / 2`` groups; 1 (no groups) when that
+    is under one entry a row."""
+    n, m = codes.shape
+    group, count = np.zeros(n, dtype=np.int64), 1
+    plan, best = (1, group), float(n)
+    for j in range(m):
+        size = int(sizes[j])
+        key = group * size + codes[:, j]
+        if count * size <= 4 * n:  # dense relabelling
+            seen = np.zeros(count * size, dtype=bool)
+            seen[key] = True
+            ids = np.cumsum(seen) - 1
+            group, count = ids[key], int(ids[-1]) + 1
+        else:
+            _, group = np.unique(key, return_inverse=True)
+            count = int(group.max()) + 1
+        if 2 * count > n:
+            break
+        if n * j - count * (j + 1) > best:
+            best, plan = n * j - count * (j + 1), (j + 1, group)
+    return plan
+
+
+def _rows_matrix(cols: np.ndarray, width: int) -> sp.csr_matrix:
+    """``n x width`` 0/1 matrix with row ``i`` at the (increasing) columns ``cols[i]``."""
+    n, w = cols.shape
+    index = np.int32 if max(width, n * w) < 2**31 - 1 else np.int64
+    return sp.csr_matrix((np.ones(n * w), cols.astype(index).ravel(),
+                          np.arange(0, n * w + 1, w, dtype=index)), shape=(n, width))
+
+
+class _Distances:
+    """The fit's ``k x n`` distances ``D(x, c)``, recomputed for the clusters asked.
+
+    Each is the sparse product of the rows' value indicators and the ``E_cj`` table, which
+    adds a row's ``E_cj(x_j)`` in attribute order; with prefix groups
+    (:func:`_prefix_plan`) a group's first ``g`` terms are added once, in the same order,
+    and its rows start from that sum: the same numbers. The fit takes the rows in
+    ``order``, a group's rows side by side (its sum is then read from the cache).
+    """
+
+    def __init__(self, codes: np.ndarray, sizes: np.ndarray, k: int) -> None:
+        self.g, group = _prefix_plan(codes, sizes)
+        self.order = np.argsort(group, kind="stable") if self.g > 1 else np.arange(len(codes))
+        self.group = group[self.order]
+        self.rows = np.flatnonzero(np.diff(self.group, prepend=-1))  # a row of each group
+        self.m, self.n_values = codes.shape[1], int(np.sum(sizes))
+        self.values = np.zeros((k, len(codes)))
+
+    def recode(self, cur: np.ndarray) -> None:
+        """Read the rows' ``n x m`` global codes (after a recoding)."""
+        if self.g == 1:
+            self.main = _rows_matrix(cur, self.n_values)
+            return
+        n_groups = len(self.rows)
+        cols = np.empty((len(cur), self.m - self.g + 1), dtype=np.int64)
+        cols[:, 0] = self.group
+        np.add(cur[:, self.g:], n_groups, out=cols[:, 1:])
+        self.main = _rows_matrix(cols, n_groups + self.n_values)
+        self.prefix = _rows_matrix(cur[self.rows, :self.g], self.n_values)
+
+    def update(self, table: np.ndarray, clusters: np.ndarray) -> None:
+        """New distances to ``clusters`` from their rows ``table`` of ``E_cj(u)``."""
+        t = np.ascontiguousarray(table.T)
+        if self.g > 1:
+            t = np.concatenate([np.asarray(self.prefix @ t), t])
+        prod = np.asarray(self.main @ t).T
+        if len(clusters) == len(self.values):
+            np.divide(prod, max(1, self.m), out=self.values)
+        else:
+            self.values[clusters] = prod / max(1, self.m)
+
+
+def _first_min(dist: np.ndarray) -> np.ndarray:
+    """``np.argmin(dist, axis=0)`` for a ``k x n`` ``dist`` (the first smallest on ties),
+    a row at a time: NumPy's arg-min over a short axis is several times slower."""
+    k, n = dist.shape
+    best = dist[0].copy()
+    for c in range(1, k):
+        np.minimum(best, dist[c], out=best)
+    out = np.zeros(n, dtype=np.uint8 if k < 256 else np.intp)
+    ahead, other = np.ones(n, dtype=bool), np.empty(n, dtype=bool)
+    for c in range(k - 1):  # ahead: no smallest entry in rows 0..c
+        np.not_equal(dist[c], best, out=other)
+        ahead &= other
+        out += ahead
+    return out.astype(np.intp)
+
+
 def _counts(gcodes: np.ndarray, labels: np.ndarray, n_values: int, k: int) -> np.ndarray:
-    """``k x L`` counts ``n_c(v)`` of every value in every cluster (``gcodes``: ``m x n``
+    """``k x L`` counts ``n_c(v)`` of every value in every cluster (``gcodes``: ``n x m``
     global codes)."""
-    idx = gcodes + (labels * n_values)[None, :]
+    idx = gcodes + (labels * n_values)[:, None]
     return np.bincount(idx.ravel(), minlength=k * n_values).reshape(k, n_values)
 
 
 def _move_counts(counts: np.ndarray, gcodes: np.ndarray, before: np.ndarray,
                  after: np.ndarray) -> np.ndarray:
     """Update ``counts`` in place for the rows whose label went from ``before`` to ``after``
-    (integers: the same counts as a recount); returns the clusters that changed."""
+    (integers: the same counts as a recount, which it is when over a third of the rows
+    moved); returns the clusters that changed."""
     rows = np.flatnonzero(before != after)
     if len(rows) == 0:
         return rows
     k, n_values = counts.shape
-    sub = gcodes[:, rows]
-    flat = counts.reshape(-1)
-    flat -= np.bincount((sub + (before[rows] * n_values)[None, :]).ravel(),
-                        minlength=k * n_values)
-    flat += np.bincount((sub + (after[rows] * n_values)[None, :]).ravel(),
-                        minlength=k * n_values)
-    return np.union1d(before[rows], after[rows])
+    if 3 * len(rows) > len(before):
+        counts[...] = _counts(gcodes, after, n_values, k)
+    else:
+        sub = gcodes[rows]
+        size = k * n_values
+        idx = np.concatenate([sub + (after[rows] * n_values)[:, None],
+                              sub + (before[rows] * n_values + size)[:, None]])
+        both = np.bincount(idx.ravel(), minlength=2 * size)
+        flat = counts.reshape(-1)
+        flat += both[:size]
+        flat -= both[size:]
+    changed = np.bincount(before[rows], minlength=k) + np.bincount(after[rows], minlength=k)
+    return np.flatnonzero(changed)
 
 
-def _frequencies(counts: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
-                 old: list[np.ndarray], k: int) -> list[np.ndarray]:
-    """``P_cj`` of every cluster from the counts; an empty cluster keeps its old row."""
-    n_c = np.bincount(labels, minlength=k).astype(np.float64)
+def _frequencies(counts: np.ndarray, labels: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """``k x L`` frequencies ``P_cj`` from the counts; an empty cluster keeps its old row."""
+    n_c = np.bincount(labels, minlength=len(old)).astype(np.float64)
     full = n_c > 0
-    out = []
-    for j in range(len(old)):
-        f = old[j].copy()
-        f[full] = counts[full, offsets[j]:offsets[j + 1]] / n_c[full, None]
-        out.append(f)
+    out = old.copy()
+    out[full] = counts[full] / n_c[full, None]
     return out
 
 
@@ -163,24 +261,28 @@ def _start_modes(codes: np.ndarray, k: int, rng: np.random.RandomState) -> np.nd
     return codes[order[first[:k]]]
 
 
-def _hamming_kmodes(codes: np.ndarray, modes: np.ndarray,
-                    sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference's start: Hamming k-modes from ``modes``, at most 51 passes."""
+def _hamming_kmodes(cur: np.ndarray, modes: np.ndarray,
+                    offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's start: Hamming k-modes from ``modes``, at most 51 passes (``cur``:
+    the ``n x m`` global codes). The matches are whole numbers in a sparse product, so the
+    first most-matching mode is the first nearest."""
     k, m = modes.shape
-    old = np.full(len(codes), -1)
+    n, n_values = len(cur), int(offsets[-1])
+    onehot = _rows_matrix(cur, n_values)
+    old = np.full(n, -1)
     labels = old
+    mism = np.empty((k, n))
     for _ in range(_MAX_LOOPS):
-        mism = np.zeros((len(codes), k))
-        for j in range(m):
-            mism += codes[:, j, None] != modes[None, :, j]
-        labels = np.argmin(mism / m, axis=1)
+        indicator = np.zeros((n_values, k))
+        indicator[modes + offsets[:-1], np.arange(k)[:, None]] = 1.0
+        np.subtract(m, np.asarray(onehot @ indicator).T, out=mism)
+        labels = _first_min(mism)
         stop = np.array_equal(labels, old)
         old = labels
-        for c in range(k):
-            rows = codes[labels == c]
-            if len(rows):
-                modes[c] = [np.argmax(np.bincount(rows[:, j], minlength=int(sizes[j])))
-                            for j in range(m)]
+        counts = _counts(cur, labels, n_values, k)
+        full = np.bincount(labels, minlength=k) > 0
+        for j in range(m):
+            modes[full, j] = np.argmax(counts[full, offsets[j]:offsets[j + 1]], axis=1)
         if stop:
             break
     return modes, labels
@@ -193,18 +295,15 @@ def ocl_order(freq: np.ndarray, weights: np.ndarray) -> np.ndarray:
     cost = _expected_distances(freq)
     cost[cost == 0] = 1e-6
     score = freq / cost
-    mid = (size + 1) // 2 - 1
+    ranked = np.argsort(-score, axis=1, kind="stable")  # each cluster's values, best first
+    mid, i = (size + 1) // 2 - 1, np.arange(1, (size - 1) // 2 + 1)
+    pick = np.arange(size)  # position -> place in the ranking (even l: the last stays)
+    pick[mid], pick[mid - i], pick[mid + i] = 0, 2 * i - 1, 2 * i
+    rank = np.empty((k, size))
+    np.put_along_axis(rank, ranked[:, pick], np.arange(1.0, size + 1)[None, :], axis=1)
     total = np.zeros(size)
-    for c in range(k):
-        ranked = np.argsort(-score[c], kind="stable")
-        layout = ranked.copy()
-        layout[mid] = ranked[0]
-        for i in range(1, (size - 1) // 2 + 1):
-            layout[mid - i] = ranked[2 * i - 1]
-            layout[mid + i] = ranked[2 * i]
-        rank = np.empty(size)
-        rank[layout] = np.arange(1, size + 1)
-        total = total + weights[c] * rank
+    for c in range(k):  # summed cluster by cluster, as the reference does
+        total = total + weights[c] * rank[c]
     return np.argsort(total, kind="stable")
 
 
@@ -303,34 +402,36 @@ class OCL(ClusterMixin, BaseEstimator):
         sizes = np.array([len(c) for c in self.categories_], dtype=np.int64)
         check_cost(self, n, sizes, **fit_cost(n, sizes, k))
         self.start_modes_ = self._start(codes, k)
-        modes, labels = _hamming_kmodes(codes, self.start_modes_.copy(), sizes)
-        freqs = [np.eye(int(s))[modes[:, j]] for j, s in enumerate(sizes)]
         offsets = np.concatenate([[0], np.cumsum(sizes)])
-        perms = [np.arange(s) for s in sizes]  # original code -> current position
-        cur = np.ascontiguousarray(codes.T) + offsets[:-1, None]  # m x n global codes
-        onehot = _indicators(cur, int(offsets[-1]))
+        n_values = int(offsets[-1])
+        index = np.int32 if n_values < 2**31 - 1 else np.int64
+        dist = _Distances(codes, sizes, k)  # the rows in dist.order from here on
+        cur = (codes[dist.order] + offsets[:-1]).astype(index)  # global codes, current order
+        modes, labels = _hamming_kmodes(cur, self.start_modes_.copy(), offsets)
+        freq = np.zeros((k, n_values))  # P_cj, all attributes side by side
+        freq[np.arange(k)[:, None], modes + offsets[:-1]] = 1.0
+        where = np.arange(n_values)  # global code -> current global position
+        spans = list(zip(offsets[:-1], offsets[1:], strict=True))
         old = labels
         labels = np.full(n, -1)
-        n_values = int(offsets[-1])
+        counts = None
         for loop in range(1, _MAX_LOOPS + 1):
-            counts = None  # a new coding: recount, every distance column anew
-            dirty = np.arange(k)
+            dist.recode(cur)
+            dirty, first = np.arange(k), True
             while True:  # inner loop, a fixed order
-                used = (freqs, [p.copy() for p in perms])
-                if len(dirty) == k:
-                    dist = _distances(onehot, _distance_table(freqs, offsets, k), m)
-                elif len(dirty):  # the columns of unchanged clusters are the same numbers
-                    table = _distance_table(freqs, offsets, k)[dirty]
-                    dist[:, dirty] = _distances(onehot, table, m)
-                new = np.argmin(dist, axis=1)
+                used = (freq, where)
+                if len(dirty):  # the distances to unchanged clusters are the same numbers
+                    dist.update(_distance_table(freq[dirty], offsets), dirty)
+                new = _first_min(dist.values)
                 moved = not np.array_equal(new, labels)
                 if counts is None:
                     counts = _counts(cur, new, n_values, k)
-                    dirty = np.arange(k)
                 else:
                     dirty = _move_counts(counts, cur, labels, new)
+                if first:  # a new coding: every cluster anew
+                    dirty, first = np.arange(k), False
                 labels = new
-                freqs = _frequencies(counts, labels, offsets, freqs, k)
+                freq = _frequencies(counts, labels, freq)
                 if not moved:
                     break
             self.n_iter_ = loop
@@ -338,13 +439,15 @@ class OCL(ClusterMixin, BaseEstimator):
                 break
             old = labels
             share = np.bincount(labels, minlength=k) / n
-            for j in range(m):
-                new_code = ocl_order(freqs[j], share)
-                cur[j] = new_code[cur[j] - offsets[j]] + offsets[j]
-                perms[j] = new_code[perms[j]]
-            onehot = _indicators(cur, n_values)
-        self.cluster_frequencies_, self.value_orders_ = used
-        self.labels_ = labels.astype(np.int64)
+            recode = np.concatenate([ocl_order(freq[:, a:b], share) + a for a, b in spans])
+            cur = recode[cur].astype(index)
+            where = recode[where]
+            counts[:, recode] = counts.copy()  # the same counts, at the new codes
+        freq, where = used
+        self.cluster_frequencies_ = [freq[:, a:b].copy() for a, b in spans]
+        self.value_orders_ = [where[a:b] - a for a, b in spans]
+        self.labels_ = np.empty(n, dtype=np.int64)
+        self.labels_[dist.order] = labels
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -356,7 +459,7 @@ class OCL(ClusterMixin, BaseEstimator):
         cur = np.stack([np.where(codes[:, j] >= 0, self.value_orders_[j][np.maximum(
             codes[:, j], 0)] + offsets[j], -1) for j in range(codes.shape[1])])
         cur = cur.reshape(len(sizes), len(codes))
-        table = _distance_table(self.cluster_frequencies_, offsets, self.n_clusters)
+        table = _distance_table(np.concatenate(self.cluster_frequencies_, axis=1), offsets)
         onehot = _indicators(cur, int(offsets[-1]))
         return np.argmin(_distances(onehot, table, len(sizes)), axis=1).astype(np.int64)
 
