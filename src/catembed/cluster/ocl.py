@@ -60,6 +60,7 @@ from sklearn.utils import check_random_state
 from .._params import check_int
 from .._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
+from ._ocl_passes import _counts, _Distances, _first_min, _rows_matrix, _Tally
 
 __all__ = ["OCL", "fit_cost", "ocl_labels", "ocl_order"]
 
@@ -81,13 +82,18 @@ def _expected_distances(freq: np.ndarray) -> np.ndarray:
     return out
 
 
-def _distance_table(freq: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The ``E_cj(u)`` of every value of every attribute from the frequencies (both
-    ``k x L``, ``offsets`` into the ``L`` values), attributes of one size together."""
-    table = np.empty(freq.shape)
+def _size_groups(offsets: np.ndarray) -> list[np.ndarray]:
+    """For each number of values, the ``attributes x values`` positions of the attributes
+    with that many (``offsets`` into the ``L`` values)."""
     sizes = np.diff(offsets)
-    for size in np.unique(sizes):
-        cols = offsets[:-1][sizes == size, None] + np.arange(size)  # attributes x values
+    return [offsets[:-1][sizes == size, None] + np.arange(size) for size in np.unique(sizes)]
+
+
+def _distance_table(freq: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    """The ``E_cj(u)`` of every value of every attribute from the frequencies (both
+    ``k x L``), the attributes of one size (``groups``, :func:`_size_groups`) together."""
+    table = np.empty(freq.shape)
+    for cols in groups:
         table[:, cols] = _expected_distances(freq[:, cols])
     return table
 
@@ -109,134 +115,6 @@ def _distances(onehot: sp.csr_matrix, table: np.ndarray, m: int) -> np.ndarray:
     """``n x k`` matrix of ``D(x, c)``: per row, the attributes' ``E_cj(x_j)`` summed in
     attribute order (the sparse product adds a row's entries in column order), over ``m``."""
     return np.asarray(onehot @ np.ascontiguousarray(table.T)) / max(1, m)
-
-
-def _prefix_plan(codes: np.ndarray, sizes: np.ndarray) -> tuple[int, np.ndarray]:
-    """Prefix groups for the fit's distance product: ``(g, group)``, the rows with the same
-    values in the first ``g`` attributes in one group (numbered in the order of those
-    values).
-
-    A row's distance sums its attributes from the first, so its partial sum over the first
-    ``g`` is that of its group: the fit computes it once a group and the product then reads
-    one entry for those ``g``. ``g`` saves the most entries, ``n (g - 1) - P_g g`` for
-    ``P_g`` groups, over the prefixes of at most ``n / 2`` groups; 1 (no groups) when that
-    is under one entry a row."""
-    n, m = codes.shape
-    group, count = np.zeros(n, dtype=np.int64), 1
-    plan, best = (1, group), float(n)
-    for j in range(m):
-        size = int(sizes[j])
-        key = group * size + codes[:, j]
-        if count * size <= 4 * n:  # dense relabelling
-            seen = np.zeros(count * size, dtype=bool)
-            seen[key] = True
-            ids = np.cumsum(seen) - 1
-            group, count = ids[key], int(ids[-1]) + 1
-        else:
-            _, group = np.unique(key, return_inverse=True)
-            count = int(group.max()) + 1
-        if 2 * count > n:
-            break
-        if n * j - count * (j + 1) > best:
-            best, plan = n * j - count * (j + 1), (j + 1, group)
-    return plan
-
-
-def _rows_matrix(cols: np.ndarray, width: int) -> sp.csr_matrix:
-    """``n x width`` 0/1 matrix with row ``i`` at the (increasing) columns ``cols[i]``."""
-    n, w = cols.shape
-    index = np.int32 if max(width, n * w) < 2**31 - 1 else np.int64
-    return sp.csr_matrix((np.ones(n * w), cols.astype(index).ravel(),
-                          np.arange(0, n * w + 1, w, dtype=index)), shape=(n, width))
-
-
-class _Distances:
-    """The fit's ``k x n`` distances ``D(x, c)``, recomputed for the clusters asked.
-
-    Each is the sparse product of the rows' value indicators and the ``E_cj`` table, which
-    adds a row's ``E_cj(x_j)`` in attribute order; with prefix groups
-    (:func:`_prefix_plan`) a group's first ``g`` terms are added once, in the same order,
-    and its rows start from that sum: the same numbers. The fit takes the rows in
-    ``order``, a group's rows side by side (its sum is then read from the cache).
-    """
-
-    def __init__(self, codes: np.ndarray, sizes: np.ndarray, k: int) -> None:
-        self.g, group = _prefix_plan(codes, sizes)
-        self.order = np.argsort(group, kind="stable") if self.g > 1 else np.arange(len(codes))
-        self.group = group[self.order]
-        self.rows = np.flatnonzero(np.diff(self.group, prepend=-1))  # a row of each group
-        self.m, self.n_values = codes.shape[1], int(np.sum(sizes))
-        self.values = np.zeros((k, len(codes)))
-
-    def recode(self, cur: np.ndarray) -> None:
-        """Read the rows' ``n x m`` global codes (after a recoding)."""
-        if self.g == 1:
-            self.main = _rows_matrix(cur, self.n_values)
-            return
-        n_groups = len(self.rows)
-        cols = np.empty((len(cur), self.m - self.g + 1), dtype=np.int64)
-        cols[:, 0] = self.group
-        np.add(cur[:, self.g:], n_groups, out=cols[:, 1:])
-        self.main = _rows_matrix(cols, n_groups + self.n_values)
-        self.prefix = _rows_matrix(cur[self.rows, :self.g], self.n_values)
-
-    def update(self, table: np.ndarray, clusters: np.ndarray) -> None:
-        """New distances to ``clusters`` from their rows ``table`` of ``E_cj(u)``."""
-        t = np.ascontiguousarray(table.T)
-        if self.g > 1:
-            t = np.concatenate([np.asarray(self.prefix @ t), t])
-        prod = np.asarray(self.main @ t).T
-        if len(clusters) == len(self.values):
-            np.divide(prod, max(1, self.m), out=self.values)
-        else:
-            self.values[clusters] = prod / max(1, self.m)
-
-
-def _first_min(dist: np.ndarray) -> np.ndarray:
-    """``np.argmin(dist, axis=0)`` for a ``k x n`` ``dist`` (the first smallest on ties),
-    a row at a time: NumPy's arg-min over a short axis is several times slower."""
-    k, n = dist.shape
-    best = dist[0].copy()
-    for c in range(1, k):
-        np.minimum(best, dist[c], out=best)
-    out = np.zeros(n, dtype=np.uint8 if k < 256 else np.intp)
-    ahead, other = np.ones(n, dtype=bool), np.empty(n, dtype=bool)
-    for c in range(k - 1):  # ahead: no smallest entry in rows 0..c
-        np.not_equal(dist[c], best, out=other)
-        ahead &= other
-        out += ahead
-    return out.astype(np.intp)
-
-
-def _counts(gcodes: np.ndarray, labels: np.ndarray, n_values: int, k: int) -> np.ndarray:
-    """``k x L`` counts ``n_c(v)`` of every value in every cluster (``gcodes``: ``n x m``
-    global codes)."""
-    idx = gcodes + (labels * n_values)[:, None]
-    return np.bincount(idx.ravel(), minlength=k * n_values).reshape(k, n_values)
-
-
-def _move_counts(counts: np.ndarray, gcodes: np.ndarray, before: np.ndarray,
-                 after: np.ndarray) -> np.ndarray:
-    """Update ``counts`` in place for the rows whose label went from ``before`` to ``after``
-    (integers: the same counts as a recount, which it is when over a third of the rows
-    moved); returns the clusters that changed."""
-    rows = np.flatnonzero(before != after)
-    if len(rows) == 0:
-        return rows
-    k, n_values = counts.shape
-    if 3 * len(rows) > len(before):
-        counts[...] = _counts(gcodes, after, n_values, k)
-    else:
-        sub = gcodes[rows]
-        size = k * n_values
-        idx = np.concatenate([sub + (after[rows] * n_values)[:, None],
-                              sub + (before[rows] * n_values + size)[:, None]])
-        both = np.bincount(idx.ravel(), minlength=2 * size)
-        flat = counts.reshape(-1)
-        flat += both[:size]
-        flat -= both[size:]
-    changed = np.bincount(before[rows], minlength=k) + np.bincount(after[rows], minlength=k)
-    return np.flatnonzero(changed)
 
 
 def _frequencies(counts: np.ndarray, labels: np.ndarray, old: np.ndarray) -> np.ndarray:
@@ -412,24 +290,22 @@ class OCL(ClusterMixin, BaseEstimator):
         freq[np.arange(k)[:, None], modes + offsets[:-1]] = 1.0
         where = np.arange(n_values)  # global code -> current global position
         spans = list(zip(offsets[:-1], offsets[1:], strict=True))
+        groups = _size_groups(offsets)
         old = labels
         labels = np.full(n, -1)
-        counts = None
+        tally = _Tally(sizes, k, n)
         for loop in range(1, _MAX_LOOPS + 1):
             dist.recode(cur)
+            tally.recode(cur)  # a new coding: counted anew, every cluster's distances anew
             dirty, first = np.arange(k), True
             while True:  # inner loop, a fixed order
                 used = (freq, where)
                 if len(dirty):  # the distances to unchanged clusters are the same numbers
-                    dist.update(_distance_table(freq[dirty], offsets), dirty)
+                    dist.update(_distance_table(freq[dirty], groups), dirty)
                 new = _first_min(dist.values)
                 moved = not np.array_equal(new, labels)
-                if counts is None:
-                    counts = _counts(cur, new, n_values, k)
-                else:
-                    dirty = _move_counts(counts, cur, labels, new)
-                if first:  # a new coding: every cluster anew
-                    dirty, first = np.arange(k), False
+                counts, dirty = tally.update(None if first else labels, new)
+                first = False
                 labels = new
                 freq = _frequencies(counts, labels, freq)
                 if not moved:
@@ -442,7 +318,6 @@ class OCL(ClusterMixin, BaseEstimator):
             recode = np.concatenate([ocl_order(freq[:, a:b], share) + a for a, b in spans])
             cur = recode[cur].astype(index)
             where = recode[where]
-            counts[:, recode] = counts.copy()  # the same counts, at the new codes
         freq, where = used
         self.cluster_frequencies_ = [freq[:, a:b].copy() for a, b in spans]
         self.value_orders_ = [where[a:b] - a for a, b in spans]
@@ -459,7 +334,8 @@ class OCL(ClusterMixin, BaseEstimator):
         cur = np.stack([np.where(codes[:, j] >= 0, self.value_orders_[j][np.maximum(
             codes[:, j], 0)] + offsets[j], -1) for j in range(codes.shape[1])])
         cur = cur.reshape(len(sizes), len(codes))
-        table = _distance_table(np.concatenate(self.cluster_frequencies_, axis=1), offsets)
+        table = _distance_table(np.concatenate(self.cluster_frequencies_, axis=1),
+                                _size_groups(offsets))
         onehot = _indicators(cur, int(offsets[-1]))
         return np.argmin(_distances(onehot, table, len(sizes)), axis=1).astype(np.int64)
 
