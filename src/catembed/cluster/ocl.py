@@ -39,11 +39,14 @@ expected order distance
 Each inner pass costs ``O(n m k)`` (per attribute, the ``k x l_j`` expected distances are
 gathered at the rows' values); within an order the value counts are updated from the rows
 that moved, and the distances to clusters that kept their rows are kept (the same numbers
-as a recomputation). A fit is refused up front when :func:`fit_cost` estimates it over
-``max_seconds`` (ten minutes by default). ``cluster_frequencies_`` and ``value_orders_``
-are those of the last assignment pass, so ``predict`` on the training rows gives
-``labels_``; an unseen value adds nothing to any cluster's distance. An attribute with one
-value (constant) adds 0 (the reference divides by ``l_j - 1 = 0`` there).
+as a recomputation). The passes' shortcuts (rows sharing their first values share those
+terms of the sum, added in the same order; counts by runs of attributes) are in
+``_ocl_passes``: every one gives the same numbers, so the same partitions. A fit is
+refused up front when :func:`fit_cost` estimates it over ``max_seconds`` (ten minutes by
+default). ``cluster_frequencies_`` and ``value_orders_`` are those of the last assignment
+pass, so ``predict`` on the training rows gives ``labels_``; an unseen value adds nothing to
+any cluster's distance. An attribute with one value (constant) adds 0 (the reference
+divides by ``l_j - 1 = 0`` there).
 """
 
 from __future__ import annotations
@@ -127,16 +130,20 @@ def _frequencies(counts: np.ndarray, labels: np.ndarray, old: np.ndarray) -> np.
 
 
 def _start_modes(codes: np.ndarray, k: int, rng: np.random.RandomState) -> np.ndarray:
-    """``k`` distinct rows, each drawn uniformly from the rows unlike those drawn before."""
-    order = rng.permutation(len(codes))
-    _, first = np.unique(codes[order], axis=0, return_index=True)
-    first = np.sort(first)
+    """``k`` distinct rows, each drawn uniformly from the rows unlike those drawn before: in
+    a random order of the rows, the first ``k`` unlike every row before them."""
+    rows = codes[rng.permutation(len(codes))]
+    taken, first = np.zeros(len(rows), dtype=bool), []
+    while len(first) < k and not taken.all():
+        p = int(np.argmin(taken))  # the first row unlike those drawn
+        first.append(p)
+        taken[p:] |= (rows[p:] == rows[p]).all(axis=1)
     if len(first) < k:  # the reference would draw for ever
         warnings.warn(f"OCL: the table has {len(first)} distinct row(s), fewer than "
                       f"n_clusters={k}; {len(first)} cluster(s) found.", ConvergenceWarning,
                       stacklevel=3)
         first = np.resize(first, k)  # repeated modes: their clusters stay empty
-    return codes[order[first[:k]]]
+    return rows[first]
 
 
 def _hamming_kmodes(cur: np.ndarray, modes: np.ndarray,
@@ -198,19 +205,20 @@ def fit_cost(n_rows: int, sizes: np.ndarray, n_clusters: int,
     distinct values, before any counting.
 
     Cells: the codes twice, the sparse ``n x L`` value indicators, the ``n x k`` distances.
-    Seconds: ``passes`` assignment passes of ``n k (3.5e-9 m + 1e-8)`` seconds each (the
-    sparse product ``n m k``, the arg-min and the label comparisons ``n k``). The constants
-    were calibrated on the development machine (2 cores shared with other jobs, load 5-8):
-    a pass took 0.46 s per million rows at ``m = 20, k = 8`` timed alone on 200,000 rows,
-    0.50 s on 1,000,000 rows, and a whole 1,000,000 x 20 fit (10 values a column, k = 8)
-    took 617 s for 965 passes, 0.64 s a pass; 1,000 passes of that are the estimate, 640 s,
-    over the default limit of ten minutes. The estimate can be off by a factor of a few:
-    the pass count depends on the table (see ``PASSES``), the pass time on the load.
+    Seconds: ``passes`` assignment passes of ``n k (8e-10 m + 2e-9)`` seconds each (the
+    sparse product ``n m k``; the arg-min, the counts and the label comparisons ``n k``).
+    The constants were calibrated on the development machine (2 cores shared with other
+    jobs, load 2-3): a whole 1,000,000 x 20 fit (10 values a column, k = 8) took 142 s for
+    965 passes, 0.147 s a pass; 1,000 passes of that are the estimate, 144 s, under the
+    default limit of ten minutes (a warning: over two minutes). At 200,000 x 20 a pass took
+    0.093 s per million rows (864 passes, 16 s; estimate 29 s), at 200,000 x 5 0.030 s
+    (2,747 passes). The estimate can be off by a factor of a few: the pass count depends on
+    the table (see ``PASSES``), the pass time on the load.
     """
     n = float(n_rows)
     m, k = len(sizes), int(n_clusters)
     return {"cells": 3.5 * n * m + 3.0 * n * k,
-            "seconds": passes * n * k * (3.5e-9 * m + 1e-8)}
+            "seconds": passes * n * k * (8e-10 * m + 2e-9)}
 
 
 class OCL(ClusterMixin, BaseEstimator):
@@ -316,7 +324,7 @@ class OCL(ClusterMixin, BaseEstimator):
             old = labels
             share = np.bincount(labels, minlength=k) / n
             recode = np.concatenate([ocl_order(freq[:, a:b], share) + a for a, b in spans])
-            cur = recode[cur].astype(index)
+            cur = recode.astype(index)[cur]
             where = recode[where]
         freq, where = used
         self.cluster_frequencies_ = [freq[:, a:b].copy() for a, b in spans]
