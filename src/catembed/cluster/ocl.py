@@ -39,11 +39,14 @@ expected order distance
 Each inner pass costs ``O(n m k)`` (per attribute, the ``k x l_j`` expected distances are
 gathered at the rows' values); within an order the value counts are updated from the rows
 that moved, and the distances to clusters that kept their rows are kept (the same numbers
-as a recomputation). A fit is refused up front when :func:`fit_cost` estimates it over
-``max_seconds`` (ten minutes by default). ``cluster_frequencies_`` and ``value_orders_``
-are those of the last assignment pass, so ``predict`` on the training rows gives
-``labels_``; an unseen value adds nothing to any cluster's distance. An attribute with one
-value (constant) adds 0 (the reference divides by ``l_j - 1 = 0`` there).
+as a recomputation). The passes' shortcuts (rows sharing their first values share those
+terms of the sum, added in the same order; counts by runs of attributes) are in
+``_ocl_passes``: every one gives the same numbers, so the same partitions. A fit is
+refused up front when :func:`fit_cost` estimates it over ``max_seconds`` (ten minutes by
+default). ``cluster_frequencies_`` and ``value_orders_`` are those of the last assignment
+pass, so ``predict`` on the training rows gives ``labels_``; an unseen value adds nothing to
+any cluster's distance. An attribute with one value (constant) adds 0 (the reference
+divides by ``l_j - 1 = 0`` there).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from sklearn.utils import check_random_state
 from .._params import check_int
 from .._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
+from ._ocl_passes import _counts, _Distances, _first_min, _rows_matrix, _Tally
 
 __all__ = ["OCL", "fit_cost", "ocl_labels", "ocl_order"]
 
@@ -72,7 +76,7 @@ def _scale(size: int) -> float:
 
 def _expected_distances(freq: np.ndarray) -> np.ndarray:
     """``E[..., c, u] = sum_v |v - u| / (l - 1) P[..., c, v]`` for every cluster and
-    position (``freq``: ``(..., k, l)``), summed in value order as the reference does."""
+    position (``freq``: ``(..., l)``), summed in value order as the reference does."""
     size = freq.shape[-1]
     out = np.zeros(freq.shape)
     pos = np.arange(size, dtype=np.float64)
@@ -81,16 +85,19 @@ def _expected_distances(freq: np.ndarray) -> np.ndarray:
     return out
 
 
-def _distance_table(freqs: list[np.ndarray], offsets: np.ndarray, k: int) -> np.ndarray:
-    """``k x L`` table of ``E_cj(u)`` for every value of every attribute (``offsets`` into
-    the ``L`` values), attributes of one size computed together."""
-    table = np.zeros((k, int(offsets[-1])))
+def _size_groups(offsets: np.ndarray) -> list[np.ndarray]:
+    """For each number of values, the ``attributes x values`` positions of the attributes
+    with that many (``offsets`` into the ``L`` values)."""
     sizes = np.diff(offsets)
-    for size in np.unique(sizes):
-        cols = np.flatnonzero(sizes == size)
-        e = _expected_distances(np.stack([freqs[j] for j in cols]))
-        for i, j in enumerate(cols):
-            table[:, offsets[j]:offsets[j + 1]] = e[i]
+    return [offsets[:-1][sizes == size, None] + np.arange(size) for size in np.unique(sizes)]
+
+
+def _distance_table(freq: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    """The ``E_cj(u)`` of every value of every attribute from the frequencies (both
+    ``k x L``), the attributes of one size (``groups``, :func:`_size_groups`) together."""
+    table = np.empty(freq.shape)
+    for cols in groups:
+        table[:, cols] = _expected_distances(freq[:, cols])
     return table
 
 
@@ -113,74 +120,54 @@ def _distances(onehot: sp.csr_matrix, table: np.ndarray, m: int) -> np.ndarray:
     return np.asarray(onehot @ np.ascontiguousarray(table.T)) / max(1, m)
 
 
-def _counts(gcodes: np.ndarray, labels: np.ndarray, n_values: int, k: int) -> np.ndarray:
-    """``k x L`` counts ``n_c(v)`` of every value in every cluster (``gcodes``: ``m x n``
-    global codes)."""
-    idx = gcodes + (labels * n_values)[None, :]
-    return np.bincount(idx.ravel(), minlength=k * n_values).reshape(k, n_values)
-
-
-def _move_counts(counts: np.ndarray, gcodes: np.ndarray, before: np.ndarray,
-                 after: np.ndarray) -> np.ndarray:
-    """Update ``counts`` in place for the rows whose label went from ``before`` to ``after``
-    (integers: the same counts as a recount); returns the clusters that changed."""
-    rows = np.flatnonzero(before != after)
-    if len(rows) == 0:
-        return rows
-    k, n_values = counts.shape
-    sub = gcodes[:, rows]
-    flat = counts.reshape(-1)
-    flat -= np.bincount((sub + (before[rows] * n_values)[None, :]).ravel(),
-                        minlength=k * n_values)
-    flat += np.bincount((sub + (after[rows] * n_values)[None, :]).ravel(),
-                        minlength=k * n_values)
-    return np.union1d(before[rows], after[rows])
-
-
-def _frequencies(counts: np.ndarray, labels: np.ndarray, offsets: np.ndarray,
-                 old: list[np.ndarray], k: int) -> list[np.ndarray]:
-    """``P_cj`` of every cluster from the counts; an empty cluster keeps its old row."""
-    n_c = np.bincount(labels, minlength=k).astype(np.float64)
+def _frequencies(counts: np.ndarray, labels: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """``k x L`` frequencies ``P_cj`` from the counts; an empty cluster keeps its old row."""
+    n_c = np.bincount(labels, minlength=len(old)).astype(np.float64)
     full = n_c > 0
-    out = []
-    for j in range(len(old)):
-        f = old[j].copy()
-        f[full] = counts[full, offsets[j]:offsets[j + 1]] / n_c[full, None]
-        out.append(f)
+    out = old.copy()
+    out[full] = counts[full] / n_c[full, None]
     return out
 
 
 def _start_modes(codes: np.ndarray, k: int, rng: np.random.RandomState) -> np.ndarray:
-    """``k`` distinct rows, each drawn uniformly from the rows unlike those drawn before."""
-    order = rng.permutation(len(codes))
-    _, first = np.unique(codes[order], axis=0, return_index=True)
-    first = np.sort(first)
+    """``k`` distinct rows, each drawn uniformly from the rows unlike those drawn before: in
+    a random order of the rows, the first ``k`` unlike every row before them."""
+    rows = codes[rng.permutation(len(codes))]
+    taken, first = np.zeros(len(rows), dtype=bool), []
+    while len(first) < k and not taken.all():
+        p = int(np.argmin(taken))  # the first row unlike those drawn
+        first.append(p)
+        taken[p:] |= (rows[p:] == rows[p]).all(axis=1)
     if len(first) < k:  # the reference would draw for ever
         warnings.warn(f"OCL: the table has {len(first)} distinct row(s), fewer than "
                       f"n_clusters={k}; {len(first)} cluster(s) found.", ConvergenceWarning,
                       stacklevel=3)
         first = np.resize(first, k)  # repeated modes: their clusters stay empty
-    return codes[order[first[:k]]]
+    return rows[first]
 
 
-def _hamming_kmodes(codes: np.ndarray, modes: np.ndarray,
-                    sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference's start: Hamming k-modes from ``modes``, at most 51 passes."""
+def _hamming_kmodes(cur: np.ndarray, modes: np.ndarray,
+                    offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's start: Hamming k-modes from ``modes``, at most 51 passes (``cur``:
+    the ``n x m`` global codes). The matches are whole numbers in a sparse product, so the
+    first most-matching mode is the first nearest."""
     k, m = modes.shape
-    old = np.full(len(codes), -1)
+    n, n_values = len(cur), int(offsets[-1])
+    onehot = _rows_matrix(cur, n_values)
+    old = np.full(n, -1)
     labels = old
+    mism = np.empty((k, n))
     for _ in range(_MAX_LOOPS):
-        mism = np.zeros((len(codes), k))
-        for j in range(m):
-            mism += codes[:, j, None] != modes[None, :, j]
-        labels = np.argmin(mism / m, axis=1)
+        indicator = np.zeros((n_values, k))
+        indicator[modes + offsets[:-1], np.arange(k)[:, None]] = 1.0
+        np.subtract(m, np.asarray(onehot @ indicator).T, out=mism)
+        labels = _first_min(mism)
         stop = np.array_equal(labels, old)
         old = labels
-        for c in range(k):
-            rows = codes[labels == c]
-            if len(rows):
-                modes[c] = [np.argmax(np.bincount(rows[:, j], minlength=int(sizes[j])))
-                            for j in range(m)]
+        counts = _counts(cur, labels, n_values, k)
+        full = np.bincount(labels, minlength=k) > 0
+        for j in range(m):
+            modes[full, j] = np.argmax(counts[full, offsets[j]:offsets[j + 1]], axis=1)
         if stop:
             break
     return modes, labels
@@ -193,18 +180,15 @@ def ocl_order(freq: np.ndarray, weights: np.ndarray) -> np.ndarray:
     cost = _expected_distances(freq)
     cost[cost == 0] = 1e-6
     score = freq / cost
-    mid = (size + 1) // 2 - 1
+    ranked = np.argsort(-score, axis=1, kind="stable")  # each cluster's values, best first
+    mid, i = (size + 1) // 2 - 1, np.arange(1, (size - 1) // 2 + 1)
+    pick = np.arange(size)  # position -> place in the ranking (even l: the last stays)
+    pick[mid], pick[mid - i], pick[mid + i] = 0, 2 * i - 1, 2 * i
+    rank = np.empty((k, size))
+    np.put_along_axis(rank, ranked[:, pick], np.arange(1.0, size + 1)[None, :], axis=1)
     total = np.zeros(size)
-    for c in range(k):
-        ranked = np.argsort(-score[c], kind="stable")
-        layout = ranked.copy()
-        layout[mid] = ranked[0]
-        for i in range(1, (size - 1) // 2 + 1):
-            layout[mid - i] = ranked[2 * i - 1]
-            layout[mid + i] = ranked[2 * i]
-        rank = np.empty(size)
-        rank[layout] = np.arange(1, size + 1)
-        total = total + weights[c] * rank
+    for c in range(k):  # summed cluster by cluster, as the reference does
+        total = total + weights[c] * rank[c]
     return np.argsort(total, kind="stable")
 
 
@@ -221,19 +205,20 @@ def fit_cost(n_rows: int, sizes: np.ndarray, n_clusters: int,
     distinct values, before any counting.
 
     Cells: the codes twice, the sparse ``n x L`` value indicators, the ``n x k`` distances.
-    Seconds: ``passes`` assignment passes of ``n k (3.5e-9 m + 1e-8)`` seconds each (the
-    sparse product ``n m k``, the arg-min and the label comparisons ``n k``). The constants
-    were calibrated on the development machine (2 cores shared with other jobs, load 5-8):
-    a pass took 0.46 s per million rows at ``m = 20, k = 8`` timed alone on 200,000 rows,
-    0.50 s on 1,000,000 rows, and a whole 1,000,000 x 20 fit (10 values a column, k = 8)
-    took 617 s for 965 passes, 0.64 s a pass; 1,000 passes of that are the estimate, 640 s,
-    over the default limit of ten minutes. The estimate can be off by a factor of a few:
-    the pass count depends on the table (see ``PASSES``), the pass time on the load.
+    Seconds: ``passes`` assignment passes of ``n k (8e-10 m + 2e-9)`` seconds each (the
+    sparse product ``n m k``; the arg-min, the counts and the label comparisons ``n k``).
+    The constants were calibrated on the development machine (2 cores shared with other
+    jobs, load 2-3): a whole 1,000,000 x 20 fit (10 values a column, k = 8) took 142 s for
+    965 passes, 0.147 s a pass; 1,000 passes of that are the estimate, 144 s, under the
+    default limit of ten minutes (a warning: over two minutes). At 200,000 x 20 a pass took
+    0.093 s per million rows (864 passes, 16 s; estimate 29 s), at 200,000 x 5 0.030 s
+    (2,747 passes). The estimate can be off by a factor of a few: the pass count depends on
+    the table (see ``PASSES``), the pass time on the load.
     """
     n = float(n_rows)
     m, k = len(sizes), int(n_clusters)
     return {"cells": 3.5 * n * m + 3.0 * n * k,
-            "seconds": passes * n * k * (3.5e-9 * m + 1e-8)}
+            "seconds": passes * n * k * (8e-10 * m + 2e-9)}
 
 
 class OCL(ClusterMixin, BaseEstimator):
@@ -303,34 +288,34 @@ class OCL(ClusterMixin, BaseEstimator):
         sizes = np.array([len(c) for c in self.categories_], dtype=np.int64)
         check_cost(self, n, sizes, **fit_cost(n, sizes, k))
         self.start_modes_ = self._start(codes, k)
-        modes, labels = _hamming_kmodes(codes, self.start_modes_.copy(), sizes)
-        freqs = [np.eye(int(s))[modes[:, j]] for j, s in enumerate(sizes)]
         offsets = np.concatenate([[0], np.cumsum(sizes)])
-        perms = [np.arange(s) for s in sizes]  # original code -> current position
-        cur = np.ascontiguousarray(codes.T) + offsets[:-1, None]  # m x n global codes
-        onehot = _indicators(cur, int(offsets[-1]))
+        n_values = int(offsets[-1])
+        index = np.int32 if n_values < 2**31 - 1 else np.int64
+        dist = _Distances(codes, sizes, k)  # the rows in dist.order from here on
+        cur = (codes[dist.order] + offsets[:-1]).astype(index)  # global codes, current order
+        modes, labels = _hamming_kmodes(cur, self.start_modes_.copy(), offsets)
+        freq = np.zeros((k, n_values))  # P_cj, all attributes side by side
+        freq[np.arange(k)[:, None], modes + offsets[:-1]] = 1.0
+        where = np.arange(n_values)  # global code -> current global position
+        spans = list(zip(offsets[:-1], offsets[1:], strict=True))
+        groups = _size_groups(offsets)
         old = labels
         labels = np.full(n, -1)
-        n_values = int(offsets[-1])
+        tally = _Tally(sizes, k, n)
         for loop in range(1, _MAX_LOOPS + 1):
-            counts = None  # a new coding: recount, every distance column anew
-            dirty = np.arange(k)
+            dist.recode(cur)
+            tally.recode(cur)  # a new coding: counted anew, every cluster's distances anew
+            dirty, first = np.arange(k), True
             while True:  # inner loop, a fixed order
-                used = (freqs, [p.copy() for p in perms])
-                if len(dirty) == k:
-                    dist = _distances(onehot, _distance_table(freqs, offsets, k), m)
-                elif len(dirty):  # the columns of unchanged clusters are the same numbers
-                    table = _distance_table(freqs, offsets, k)[dirty]
-                    dist[:, dirty] = _distances(onehot, table, m)
-                new = np.argmin(dist, axis=1)
+                used = (freq, where)
+                if len(dirty):  # the distances to unchanged clusters are the same numbers
+                    dist.update(_distance_table(freq[dirty], groups), dirty)
+                new = _first_min(dist.values)
                 moved = not np.array_equal(new, labels)
-                if counts is None:
-                    counts = _counts(cur, new, n_values, k)
-                    dirty = np.arange(k)
-                else:
-                    dirty = _move_counts(counts, cur, labels, new)
+                counts, dirty = tally.update(None if first else labels, new)
+                first = False
                 labels = new
-                freqs = _frequencies(counts, labels, offsets, freqs, k)
+                freq = _frequencies(counts, labels, freq)
                 if not moved:
                     break
             self.n_iter_ = loop
@@ -338,13 +323,14 @@ class OCL(ClusterMixin, BaseEstimator):
                 break
             old = labels
             share = np.bincount(labels, minlength=k) / n
-            for j in range(m):
-                new_code = ocl_order(freqs[j], share)
-                cur[j] = new_code[cur[j] - offsets[j]] + offsets[j]
-                perms[j] = new_code[perms[j]]
-            onehot = _indicators(cur, n_values)
-        self.cluster_frequencies_, self.value_orders_ = used
-        self.labels_ = labels.astype(np.int64)
+            recode = np.concatenate([ocl_order(freq[:, a:b], share) + a for a, b in spans])
+            cur = recode.astype(index)[cur]
+            where = recode[where]
+        freq, where = used
+        self.cluster_frequencies_ = [freq[:, a:b].copy() for a, b in spans]
+        self.value_orders_ = [where[a:b] - a for a, b in spans]
+        self.labels_ = np.empty(n, dtype=np.int64)
+        self.labels_[dist.order] = labels
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -356,7 +342,8 @@ class OCL(ClusterMixin, BaseEstimator):
         cur = np.stack([np.where(codes[:, j] >= 0, self.value_orders_[j][np.maximum(
             codes[:, j], 0)] + offsets[j], -1) for j in range(codes.shape[1])])
         cur = cur.reshape(len(sizes), len(codes))
-        table = _distance_table(self.cluster_frequencies_, offsets, self.n_clusters)
+        table = _distance_table(np.concatenate(self.cluster_frequencies_, axis=1),
+                                _size_groups(offsets))
         onehot = _indicators(cur, int(offsets[-1]))
         return np.argmin(_distances(onehot, table, len(sizes)), axis=1).astype(np.int64)
 
