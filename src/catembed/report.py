@@ -409,7 +409,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     check_not_input(out, input_files(args.data, args.data_dir), flag="--output")
     t0 = time.perf_counter()
-    from .evaluation.cli_evaluate import summary_line
+    from .evaluation.inputs import summary_line
     from .evaluation.inputs import load_input
 
     loaded = load_input(args.data, args.target, args.preset,

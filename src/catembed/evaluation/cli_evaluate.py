@@ -13,9 +13,9 @@ import sys
 import warnings
 from typing import Any
 
-from .inputs import _error, check_jobs, check_seed, load_input, split_list
+from .inputs import _error, check_jobs, check_seed, load_input, split_list, summary_line
 
-__all__ = ["cmd_evaluate", "evaluation_tasks", "summary_line"]
+__all__ = ["cmd_evaluate", "evaluation_tasks"]
 
 
 def evaluation_tasks() -> dict[str, Any]:
@@ -24,24 +24,6 @@ def evaluation_tasks() -> dict[str, Any]:
     from .protocol import TASKS
 
     return TASKS
-
-
-def summary_line(data: Any) -> str:
-    """The table's one-line summary; a plain file has no preset label (its columns are
-    typed by the command's flags), and rows the preset dropped are counted."""
-    line = data.summary()
-    preset = (data.preset or {}).get("name")
-    if data.meta.get("plain_file") and preset:
-        line = line.replace(f" [preset {preset}]", "", 1)
-    dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
-    # rows without a class are dropped by every preset: said apart, as no flag keeps them
-    no_target = min(int(data.meta.get("rows_no_target", 0)), max(dropped, 0))
-    if no_target:
-        line += f"; {no_target} row(s) without a target value dropped"
-    if dropped - no_target > 0:
-        line += (f"; {dropped - no_target} row(s) with a missing value dropped by preset "
-                 f"{preset} (--preset categorical keeps them, missing as a value)")
-    return line
 
 
 def _warn_once(caught: list[Any]) -> None:

@@ -24,7 +24,7 @@ from .._pathtext import path_text
 from ..datasets import split_list
 
 __all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
-           "load_input", "numeric_hint", "numeric_looking", "split_list"]
+           "load_input", "numeric_hint", "numeric_looking", "split_list", "summary_line"]
 
 #: a plain file's column whose values all parse as numbers and that has at least this many
 #: distinct values "looks numeric": read as categories it gives one value per number, and the
@@ -353,3 +353,21 @@ def input_files(text: str, data_dir: str | None = None) -> list[Path]:
     if p.is_file():
         return [p] + ([p.parent / "meta.json"] if p.name == "data.csv" else [])
     return []
+
+
+def summary_line(data: Any) -> str:
+    """The table's one-line summary; a plain file has no preset label (its columns are
+    typed by the command's flags), and rows the preset dropped are counted."""
+    line = data.summary()
+    preset = (data.preset or {}).get("name")
+    if data.meta.get("plain_file") and preset:
+        line = line.replace(f" [preset {preset}]", "", 1)
+    dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
+    # rows without a class are dropped by every preset: said apart, as no flag keeps them
+    no_target = min(int(data.meta.get("rows_no_target", 0)), max(dropped, 0))
+    if no_target:
+        line += f"; {no_target} row(s) without a target value dropped"
+    if dropped - no_target > 0:
+        line += (f"; {dropped - no_target} row(s) with a missing value dropped by preset "
+                 f"{preset} (--preset categorical keeps them, missing as a value)")
+    return line
