@@ -68,8 +68,8 @@ def _support(labels, runs, w):
 
 
 def study(name, df, y, k, seed):
-    from catembed._numeric import apply_numeric
     from catembed.cluster import LCA
+    from catembed.stats._numeric import apply_numeric
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

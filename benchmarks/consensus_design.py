@@ -29,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from catembed._threads import one_thread  # noqa: E402
+from catembed._utils._threads import one_thread  # noqa: E402
 from catembed.cluster.consensus import Consensus  # noqa: E402
 from catembed.metrics import ari_codes as _ari  # noqa: E402
 from synthetic import planted_codes  # noqa: E402

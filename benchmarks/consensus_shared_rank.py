@@ -23,9 +23,9 @@ from sklearn.cluster import KMeans
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catembed import OneHotEmbedder  # noqa: E402
-from catembed._numeric import apply_numeric  # noqa: E402
 from catembed.cluster import LCA, MGR, OCL, KModes, LSHKRepresentatives  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
+from catembed.stats._numeric import apply_numeric  # noqa: E402
 from consensus_v2_design import (  # noqa: E402
     POOL,
     Recording,

@@ -134,8 +134,8 @@ def planted_tables(rows: int, seeds: int):
 
 
 def _table_codes(model: Recording, df: pd.DataFrame) -> np.ndarray:
-    from catembed._numeric import apply_numeric
     from catembed.stats import encode
+    from catembed.stats._numeric import apply_numeric
 
     d = apply_numeric(df, model.numeric_bins_)
     return encode(d, model.feature_names_, model.categories_, model.handle_missing)
@@ -213,7 +213,7 @@ def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        d = __import__("catembed._numeric", fromlist=["apply_numeric"]).apply_numeric(
+        d = __import__("catembed.stats._numeric", fromlist=["apply_numeric"]).apply_numeric(
             df, model.numeric_bins_).astype(str)
         out["ref:lca"] = ari_codes(y, LCA(k, random_state=seed).fit(d).labels_)
         out["ref:kmodes"] = ari_codes(y, KModes(n_clusters=k, random_state=seed).fit(d).labels_)

@@ -33,8 +33,8 @@ from sklearn.metrics import normalized_mutual_info_score as nmi
 
 sys.path.insert(0, os.path.dirname(__file__))
 import deep_pool  # noqa: E402
-from catembed._numeric import quantile_edges  # noqa: E402
 from catembed.deep import _guard  # noqa: E402
+from catembed.stats._numeric import quantile_edges  # noqa: E402
 
 
 def heavy_tailed_mixed(n_rows: int = 1000, n_groups: int = 3, strength: float = 1.0,

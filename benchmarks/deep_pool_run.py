@@ -46,8 +46,8 @@ def classical(name: str, X, k: int, seed: int) -> np.ndarray:
     if name == "ref-new":
         return _guard.reference_partition(codes, nums, k, seed).labels
     if name == "kmodes-binned":
-        from catembed._numeric import quantile_edges
         from catembed.cluster.kmodes import KModes
+        from catembed.stats._numeric import quantile_edges
         B = X.copy()
         for c in X.columns:
             if X[c].dtype != object:

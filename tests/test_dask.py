@@ -85,7 +85,7 @@ def test_set_output_pandas_and_passthrough(client):
 def test_is_dask_collection_frames_and_any_collection():
     import dask.array as da
 
-    from catembed._validation import is_dask_collection
+    from catembed._utils._validation import is_dask_collection
 
     df = _frame(20)
     ddf = dd.from_pandas(df, npartitions=2)

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._params import check_int
-from .._progress import step
-from .._validation import CatEmbedError
+from .._utils._params import check_int
+from .._utils._progress import step
+from .._utils._validation import CatEmbedError
 
 __all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
 

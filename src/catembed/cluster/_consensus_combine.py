@@ -123,6 +123,6 @@ def nearest_labels(U: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def check_combine(value: Any) -> None:
     """``combine`` is one of :data:`COMBINE_RULES` (through the shared option check)."""
-    from .._params import check_option
+    from .._utils._params import check_option
 
     check_option("combine", value, COMBINE_RULES)

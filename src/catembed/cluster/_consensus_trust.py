@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import CatEmbedWarning
+from .._utils._errors import CatEmbedWarning
 from ..metrics import ari_codes
 
 __all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]

@@ -49,13 +49,12 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import CatEmbedWarning
-from .._method_names import resolve_name
-from .._numeric import apply_numeric, fit_numeric, is_numeric
-from .._params import check_int, check_option, check_random_state_param, is_real
-from .._progress import step
-from .._threads import one_thread
-from .._validation import (
+from .._utils._errors import CatEmbedWarning
+from .._utils._method_names import resolve_name
+from .._utils._params import check_int, check_option, check_random_state_param, is_real
+from .._utils._progress import step
+from .._utils._threads import one_thread
+from .._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,
@@ -65,6 +64,7 @@ from .._validation import (
 )
 from ..metrics import ari_codes
 from ..stats import ValueStatistics, encode, factorize_frame
+from ..stats._numeric import apply_numeric, fit_numeric, is_numeric
 from . import _consensus_state as _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
 from ._consensus_combine import (

@@ -50,8 +50,8 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
-from .._params import check_option
-from .._validation import CatEmbedWarning
+from .._utils._params import check_option
+from .._utils._validation import CatEmbedWarning
 from ..metrics import ari_codes
 from ._batches import count_labels, label_dtype
 from ._data import MOMENT_CHUNK, CodedNumbers, column_moments

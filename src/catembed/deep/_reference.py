@@ -42,7 +42,7 @@ from scipy.special import ndtri
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
-from .._validation import CatEmbedWarning
+from .._utils._validation import CatEmbedWarning
 from ..metrics import nmi
 from ._batches import label_dtype
 from ._guard import REFERENCE_SAMPLE, Reference, reference_input, reference_state

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ..stats import ValueStatistics
 
 __all__ = [

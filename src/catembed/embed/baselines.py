@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 

@@ -31,8 +31,8 @@ nothing depends on ``n``):
    separate the classes adds ~0).
 3. Each view is centred on the training rows (``t_v - sum_{u in attr(v)} p_u t_u``) and
    scaled to unit mean squared norm, ``trace(T^T (C / n - p p^T) T) = 1`` (the object
-   covariance from the statistics, as :func:`catembed._projection.object_pca`), so that neither
-   view dominates k-means; the output concatenates them (width ``2 k``).
+   covariance from the statistics, as :func:`catembed.transform._projection.object_pca`), so that
+   neither view dominates k-means; the output concatenates them (width ``2 k``).
 
 Every choice needs no labels: ``k = 10`` (MCA's column in every table uses 10 axes, and the
 latent-class view gets the same budget); three EM starts, the highest composite
@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_int
-from .._validation import CatEmbedError
+from .._utils._params import check_int
+from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
 from ..stats import ValueStatistics
 from .mca import MCA
