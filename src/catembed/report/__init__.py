@@ -45,8 +45,8 @@ from typing import Any
 from .._utils._files import read_text_file
 from .._utils._pathtext import path_text
 from .._utils._text import plot_text
-from ..plot._profiles import cluster_profiles
 from ._html import render_html
+from ._profiles import cluster_profiles
 
 __all__ = ["ReportData", "build_report", "cluster_profiles", "consensus_summary", "register",
            "render_html", "write_report"]
