@@ -42,7 +42,6 @@ from ._utils._validation import (
     validate_transform_input,
     warnings_at_caller,
 )
-from .stats import ValueStatistics, count_table
 from .stats._numeric import (
     NumericState,
     apply_numeric,
@@ -52,7 +51,7 @@ from .stats._numeric import (
     select_columns,
 )
 from .stats._pooling import check_cost_before_counting, check_fit_cost, prune_statistics
-from .stats._value_statistics import require_statistics
+from .stats._value_statistics import ValueStatistics, count_table, require_statistics
 from .transform._chunks import fit_chunks
 from .transform._dask import DaskAwareTransformer, fit_dask
 from .transform._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes

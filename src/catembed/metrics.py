@@ -24,7 +24,7 @@ from sklearn.metrics.cluster import contingency_matrix
 
 from ._utils._params import check_int
 from ._utils._validation import CatEmbedError
-from .stats import ValueStatistics
+from .stats._value_statistics import ValueStatistics
 
 __all__ = [
     "ari",

@@ -414,7 +414,7 @@ def user_stacklevel() -> int:
     import os
     import sys
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the catembed package
     try:
         import sklearn
 

@@ -20,7 +20,7 @@ from ._evaluate import evaluation_tasks
 
 __all__ = ["TABLES_DIR", "cmd_bench", "table_ids"]
 
-TABLES_DIR = Path(__file__).with_name("tables")
+TABLES_DIR = Path(__file__).resolve().parents[1] / "evaluation" / "tables"
 
 
 def _bench_data_dir(data_dir: str | None) -> str | None:

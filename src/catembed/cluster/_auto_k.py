@@ -118,7 +118,7 @@ def _compact(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
-    from ..stats import ValueStatistics
+    from ..stats._value_statistics import ValueStatistics
 
     names = [f"c{j}" for j in range(codes.shape[1])]
     mi = ValueStatistics.from_codes(codes, cats, names).mutual_information()

@@ -27,7 +27,7 @@ from .._utils._validation import (
     has_string_names,
     user_stacklevel,
 )
-from ..stats import encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
 from ..stats._pooling import _duration, memory_limit
 
 __all__ = ["DEFAULT_MAX_SECONDS", "check_common", "check_cost", "fit_codes", "predict_codes",

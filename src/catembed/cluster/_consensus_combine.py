@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._consensus_runs import _nearest
 
 __all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",

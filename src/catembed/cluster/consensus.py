@@ -63,8 +63,9 @@ from .._utils._validation import (
     select_categorical,
 )
 from ..metrics import ari_codes
-from ..stats import ValueStatistics, encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
 from ..stats._numeric import apply_numeric, fit_numeric, is_numeric
+from ..stats._value_statistics import ValueStatistics
 from . import _consensus_state as _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
 from ._consensus_combine import (

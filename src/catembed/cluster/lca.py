@@ -43,7 +43,7 @@ from .._utils._validation import (
     is_frame,
     select_categorical,
 )
-from ..stats import encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
 
 __all__ = ["LCA", "lca_labels"]
 

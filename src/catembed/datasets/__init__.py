@@ -138,7 +138,7 @@ class Dataset:
         """Size figures of the table as it is: ``n_rows``, ``n_features``, ``n_values``
         (``|V|``: distinct values of the categorical and binary features, missing counted as a
         value), ``n_numeric`` and ``n_classes``."""
-        from ..stats import ValueStatistics
+        from ..stats._value_statistics import ValueStatistics
 
         cats = self.categorical_columns
         n_values = ValueStatistics.from_frame(self.frame, columns=cats).n_values if cats else 0

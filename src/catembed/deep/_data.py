@@ -29,9 +29,10 @@ import numpy as np
 import pandas as pd
 
 from .._utils._validation import CatEmbedError
-from ..stats import ValueStatistics, compute_statistics, encode, factorize_frame
-from ..stats._encoding import _position
+from ..stats._compute import compute_statistics
+from ..stats._encoding import _position, encode, factorize_frame
 from ..stats._numeric import check_finite_numbers
+from ..stats._value_statistics import ValueStatistics
 
 #: rows read, encoded or passed through a network at a time
 CHUNK = 8192

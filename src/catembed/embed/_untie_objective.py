@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from .._utils._threads import small_problem_threads as _small_threads
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ..transform._projection import psd_factor
 from ._untie_spaces import KernelSpace
 

@@ -46,7 +46,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._utils._validation import CatEmbedError, CatEmbedWarning
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = [
     "DEFAULT_KERNELS",

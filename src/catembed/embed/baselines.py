@@ -14,7 +14,7 @@ import numpy as np
 
 from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = ["OneHotEmbedder", "OneHotPCA", "IDFEmbedder"]
 

@@ -53,7 +53,7 @@ from sklearn.utils import check_random_state
 from .._utils._params import check_int
 from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from .mca import MCA
 
 __all__ = ["LCME", "pairwise_latent_classes"]

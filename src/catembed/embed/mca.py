@@ -58,9 +58,10 @@ from .._utils._validation import (
     validate_transform_input,
 )
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics, encode
+from ..stats._encoding import encode
 from ..stats._numeric import check_finite_numbers, read_numbers
 from ..stats._pooling import pool_rare_values, pooled_encoding
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
 

@@ -42,7 +42,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils._params import check_int, check_option, check_positive
 from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics, encode
+from ..stats._encoding import encode
+from ..stats._value_statistics import ValueStatistics
 from ..transform._projection import object_pca_dense
 from ._untie_objective import ValueLevelProblem, fit_cost, small_problem_threads
 from ._untie_selection import choose_weights

@@ -391,7 +391,7 @@ def _new_estimator(path: str, meta: dict[str, Any]) -> Any:
 
 def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
     """A model (or a composite's part) from its metadata and arrays."""
-    from ..stats import ValueStatistics
+    from ..stats._value_statistics import ValueStatistics
 
     if not isinstance(meta, dict):
         raise bad(path, "a part's metadata is not a JSON object")

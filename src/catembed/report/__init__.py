@@ -122,7 +122,7 @@ def _short_paper(paper: str) -> str:
 def _paper_rows(name: str, methods: list[str]) -> list[dict[str, Any]]:
     """The paper tables' figures for this data set and these methods: one row per table; a
     cell another table already gave (the same paper, table, metric and method) is left out."""
-    tables = Path(__file__).with_name("evaluation") / "tables"
+    tables = Path(__file__).resolve().parents[1] / "evaluation" / "tables"
     out: list[dict[str, Any]] = []
     seen: set[tuple] = set()
     for path in sorted(tables.glob("*.json")):
@@ -231,7 +231,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     from ..embed.registry import METHODS
     from ..evaluation.methods import get_method
     from ..metrics import fci, vci
-    from ..stats import compute_statistics
+    from ..stats._compute import compute_statistics
 
     method = resolve_name(method, sorted(METHODS), suffix=" (--method)")
     X = as_frame(X)

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._params import check_int, check_param_types
 from .._utils._validation import CatEmbedError, as_frame, missing_mask, select_categorical
-from ..stats import encode_column, factorize_frame
+from ..stats._encoding import encode_column, factorize_frame
 from ..stats._numeric import check_finite_numbers
 from ..stats._pooling import check_matrix_memory
 

@@ -21,8 +21,7 @@ from scipy.spatial.distance import cdist
 
 from .._utils._params import check_nonnegative, check_option
 from .._utils._validation import CatEmbedWarning, warn_at_caller
-from ..stats import ValueStatistics
-from ..stats._value_statistics import require_statistics
+from ..stats._value_statistics import ValueStatistics, require_statistics
 
 __all__ = [
     "METRICS",

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._utils._progress import counted, reporting, step
 from .._utils._validation import CatEmbedError, CatEmbedTypeError, as_frame
-from ..stats import count_chunks
+from ..stats._compute import count_chunks
 from ..stats._numeric import apply_numeric, numeric_summaries_of_chunks
 
 __all__ = ["fit_chunks"]

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._validation import is_dask_collection
-from ..stats import compute_statistics
+from ..stats._compute import compute_statistics
 from ..stats._numeric import apply_numeric, numeric_summary
 
 __all__ = ["DaskAwareTransformer", "fit_dask", "transform_dask"]

@@ -52,7 +52,7 @@ def inter_heterogeneity(X: Any) -> float:
     from scipy.spatial.distance import cdist
 
     from ...embed._untie_spaces import coupling_spaces
-    from ...stats import compute_statistics
+    from ...stats._compute import compute_statistics
 
     stats = compute_statistics(X)
     sizes = np.asarray(stats.sizes)
