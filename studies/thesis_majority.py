@@ -19,7 +19,7 @@ from sklearn.metrics import normalized_mutual_info_score
 
 from catembed.evaluation import bench
 from catembed.metrics import matched_accuracy
-from thesis_accuracy import CLASSICAL, parse_args, run_scored  # benchmarks/ is on sys.path
+from thesis_accuracy import CLASSICAL, parse_args, run_scored  # studies/ is on sys.path
 
 
 def _one_cluster(yy: np.ndarray, labels: np.ndarray) -> dict[str, float]:

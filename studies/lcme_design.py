@@ -37,6 +37,7 @@ from catembed.embed import LCME, MCA
 from catembed.stats import encode
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 from synthetic import planted_codes  # noqa: E402
 
 

@@ -28,6 +28,7 @@ from scipy.stats import spearmanr
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 import catembed.deep as deep  # noqa: E402
 from catembed.deep import _guard, clustering  # noqa: E402
 from catembed.deep._data import fit_encode_compact, split_columns  # noqa: E402

@@ -23,6 +23,8 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                "benchmarks"))  # synthetic.py
 
 from catembed.cluster import MGR, KModes, LSHKRepresentatives  # noqa: E402
 from catembed.datasets import load_dataset  # noqa: E402

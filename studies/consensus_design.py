@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 
 from catembed._utils._threads import one_thread  # noqa: E402
 from catembed.cluster.consensus import Consensus  # noqa: E402

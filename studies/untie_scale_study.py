@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.metrics import normalized_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 from catembed.cluster.embedding_labels import kmeans_labels  # noqa: E402
 from catembed.embed.couplings import Couplings  # noqa: E402
 from catembed.embed.untie import UNTIE  # noqa: E402

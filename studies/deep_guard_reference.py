@@ -35,6 +35,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 from catembed.deep import _guard  # noqa: E402
 from catembed.deep._data import fit_encode_compact, split_columns  # noqa: E402
 from deep_guard_design import TABLES  # noqa: E402

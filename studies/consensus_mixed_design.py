@@ -30,6 +30,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
 
 from catembed.cluster import KPrototypes  # noqa: E402
 from catembed.cluster.consensus import Consensus  # noqa: E402
