@@ -15,7 +15,7 @@ columns, values per column, purity, unequal sizes, mixed numeric columns), struc
 tables (independent columns, skewed or uniform), and the shared UCI sets (where the
 partition at the chosen k is compared with the partition at the class count).
 
-    PYTHONPATH=src python benchmarks/auto_k_design.py [--reps 3]
+    PYTHONPATH=src python studies/auto_k_design.py [--reps 3]
 """
 
 from __future__ import annotations

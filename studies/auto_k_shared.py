@@ -2,7 +2,7 @@
 with the class of ``Consensus("auto")`` next to ``Consensus(k = number of classes)``, the
 k chosen, per set (at most ``--max-rows`` rows, a fixed random sample).
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/auto_k_shared.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/auto_k_shared.py
 """
 
 from __future__ import annotations

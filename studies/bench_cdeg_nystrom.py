@@ -17,7 +17,7 @@ float32 (a 4.3 GB affinity, built in row blocks; the exact weighted median dista
 Lanczos on the dense normalised affinity), the same steps and seeds as the library's dense
 route, which works in float64 (on Tic-tac-toe and Mushroom both give identical labels).
 
-Usage: ``python benchmarks/bench_cdeg_nystrom.py [--seeds 10] [--wide] [--landmarks N]``
+Usage: ``python studies/bench_cdeg_nystrom.py [--seeds 10] [--wide] [--landmarks N]``
 """
 
 from __future__ import annotations

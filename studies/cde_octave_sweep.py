@@ -8,7 +8,7 @@ sides run ``--runs`` seeds (their k-means streams differ, so the comparison is o
 distributions: number of granularities, columns kept per step, width before and after
 the PCA). Usage::
 
-    CATEMBED_CDE_M=/tmp/cde/CDE.m python benchmarks/cde_octave_sweep.py soybean_small zoo
+    CATEMBED_CDE_M=/tmp/cde/CDE.m python studies/cde_octave_sweep.py soybean_small zoo
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ and the embeddings equal up to the sign of each component; and the CDE paper's p
 the F-score of one MATLAB-style k-means run (seed s, as many clusters as classes) on the
 embedding, mean over the ten seeds, before and after.
 
-Usage: ``python benchmarks/cde_values_equality.py``
+Usage: ``python studies/cde_values_equality.py``
 """
 
 from __future__ import annotations

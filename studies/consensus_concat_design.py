@@ -19,7 +19,7 @@ embedding; every combination below is applied to them:
 References: ``median-km10`` / ``best-km10``, the median and best member with
 ``KMeans(n_init=10)`` on its own embedding (the issue's line), LCA.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_concat_design.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_concat_design.py
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ embeddings side by side (each scaled to unit mean squared row norm, weighted by 
 square root of its agreement weight) against the consensus' evidence accumulation, on
 seven tables, two seeds. Printed: ARI with the class.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_concat_probe.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_concat_probe.py
 """
 
 from __future__ import annotations

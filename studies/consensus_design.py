@@ -14,7 +14,7 @@ Scenarios vary purity, the number of groups, noise columns (uniform, high-cardin
 skewed), unequal group sizes and latent-class tables (value profiles per class drawn from a
 Dirichlet), so that different members win. Run from the repository root:
 
-    PYTHONPATH=src python benchmarks/consensus_design.py [--rows 2000] [--seeds 3]
+    PYTHONPATH=src python studies/consensus_design.py [--rows 2000] [--seeds 3]
 """
 
 from __future__ import annotations

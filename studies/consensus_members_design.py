@@ -18,7 +18,7 @@ scaled to unit mean squared row norm times the square root of its weight, side b
 References: ``median-km10``, the median of the default members' ``KMeans(n_init=10)`` ARI on
 their own embeddings (the issue's line), and each partition member alone (``own:<name>``).
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_members_design.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_members_design.py
     ... --acceptance --seeds 5   # Consensus itself, whole Zoo / Soybean / Mushroom / Titanic
 """
 

@@ -13,7 +13,7 @@ Scenarios: the categorical and numeric signals about equal, the numbers stronger
 categories stronger, unequal groups, numbers only, and many numbers (8) beside 2 categories.
 Run from the repository root:
 
-    PYTHONPATH=src python benchmarks/consensus_mixed_design.py [--rows 2000] [--seeds 3]
+    PYTHONPATH=src python studies/consensus_mixed_design.py [--rows 2000] [--seeds 3]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ catembed's clusterers (MGR, OCL, LSH k-representatives), k-modes, LCA and one-ho
 ``KMeans(n_init=10)``. Both combinations (``concat``, ``coassoc``) are fitted; each is
 ranked against the other columns without the other combination.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python benchmarks/consensus_shared_rank.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_shared_rank.py
 """
 
 from __future__ import annotations

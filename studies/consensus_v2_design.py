@@ -21,7 +21,7 @@ those same runs (they differ only in the weights). The table printed is the mean
 the class (k = the number of classes), with each member's own consensus, the median
 member and the best member beside the rules.
 
-    PYTHONPATH=src python benchmarks/consensus_v2_design.py [--seeds 2] [--max-rows 3000]
+    PYTHONPATH=src python studies/consensus_v2_design.py [--seeds 2] [--max-rows 3000]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the objective (both: higher should mean better). ``--stress`` adds fits set up t
 (a clustering weight ``gamma=20`` and a learning rate of ``1e-2``), the degenerate cases the
 guard must catch.
 
-Usage: ``python benchmarks/deep_guard_design.py [--models IDEC,AttentionClusterer]
+Usage: ``python studies/deep_guard_design.py [--models IDEC,AttentionClusterer]
 [--n-init 5] [--steps 300] [--stress]``.
 """
 

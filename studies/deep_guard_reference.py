@@ -14,13 +14,13 @@ k-means (``n_init=10``) of the z-scored numbers beside the categorical columns a
 and ``vote``: the one of the three that agrees most with the other two
 (:func:`catembed.deep._guard.reference_partition`, the guard's reference).
 
-Every table of ``benchmarks/deep_guard_design.py`` is scored twice: as
+Every table of ``studies/deep_guard_design.py`` is scored twice: as
 ``benchmarks/synthetic.py:planted_mixed`` draws it (its groups own blocks of adjacent value
 names ``v0, v1, ...``, so the sorted codes carry the groups' order) and with every column's
 value names permuted at random (the codes' order then is arbitrary, as a category's name
 usually is). ``credit_like_frame`` (skewed numbers, a few categorical columns) is scored too.
 
-Usage: ``python benchmarks/deep_guard_reference.py [--rows 600] [--seeds 5]``.
+Usage: ``python studies/deep_guard_reference.py [--rows 600] [--seeds 5]``.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ values becomes categorical; a categorical column with more distinct values than 
 rows (names, dates) is dropped; at most :data:`MAX_ROWS` rows, a uniform sample without
 replacement (``RandomState(0)``). ``n_clusters`` is the number of classes.
 
-Run ``python benchmarks/deep_pool.py`` to print the two halves and each table's shape.
+Run ``python studies/deep_pool.py`` to print the two halves and each table's shape.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ k-means on the rank space (the guard's rank reference, ``random_state`` = the se
 k-modes on the table with every number in 5 quantile bins (k-prototypes with
 ``--numeric discretize``; catembed's ``KModes``, random init, ``n_init=10``).
 
-    python benchmarks/deep_pool_eval.py --half design --deep bench_out/design_deep.jsonl
+    python studies/deep_pool_eval.py --half design --deep bench_out/design_deep.jsonl
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ baseline of its table where that baseline is above .10 (``deep_pool_eval.py``). 
 each measure's AUC (how well a low value picks out the short fits) and, for each candidate
 threshold, the short fits caught and the other fits warned.
 
-    python benchmarks/deep_pool_margin.py --deep bench_out/design_deep.jsonl
+    python studies/deep_pool_margin.py --deep bench_out/design_deep.jsonl
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ binary categories). Candidates, k-means with ``n_init=10`` unless said:
 * ``kmodes-binned``: catembed's ``KModes`` (random init, ``n_init=10``) of the binned table
   (k-prototypes with ``--numeric discretize``).
 
-Usage: ``python benchmarks/deep_pool_reference.py [--seeds 5]``.
+Usage: ``python studies/deep_pool_reference.py [--seeds 5]``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ validation pool (:mod:`deep_pool`), seeds one after the other in one process, an
 JSON line per (table, method, seed) to ``--out`` (labels kept, so label-free measures can be
 computed afterwards without refitting). Resumable: a line already in ``--out`` is skipped.
 
-    python benchmarks/deep_pool_run.py --half design --seeds 0 1 2 3 4 --out design.jsonl
+    python studies/deep_pool_run.py --half design --seeds 0 1 2 3 4 --out design.jsonl
 
 Issue 42's runs (docs/deep.md): ``--save-pool bench_out/pool.json`` once, then one process
 per half with ``--pool bench_out/pool.json --no-guard --jobs JOBS`` where JOBS lists

@@ -8,7 +8,7 @@ objective and labels, and prints each restart's NMI and matched accuracy, which 
 kept, and the Spearman correlation between objective and NMI over all restarts. The
 labels only score; nothing here feeds back into a setting.
 
-Usage: ``python benchmarks/deep_restarts.py --dataset adult --model IDEC [--seeds 0,1,2,3,4]
+Usage: ``python studies/deep_restarts.py --dataset adult --model IDEC [--seeds 0,1,2,3,4]
 [--n-init 3]``.
 """
 

@@ -12,7 +12,7 @@ Each method embeds the table (or clusters it, LCA), k-means (one start, k-means+
 the embedding into the true number of classes, and the adjusted Rand index against the hidden
 class is averaged over seeds. Prints one line per case and the mean per method.
 
-Usage: ``python benchmarks/lcme_design.py [--seeds 5] [METHOD ...]``; methods: ``mca``,
+Usage: ``python studies/lcme_design.py [--seeds 5] [METHOD ...]``; methods: ``mca``,
 ``lca`` (true K), ``lcme``, ``lc`` (LCME's latent-class view alone), ``lcme20``
 (``n_components=20``), ``onehot``; ``cmap`` (the composite-likelihood classes with the true
 K, each row to its most probable class: how close the statistics-only fit comes to LCA),

@@ -29,7 +29,7 @@ the methods above (bottom third, within 0.05 of the set's best column other than
 ``--exclude`` column, e.g. ``Consensus``), and the sets where even that pick misses. It reads
 the labels' scores only; it chooses nothing.
 
-Usage: ``python benchmarks/rank_tables.py RUN.json [RUN.json ...] [--focus Consensus]``
+Usage: ``python studies/rank_tables.py RUN.json [RUN.json ...] [--focus Consensus]``
 """
 
 from __future__ import annotations

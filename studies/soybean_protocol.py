@@ -12,7 +12,7 @@ under several readings of the protocol:
 * ``fit-once``: one embedding per CDE seed, 50 k-means starts on it (the mean of those 50 is
   one "table value"); shows how much the table value depends on the one CDE fit.
 
-Usage: ``python benchmarks/soybean_protocol.py [N_SEEDS]`` (default 100).
+Usage: ``python studies/soybean_protocol.py [N_SEEDS]`` (default 100).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ scores the same labels under three definitions, beside the thesis' own cells:
 For each definition it prints the per-cell difference to the thesis and how many cells lie
 within 0.01 and 0.03. No label enters a method; the labels only score.
 
-Usage: ``python benchmarks/thesis_accuracy.py [--datasets a,b] [--data-dir DIR]``.
+Usage: ``python studies/thesis_accuracy.py [--datasets a,b] [--data-dir DIR]``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ the same fit with ``guard=False``.
 Usage (the arguments after the networks go to ``catembed bench``, except ``--device``,
 the fits' torch device, default ``cpu``)::
 
-    python benchmarks/thesis_chain_cells.py ae,attention --datasets heart_cleveland \
+    python studies/thesis_chain_cells.py ae,attention --datasets heart_cleveland \
         --runs 5 --seed 0 --json [--device cuda]
 """
 

@@ -9,7 +9,7 @@ every row in one cluster under the thesis' (one-to-one matched) accuracy
 and, from one run of the ``Gower distance`` column (seed 0), the share of the rows in
 Gower's largest cluster and its matched accuracy and NMI. Labels only score.
 
-Usage: ``python benchmarks/thesis_majority.py [--datasets a,b] [--data-dir DIR]``.
+Usage: ``python studies/thesis_majority.py [--datasets a,b] [--data-dir DIR]``.
 """
 
 from __future__ import annotations

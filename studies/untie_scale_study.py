@@ -2,7 +2,7 @@
 spaces) against ``scale="attribute"`` (equal energy per attribute) and Couplings.
 
 Labels are used only to score the planted groups (NMI of k-means, MATLAB seeding, seeds
-0-4); nothing here looks at a benchmark data set. ``python benchmarks/untie_scale_study.py``
+0-4); nothing here looks at a benchmark data set. ``python studies/untie_scale_study.py``
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ Every choice needs no labels: ``k = 10`` (MCA's column in every table uses 10 ax
 latent-class view gets the same budget); three EM starts, the highest composite
 log-likelihood kept; equal weight per view. The design was chosen on synthetic tables with
 planted classes (``benchmarks/synthetic.py`` and latent-class-generated tables,
-``benchmarks/lcme_design.py``), never on the bench sets; there LCME was level with MCA
+``studies/lcme_design.py``), never on the bench sets; there LCME was level with MCA
 (mean ARI 0.734 vs 0.741) and above its latent-class view alone (0.703). The bench tables
 and the ranks are in ``docs/reproducing.md``, "Our own method".
 """
