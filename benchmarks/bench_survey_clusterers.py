@@ -1,7 +1,7 @@
 """MGR and LSH-k-representatives against catembed's KModes: quality on the survey's sets,
 time on the same tables (issue 39).
 
-    CATEMBED_DATA=.../shared/datasets python studies/bench_survey_clusterers.py \
+    CATEMBED_DATA=.../shared/datasets python benchmarks/bench_survey_clusterers.py \
         [--seeds 5] [--rows 1000000] [--features 20] [--k 8]
 
 Zoo (k=7), Soybean-small (k=4), Mushroom (k=2; all 8124 rows, missing as a value, as the
@@ -23,8 +23,6 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
-                                "benchmarks"))  # synthetic.py
 
 from catembed.cluster import MGR, KModes, LSHKRepresentatives  # noqa: E402
 from catembed.datasets import load_dataset  # noqa: E402

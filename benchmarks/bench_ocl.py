@@ -1,6 +1,6 @@
 """OCL against catembed's KModes: quality and time on the same tables (issue 39).
 
-    CATEMBED_DATA=.../shared/datasets python studies/bench_ocl.py [--seeds 5] \
+    CATEMBED_DATA=.../shared/datasets python benchmarks/bench_ocl.py [--seeds 5] \
         [--sets zoo,soybean_small,mushroom,chess_kr_vs_kp]
 
 Each set as the bench tables read it (``survey-*``: every column categorical, missing as a
