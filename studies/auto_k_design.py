@@ -1,4 +1,10 @@
-"""Design study for choosing k without labels (issue 38, part 2).
+"""Which label-free criterion finds a categorical table's number of groups k, and says k = 1 on a
+table without groups? (issue 38)
+
+Answer used in: src/catembed/cluster/_auto_k.py (``Consensus("auto")``); docs/consensus.md,
+"Choosing k".
+
+Design study for choosing k without labels (issue 38, part 2).
 
 Question: which label-free criterion finds the number of groups of a categorical table,
 and says "no clear groups" (k = 1) on a table without any? Candidates, each computed on at
@@ -73,7 +79,7 @@ def criteria(df: pd.DataFrame, ks: range, seed: int) -> pd.DataFrame:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--kmax", type=int, default=9)
     args = ap.parse_args()

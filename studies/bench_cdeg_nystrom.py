@@ -1,4 +1,10 @@
-"""CDE-G on Adult: the exact Gaussian spectral clustering vs its Nystrom approximation.
+"""Does CDE-G's Nystrom route keep the exact route's F-score on Adult (within 0.02), and at what
+time?
+
+Answer used in: src/catembed/cluster/embedding_labels.py; docs/reproducing.md, "Table 2
+(spectral clustering)".
+
+CDE-G on Adult: the exact Gaussian spectral clustering vs its Nystrom approximation.
 
 For each seed, CDE is fitted on Adult as prepared by the ``cde-2`` table (preset ``cde``),
 and the same embedding is clustered twice by CDE-G (``gaussian_spectral_labels``): the exact
@@ -135,7 +141,7 @@ def exact_dense_float32(Z: np.ndarray, k: int, random_state: int, block: int = 2
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--landmarks", default="auto")
     ap.add_argument("--wide", action="store_true",

@@ -1,4 +1,9 @@
-"""CDE's multi-granularity sweep, ours beside the authors' CDE.m run in Octave (issue 25).
+"""Does our CDE granularity sweep behave as the authors' CDE.m in Octave (granularities, columns
+kept, widths)? (issue 25)
+
+Answer used in: docs/reproducing.md, "CDE against the authors' CDE.m (Octave)".
+
+CDE's multi-granularity sweep, ours beside the authors' CDE.m run in Octave (issue 25).
 
 Needs ``octave`` with the ``statistics`` package and the authors' ``CDE.m`` (and ``NMI.m``
 beside it; github.com/jiansonglei/CDE, not part of this repository) at ``$CATEMBED_CDE_M``.
@@ -102,7 +107,7 @@ def _summary(name: str, recs: list[dict]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()

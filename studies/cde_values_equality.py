@@ -1,5 +1,8 @@
 """CDE before/after issue 22 item 3 on the bundled sets: same embedding? same F-scores?
 
+Answer used in: docs/benchmarks.md, "CDE's fit as values grow (issue 22)" (the new path is CDE's
+fit).
+
 For seeds 0-9 on soybean_small, zoo and lenses: CDE fitted with the old path
 (``CDE._legacy_fit``) and the new one; whether the value-cluster indicator matrices are equal
 and the embeddings equal up to the sign of each component; and the CDE paper's protocol,

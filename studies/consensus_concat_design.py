@@ -1,4 +1,10 @@
-"""Design study for the combination step of ``Consensus`` (issue 38, after the weights
+"""Which combination step should ``Consensus`` use: the co-association spectral step, or k-means on
+the members' embeddings side by side? (issue 38)
+
+Answer used in: src/catembed/cluster/consensus.py (``combine``); docs/consensus.md, "Issue 38:
+the combination step".
+
+Design study for the combination step of ``Consensus`` (issue 38, after the weights
 rule): evidence accumulation (the co-association spectral step, ``combine="coassoc"``)
 against k-means on the members' embeddings side by side (``combine="concat"``), on the
 declared pool of ``consensus_v2_design.py`` (planted ``base`` and ``low-purity``, the
@@ -114,7 +120,7 @@ def design_pool(max_rows: int) -> list:
                      for n, X, y, k in package_tables()]
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--max-rows", type=int, default=1000)
     ap.add_argument("--out", default="/tmp/consensus_concat_design.csv")

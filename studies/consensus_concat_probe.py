@@ -1,4 +1,9 @@
-"""Probe for the next step of issue 38 (not a frozen rule): k-means on the members'
+"""Is k-means on the members' embeddings side by side worth a design study against the
+co-association step? (issue 38 probe)
+
+Answer used in: docs/consensus.md, "Issue 38: the weights rule" ("Next step, probed").
+
+Probe for the next step of issue 38 (not a frozen rule): k-means on the members'
 embeddings side by side (each scaled to unit mean squared row norm, weighted by the
 square root of its agreement weight) against the consensus' evidence accumulation, on
 seven tables, two seeds. Printed: ARI with the class.

@@ -1,4 +1,10 @@
-"""Design study of :class:`catembed.cluster.Consensus` on synthetic planted tables only.
+"""How should ``Consensus`` combine its members' runs: one member, the most stable ones, or all of
+them with which weights? (first design, planted tables)
+
+Answer used in: docs/consensus.md, "How the design was chosen";
+src/catembed/cluster/consensus.py (``weights``).
+
+Design study of :class:`catembed.cluster.Consensus` on synthetic planted tables only.
 
 For each scenario and seed, one fit records every member's k-means runs; the combination
 rules are then applied to those same runs, so rules differ only in how they combine:
@@ -146,7 +152,7 @@ def rules(model: _Recording, truth: np.ndarray) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--scenarios", nargs="*", default=list(SCENARIOS))

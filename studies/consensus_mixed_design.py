@@ -1,4 +1,10 @@
-"""How :class:`catembed.cluster.Consensus` takes numeric columns: a study on synthetic
+"""How should ``Consensus`` take numeric columns: quantile bins (how many), dropped, FAMD or
+k-prototypes?
+
+Answer used in: src/catembed/cluster/consensus.py (``n_bins``); docs/consensus.md, "Numeric
+columns (mixed tables)".
+
+How :class:`catembed.cluster.Consensus` takes numeric columns: a study on synthetic
 planted mixed tables only (:func:`synthetic.planted_mixed`; no bench set is read).
 
 Rules compared (ARI with the planted groups, mean over seeds):
@@ -50,7 +56,7 @@ BINS = (3, 5, 8, 12)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args()

@@ -1,4 +1,10 @@
-"""Issue 38's shared-set lines for the default ``Consensus``: on every shared UCI set with
+"""On the shared UCI sets, is the default ``Consensus`` ever below the median of its members, and
+how does it rank among catembed's other clusterers? (issue 38 acceptance)
+
+Answer used in: docs/consensus.md, "Issue 38: the combination step" ("Shared sets, after
+freezing").
+
+Issue 38's shared-set lines for the default ``Consensus``: on every shared UCI set with
 2-10 classes (at most ``--max-rows`` rows, a fixed random sample; k = the number of
 classes), its ARI with the class against the median of its members' ``KMeans(n_init=10)``
 ARI (each member's own embedding from the same fit), and its average rank among
@@ -60,7 +66,7 @@ def one(name, X, y, k, seed):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-rows", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--out", default="/tmp/consensus_shared_rank.csv")

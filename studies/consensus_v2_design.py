@@ -1,4 +1,10 @@
-"""Design study for the default clusterer's rule (issue 38): which label-free weighting of
+"""Which label-free weighting of the members' runs keeps ``Consensus`` near its best member? (issue
+38)
+
+Answer used in: src/catembed/cluster/consensus.py (``weights``); docs/consensus.md, "Issue 38:
+the weights rule".
+
+Design study for the default clusterer's rule (issue 38): which label-free weighting of
 the members' k-means runs gives a consensus never far below its best member.
 
 Question: ``Consensus`` weighted its members by their own stability; a member that is
@@ -245,7 +251,7 @@ def run_tables(tables, seeds: int, fn, out: str) -> list[dict]:
     return rows
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--max-rows", type=int, default=3000)
     ap.add_argument("--planted-rows", type=int, default=1500)

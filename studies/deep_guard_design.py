@@ -1,4 +1,10 @@
-"""Choose the degeneracy guard's thresholds and test the restart criterion on planted data
+"""Which thresholds should the deep clusterers' degeneracy guard use, and which restart should it
+keep? (issue 20, item 3)
+
+Answer used in: src/catembed/deep/_guard.py; docs/deep.md, "How the thresholds and the criterion
+were chosen".
+
+Choose the degeneracy guard's thresholds and test the restart criterion on planted data
 (issue 20, item 3). No labelled data set enters: every table is made by
 ``benchmarks/synthetic.py:planted_mixed``, whose planted groups score the restarts.
 
@@ -46,7 +52,7 @@ TABLES = [
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="IDEC,AttentionClusterer")
     ap.add_argument("--n-init", type=int, default=5)
     ap.add_argument("--steps", type=int, default=300)

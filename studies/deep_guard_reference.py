@@ -1,5 +1,8 @@
 """The guard's reference partition on planted data (issue 20, item 3): which space?
 
+Answer used in: src/catembed/deep/_guard.py (``reference_partition``); docs/deep.md, "The
+reference, second version".
+
 The degeneracy guard (``catembed/deep/_guard.py``) judges a deep clusterer's partition by its
 agreement with a reference partition, and falls back to it. This script scores the candidate
 references against the planted groups (adjusted Rand index, ARI), with no labelled data set:
@@ -67,7 +70,7 @@ def scores(X, groups, k: int, seed: int) -> list[float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=600)
     ap.add_argument("--seeds", type=int, default=5)
     args = ap.parse_args()

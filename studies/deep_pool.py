@@ -1,4 +1,9 @@
-"""The validation pool of issue 42: public mixed tables with a class, split into a design half
+"""On which public mixed tables, split how, are the guard's reference and check chosen and then
+checked? (issue 42)
+
+Answer used in: src/catembed/deep/_reference.py; docs/deep.md, "Issue 42".
+
+The validation pool of issue 42: public mixed tables with a class, split into a design half
 and a check half by a rule fixed before any deep clusterer ran on them.
 
 Nineteen tables with numeric and categorical feature columns and a class: seven shared sets

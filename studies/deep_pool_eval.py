@@ -1,4 +1,9 @@
-"""Issue 42: the guard's verdict on the pool's deep fits, and the table of docs/deep.md.
+"""Does the guard of issue 42 warn on every deep fit short of the classical baseline, on the check
+half? (issue 42)
+
+Answer used in: docs/deep.md, "Issue 42" (the check half's table).
+
+Issue 42: the guard's verdict on the pool's deep fits, and the table of docs/deep.md.
 
 Reads the deep fits of ``deep_pool_run.py --no-guard`` (each network's own labels; with the
 default ``n_init=1`` the guard never changes the network, only whether its labels are kept)

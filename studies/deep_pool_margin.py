@@ -1,5 +1,8 @@
 """Issue 42: which label-free measure, and which margin, for the guard's check? DESIGN half only.
 
+Answer used in: src/catembed/deep/_reference.py (``check_partition``); docs/deep.md, "The check
+and its threshold".
+
 For every deep fit of the design half (``deep_pool_run.py --no-guard`` output, the guard of
 issue 42 applied as ``deep_pool_eval.py`` does) this computes label-free measures of the
 final partition against the rank reference (same seed as the fit):

@@ -1,5 +1,8 @@
 """Issue 42, item 2: which reference partition for the deep clusterers' guard?
 
+Answer used in: src/catembed/deep/_reference.py (``rank_reference``); docs/deep.md, "The
+reference (design half and planted tables only)".
+
 Scores candidate label-free references by NMI to the class on the DESIGN half of the pool
 (``deep_pool.py``; the check half is never read here) and by NMI to the planted groups on
 planted mixed tables of the shapes issue 42 names (:func:`heavy_tailed_mixed`: income-like

@@ -1,4 +1,9 @@
-"""Issue 42: run the deep clusterers (defaults) and the classical label-free candidates on the
+"""What do the deep clusterers (defaults) and the classical label-free candidates score on each
+table and seed of the pool? (issue 42; the fits the other deep_pool scripts read)
+
+Answer used in: docs/deep.md, "Issue 42" ("Protocol").
+
+Issue 42: run the deep clusterers (defaults) and the classical label-free candidates on the
 validation pool (:mod:`deep_pool`), seeds one after the other in one process, and append one
 JSON line per (table, method, seed) to ``--out`` (labels kept, so label-free measures can be
 computed afterwards without refitting). Resumable: a line already in ``--out`` is skipped.

@@ -1,5 +1,7 @@
 """Does the restart criterion of the deep clusterers track cluster quality? (issue 13)
 
+Answer used in: docs/deep.md, "Why: the label-free criterion does not track the classes".
+
 ``n_init`` keeps the restart with the lowest final IDEC loss (``objective_``), chosen
 without labels. This script looks afterwards, with the labels, at what the criterion
 chose: for one data set of ``thesis-deep-nmi`` (its preset), one model and several
@@ -32,7 +34,7 @@ SHARED = Path(os.environ.get("CATEMBED_SHARED", Path(__file__).resolve().parents
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--model", default="IDEC",
                     choices=["AutoencoderKMeans", "IDEC", "AttentionClusterer"])

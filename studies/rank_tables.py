@@ -1,4 +1,9 @@
-"""Average ranks of every column of one or more bench runs, as Markdown tables.
+"""Which column ranks best over the data sets of a bench table, or of several tables pooled? (issue
+26)
+
+Answer used in: docs/reproducing.md and docs/consensus.md (the average-rank tables).
+
+Average ranks of every column of one or more bench runs, as Markdown tables.
 
 Reads the JSON that ``catembed bench --table ID --json`` prints. Runs of the same table
 (e.g. a run of some columns and a later run of others, same seeds and runs) are merged
@@ -174,7 +179,7 @@ def portfolio_ceiling(sets: list[dict[str, Any]], keys: set[str], exclude: str |
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--focus", help="a column label: one line per set (score vs the best)")
     ap.add_argument("--portfolio", help="method keys, comma-separated: the best of them per "

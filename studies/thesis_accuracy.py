@@ -1,5 +1,8 @@
 """Which clustering accuracy does the thesis (Fehling, Figure 1.3) report? (issue 13)
 
+Answer used in: the thesis-*-acc tables (``acc``: catembed.metrics.matched_accuracy);
+docs/deep.md, "Which accuracy does the thesis report?".
+
 The thesis draft does not define its "Cluster Accuracy". This script runs the thesis' four
 classical methods (the ``thesis-acc`` columns, one run, seed 0, the table's presets) and
 scores the same labels under three definitions, beside the thesis' own cells:

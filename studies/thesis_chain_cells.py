@@ -1,4 +1,10 @@
-"""The thesis' k-means, DEC, IDEC and DCN cells of a network from one chain per seed (issue 20).
+"""What are the thesis' k-means, DCN, DEC and IDEC cells of a network when, as in the thesis'
+notebook, one chained fit per seed gives all four? (issue 20)
+
+Answer used in: src/catembed/evaluation/tables/thesis-final-nmi.json, -acc.json; docs/deep.md,
+issue 20 passes.
+
+The thesis' k-means, DEC, IDEC and DCN cells of a network from one chain per seed (issue 20).
 
 The thesis' notebook (``deep_clustering_comparison.ipynb`` of its public repository) fits
 DCN, then DEC, then IDEC on the same pretrained network object, so its DEC cell is DCN then

@@ -1,5 +1,8 @@
 """How high can a one-cluster labelling score on the thesis' sets? (issue 13)
 
+Answer used in: docs/deep.md, "Accuracy: where the thesis' best is a near one-cluster
+labelling".
+
 The thesis' best accuracies on Bank Marketing, Census Income and Auction Verification
 (Fehling, Figure 1.3) are Gower distance + average linkage, whose NMIs there are near 0.
 This script checks the argument with numbers: for every set of ``thesis-deep-acc`` (its

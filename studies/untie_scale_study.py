@@ -1,4 +1,9 @@
-"""UNTIE's kernel-space scale on planted tables (issue 25): ``scale="none"`` (the paper's
+"""Does giving each attribute's kernel spaces the same energy mend UNTIE's near-collapse on planted
+tables? (issue 25)
+
+Answer used in: src/catembed/embed/untie.py (``scale``); docs/reproducing.md, "UNTIE's scale".
+
+UNTIE's kernel-space scale on planted tables (issue 25): ``scale="none"`` (the paper's
 spaces) against ``scale="attribute"`` (equal energy per attribute) and Couplings.
 
 Labels are used only to score the planted groups (NMI of k-means, MATLAB seeding, seeds
