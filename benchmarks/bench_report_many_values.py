@@ -40,8 +40,8 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=8)
     parser.add_argument("--method", default="cde")
     args = parser.parse_args()
-    from catembed.report._profiles import cluster_profiles
     from catembed.report import build_report, render_html
+    from catembed.report._profiles import cluster_profiles
 
     X = table(args.rows)
     labels = np.random.default_rng(1).integers(0, args.clusters, len(X))
