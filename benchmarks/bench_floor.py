@@ -110,10 +110,10 @@ def _lookup_cases(plan, codes: np.ndarray, out: np.ndarray, has_numba: bool,
 
 def bench_lookup(n: int, repeat: int, threads: int | None = None,
                  codes_as: str = "narrow") -> None:
-    from catembed import _lookup_kernel
-    from catembed._encoding import code_dtype as narrowest
-    from catembed._lookup import LookupPlan, empty_aligned
-    from catembed._threads import own_threads
+    from catembed._utils._threads import own_threads
+    from catembed.stats._encoding import code_dtype as narrowest
+    from catembed.transform import _lookup_kernel
+    from catembed.transform._lookup import LookupPlan, empty_aligned
 
     code_dtype = narrowest([range(10)]) if codes_as == "narrow" else np.int32
 
@@ -202,7 +202,7 @@ def bench_file(n: int, repeat: int, workdir: str | None) -> None:
 
     import catembed
     from catembed import CDE
-    from catembed.streaming import _block_rows
+    from catembed.transform.streaming import _block_rows
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_floor_", dir=workdir))
     src = tmp / "in.parquet"
@@ -211,7 +211,7 @@ def bench_file(n: int, repeat: int, workdir: str | None) -> None:
     est = CDE(random_state=0, n_components=32).fit(sample)
     model = tmp / "model.npz"
     est.save(model)
-    chunk = _block_rows(est, catembed.streaming.MAX_BLOCK_BYTES)
+    chunk = _block_rows(est, catembed.transform.streaming.MAX_BLOCK_BYTES)
     print(f"\n## transform_file, {n:,} x 8 Parquet -> {n:,} x 32 float32 Parquet "
           f"(chunks of {chunk:,} rows; load {os.getloadavg()[0]:.1f})")
     fns = {
@@ -273,7 +273,8 @@ def bench_counting(n: int, repeat: int) -> None:
 def bench_fit_transform(n: int, repeat: int) -> None:
     import pandas as pd
 
-    from catembed import CDE, _encoding, _value_statistics
+    from catembed import CDE
+    from catembed.stats import _encoding, _value_statistics
     from synthetic import planted_codes
 
     codes, _ = planted_codes(n, 8)

@@ -1,6 +1,6 @@
 """``catembed report`` on 50,000 rows with a 50,000-value column (issue 37, item 7).
 
-Times :func:`catembed.profiles.cluster_profiles` alone and the whole report (no consensus,
+Times :func:`catembed.report._profiles.cluster_profiles` alone and the whole report (no consensus,
 no target) on a generated table: one column of distinct values plus four ordinary ones.
 Wall and CPU seconds are printed; on a loaded machine the CPU time is the fairer figure.
 
@@ -40,8 +40,8 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=8)
     parser.add_argument("--method", default="cde")
     args = parser.parse_args()
-    from catembed.profiles import cluster_profiles
     from catembed.report import build_report, render_html
+    from catembed.report._profiles import cluster_profiles
 
     X = table(args.rows)
     labels = np.random.default_rng(1).integers(0, args.clusters, len(X))

@@ -56,7 +56,7 @@ def _prepare(tmp: Path, rows: int) -> tuple[Path, Path, int]:
     import catembed
     from bench_floor import _make_parquet
     from catembed import CDE
-    from catembed.streaming import _block_rows
+    from catembed.transform.streaming import _block_rows
 
     src = tmp / f"in_{rows}.parquet"
     model = tmp / f"model_{rows}.npz"
@@ -66,7 +66,7 @@ def _prepare(tmp: Path, rows: int) -> tuple[Path, Path, int]:
     est = CDE(random_state=0, n_components=32).fit(sample)
     if not model.exists():
         est.save(model)
-    return src, model, _block_rows(est, catembed.streaming.MAX_BLOCK_BYTES)
+    return src, model, _block_rows(est, catembed.transform.streaming.MAX_BLOCK_BYTES)
 
 
 def main() -> None:

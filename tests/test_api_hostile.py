@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import catembed
 from catembed import CatEmbedError
-from catembed._errors import CatEmbedTypeError
+from catembed._utils._errors import CatEmbedTypeError
 from catembed.embed.mca import FAMD
 
 ALL = [*catembed.METHODS.values(), FAMD]
@@ -117,7 +117,7 @@ def test_cli_huge_n_bins_issue21_item5(tmp_path, cli):
 def test_quantile_edges_clip_n_bins_issue21_item5():
     """issue 21 item 5: one rule for quantile bins (fit, evaluate, LCA's protocol): n_bins
     beyond the count of numbers is clipped, so the edges equal those of n_bins = n."""
-    from catembed._numeric import quantile_edges
+    from catembed.stats._numeric import quantile_edges
 
     x = np.array([3.0, 1.0, np.nan, 2.0, 5.0, np.inf])
     np.testing.assert_array_equal(quantile_edges(x, 10**9), quantile_edges(x, 4))

@@ -12,7 +12,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from catembed import CatEmbedError, CatEmbedWarning, CDEAutoencoder, CDEPlusPlus, load, save
-from catembed._torch import require_torch
+from catembed._utils._torch import require_torch
 from catembed.datasets import load_dataset
 from catembed.embed._autoencoder import code_size
 from catembed.embed._value_clusters import (

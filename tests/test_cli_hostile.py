@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import catembed.streaming as streaming
+import catembed.transform.streaming as streaming
 from catembed import io as cio
-from catembed._errors import CatEmbedError
+from catembed._utils._errors import CatEmbedError
 from catembed.cli import main
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")

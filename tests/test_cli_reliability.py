@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import catembed.cli as cli
-import catembed.embed_cli as embed_cli
+import catembed.cli._embed as embed_cli
 from catembed import io as cio
 from catembed.cli import main
 

@@ -156,8 +156,8 @@ def test_parameter_errors(planted):
 def test_cli_cluster_soybean_small(tmp_path, capsys):
     from catembed import cli
 
-    if "catembed.cluster_cli" not in cli.PLUGINS:  # before the plugin is listed in cli.py
-        cli.PLUGINS = (*cli.PLUGINS, "catembed.cluster_cli")
+    if "catembed.cli._cluster" not in cli.PLUGINS:  # before the plugin is listed in cli.py
+        cli.PLUGINS = (*cli.PLUGINS, "catembed.cli._cluster")
     out = tmp_path / "out.csv"
     assert cli.main(["cluster", "soybean_small", "-k", "4", "-o", str(out)]) == 0
     table = pd.read_csv(out)

@@ -85,7 +85,7 @@ def test_set_output_pandas_and_passthrough(client):
 def test_is_dask_collection_frames_and_any_collection():
     import dask.array as da
 
-    from catembed._validation import is_dask_collection
+    from catembed._utils._validation import is_dask_collection
 
     df = _frame(20)
     ddf = dd.from_pandas(df, npartitions=2)
@@ -120,7 +120,7 @@ def test_transform_partitions_are_column_major(client, monkeypatch):
     # issue 40: each output column of a partition is contiguous, so to_parquet hands it to
     # Arrow without copying the block column by column; a partition is looked up by
     # slices of rows; the values equal in-memory ones
-    import catembed._dask as cdask
+    import catembed.transform._dask as cdask
 
     monkeypatch.setattr(cdask, "_SLICE", 45)
     df = _frame().drop(columns="age").astype({"color": "category", "shape": "category"})

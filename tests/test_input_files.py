@@ -111,7 +111,7 @@ def test_a_fifo_as_the_data_is_refused_by_every_reader(tmp_path, name):
 
 
 def test_a_side_file_above_its_bound_is_refused_before_it_is_read(tmp_path, monkeypatch):
-    from catembed import _files
+    from catembed._utils import _files
     from catembed.datasets import read_meta
 
     (tmp_path / "meta.json").write_text('{"target": null}', encoding="utf-8")

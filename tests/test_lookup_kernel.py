@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from catembed import _lookup, _threads
-from catembed._lookup import LookupPlan, empty_aligned
-from catembed._validation import CatEmbedError
+from catembed._utils import _threads
+from catembed._utils._validation import CatEmbedError
+from catembed.transform import _lookup
+from catembed.transform._lookup import LookupPlan, empty_aligned
 
 
 def _case(combine, dtype, width=32, n=1000, seed=0):
@@ -78,7 +79,7 @@ def test_empty_aligned_starts_on_a_line():
 
 def test_huge_page_copy_is_a_copy():
     pytest.importorskip("numba")
-    from catembed._lookup_kernel import huge_page_copy
+    from catembed.transform._lookup_kernel import huge_page_copy
 
     a = np.arange(1 << 17, dtype=np.float32)  # 512 KiB
     b = huge_page_copy(a)
@@ -120,8 +121,8 @@ def test_code_dtype_and_transform_codes():
     import pandas as pd
 
     from catembed import CDE
-    from catembed._encoding import code_dtype
-    from catembed._lookup import table_codes
+    from catembed.stats._encoding import code_dtype
+    from catembed.transform._lookup import table_codes
 
     assert code_dtype([np.arange(127), np.arange(3)]) == np.int8
     assert code_dtype([np.arange(128)]) == np.int16
@@ -159,7 +160,7 @@ def test_run_parts_in_order_and_raises(threads):
 
 def test_a_pool_is_never_shut_down_under_a_concurrent_call():
     """Pools per helper count: asking for another count leaves the first one usable."""
-    from catembed._threads import _pool, run_parts
+    from catembed._utils._threads import _pool, run_parts
 
     first = _pool(1)
     _pool(2)

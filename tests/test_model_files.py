@@ -253,7 +253,7 @@ def test_a_member_whose_size_is_not_its_headers_is_refused(tmp_path, frame, monk
                                             "archive entry holds"):
         catembed.load(_member_bytes(tmp_path, short))
     assert catembed.load(_member_bytes(tmp_path, raw)).n_features_in_ == 5
-    monkeypatch.setattr("catembed._model_archive.MAX_META_BYTES", 2000)
+    monkeypatch.setattr("catembed.persist._model_archive.MAX_META_BYTES", 2000)
     with pytest.raises(CatEmbedError, match="the metadata is not a text entry of at most "
                                             "500 characters"):
         catembed.load(_member_bytes(tmp_path, raw))
@@ -395,7 +395,7 @@ def test_a_sound_consensus_file_loads_and_predicts_identically(tmp_path, frame, 
 def test_the_declared_shapes_cover_every_model_class():
     """issue 37 item 8: every value embedder of catembed declares its arrays, and the
     classes declared as summing their vectors are those that do."""
-    from catembed._model_shapes import EXTRA_ARRAYS, SUMMED
+    from catembed.persist._model_shapes import EXTRA_ARRAYS, SUMMED
 
     names = set(catembed._MODEL_CLASSES) - {"Consensus"}
     assert set(EXTRA_ARRAYS) == names

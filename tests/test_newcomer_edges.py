@@ -92,7 +92,7 @@ def test_evaluate_says_a_repeated_warning_once(tmp_path, capsys):
 
 
 def test_evaluate_table_aligns_long_method_names():
-    from catembed.evaluation.cli_evaluate import _text_table
+    from catembed.cli._evaluate import _text_table
 
     class R:
         def __init__(self, label):

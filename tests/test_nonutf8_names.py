@@ -13,7 +13,7 @@ import sys
 import pandas as pd
 import pytest
 
-from catembed._pathtext import path_text
+from catembed._utils._pathtext import path_text
 from catembed.cli import main
 from catembed.datasets import BUNDLED_DIR
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from catembed import CDE, CatEmbedError, CatEmbedWarning, IDFEmbedder, OneHotEmbedder
-from catembed._numeric import bin_labels
 from catembed.base import ValueEmbedder
+from catembed.stats._numeric import bin_labels
 
 
 @pytest.fixture

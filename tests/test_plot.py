@@ -74,7 +74,7 @@ def test_project_2d_rejects_unknown_method():
 
 
 def test_place_labels_never_overlap():
-    from catembed.map2d import place_labels
+    from catembed.plot.map2d import place_labels
 
     rng = np.random.default_rng(1)
     anchors = rng.normal(size=(200, 2)) * 40 + 300  # a crowded blob
@@ -92,7 +92,7 @@ def test_place_labels_never_overlap():
 
 
 def test_robust_limits_zoom_on_the_bulk_and_mark_the_outliers():
-    from catembed.map2d import robust_limits
+    from catembed.plot.map2d import robust_limits
 
     rng = np.random.default_rng(0)
     xy = np.vstack([rng.normal(size=(97, 2)), [[40.0, 0.0], [0.0, -30.0], [25.0, 25.0]]])
@@ -231,7 +231,7 @@ def test_value_map_labels_never_overlap(make, cls):
 
 def test_value_map_axes_carry_the_couplings_not_an_independent_column():
     # before issue 41 the year (independent of every other column) took the first axis
-    from catembed.map2d import column_dependence, coupling_axes
+    from catembed.plot.map2d import column_dependence, coupling_axes
 
     X = _penguins_like()
     model = catembed.CDE(random_state=0).fit(X)
@@ -258,7 +258,7 @@ def test_value_map_axes_carry_the_couplings_not_an_independent_column():
 
 def test_coupling_axes_fall_back_to_the_spread_without_coupling():
     # one column: no coupling between columns; the axes are the values' spread
-    from catembed.map2d import coupling_axes
+    from catembed.plot.map2d import coupling_axes
 
     X = pd.DataFrame({"a": list("xxxyyz")})
     model = catembed.OneHotPCA().fit(X)
@@ -299,7 +299,7 @@ def test_stacked_points_count_rows_per_point_and_group():
 
 
 def test_profiles_bin_numbers_as_the_report_does():
-    from catembed._numeric import bin_numbers
+    from catembed.stats._numeric import bin_numbers
 
     rng = np.random.default_rng(0)
     flipper = np.round(rng.normal(200, 14, 120))
@@ -313,7 +313,7 @@ def test_profiles_bin_numbers_as_the_report_does():
     assert flips and all(f.split("=", 1)[1] in binned for f in flips)
     assert not any(f.endswith(".0") for f in flips)  # no single raw number
     # n_bins=None keeps each number as a value of its own
-    raw = catembed.profiles.cluster_profiles(X, groups, n_bins=None)
+    raw = catembed.report._profiles.cluster_profiles(X, groups, n_bins=None)
     assert set(raw.loc[raw["attribute"] == "flipper_length_mm", "value"]) <= set(
         map(str, flipper))
     with pytest.raises(catembed.CatEmbedError, match="n_bins"):

@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from catembed import CDE, plot  # noqa: E402
-from catembed.map2d import axis_spread, robust_limits  # noqa: E402
+from catembed.plot.map2d import axis_spread, robust_limits  # noqa: E402
 
 
 def _carried_by_four(n_bulk: int = 54) -> np.ndarray:

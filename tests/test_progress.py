@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from catembed import CDE, transform_file
-from catembed import _progress as progress_mod
-from catembed._progress import Progress, counted, echo, reporting, step
+from catembed._utils import _progress as progress_mod
+from catembed._utils._progress import Progress, counted, echo, reporting, step
 from catembed.cli import main
 
 

@@ -1,4 +1,4 @@
-"""benchmarks/rank_tables.py pools bench JSON of several tables (issue 26 acceptance)."""
+"""studies/rank_tables.py pools bench JSON of several tables (issue 26 acceptance)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "rank_tables.py"
+_PATH = Path(__file__).resolve().parents[1] / "studies" / "rank_tables.py"
 _spec = importlib.util.spec_from_file_location("_catembed_rank_tables", _PATH)
 rank_tables = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rank_tables)

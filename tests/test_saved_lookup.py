@@ -1,8 +1,9 @@
 """``catembed transform`` reads a saved lookup-only model without scikit-learn (issue 22 item 2).
 
-Each case writes the same Parquet file through the saved lookup (:mod:`catembed._saved_lookup`,
-the model given as a path) and through the loaded estimator (the path before it), and asserts
-the same bytes, warnings and errors; the classes that need the estimator fall back to it.
+Each case writes the same Parquet file through the saved lookup
+(:mod:`catembed.transform._saved_lookup`, the model given as a path) and through the loaded
+estimator (the path before it), and asserts the same bytes, warnings and errors; the classes
+that need the estimator fall back to it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import pytest
 
 import catembed
 from catembed import CatEmbedError, load, transform_file
-from catembed._saved_lookup import LOOKUP_CLASSES, LOOKUP_PARAMS, saved_lookup
 from catembed.base import ValueEmbedder
+from catembed.transform._saved_lookup import LOOKUP_CLASSES, LOOKUP_PARAMS, saved_lookup
 
 _VALUES = np.array([f"v{k}" for k in range(6)], dtype=object)
 

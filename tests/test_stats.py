@@ -200,7 +200,7 @@ def test_category_columns_code_as_their_values():
 def test_pair_counts_by_row_blocks_equal_one_hot_product(monkeypatch):
     # issue 40: the pair keys go through one buffer, block of rows by block; a last short
     # block and a code -> value count path per column give the exact O^T O
-    import catembed._counting as counting
+    import catembed.stats._counting as counting
 
     monkeypatch.setattr(counting, "_PAIR_BLOCK", 7)
     monkeypatch.setattr(counting, "_ROW_BLOCK", 50)  # one column at a time

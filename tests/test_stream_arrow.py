@@ -14,10 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from catembed import CDE, UNTIE, CatEmbedError, OneHotEmbedder, streaming, transform_file
+from catembed import CDE, UNTIE, CatEmbedError, OneHotEmbedder, transform_file
 from catembed import io as cio
-from catembed._arrow_codes import DictionaryCodes
 from catembed.base import ValueEmbedder
+from catembed.transform import streaming
+from catembed.transform._arrow_codes import DictionaryCodes
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:

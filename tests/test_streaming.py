@@ -18,10 +18,10 @@ from catembed import (
     load,
     transform_file,
 )
-from catembed._lookup import LookupPlan
-from catembed._numeric import quantiles_from_counts
 from catembed.cli import main
 from catembed.stats import encode_column
+from catembed.stats._numeric import quantiles_from_counts
+from catembed.transform._lookup import LookupPlan
 
 
 def _planted(n: int = 600, m: int = 4, seed: int = 0) -> pd.DataFrame:
@@ -286,7 +286,7 @@ def _plain_gather(plan, codes, combine):
 def test_lookup_into_any_layout_bit_identical(combine, layout, engine, monkeypatch):
     """Every path (NumPy blocks, the compiled gather) into row-major, column-major and
     strided outputs gives the bits of the plain gather-and-add of the fused tables."""
-    from catembed import _lookup, _lookup_kernel
+    from catembed.transform import _lookup, _lookup_kernel
 
     if engine == "numba":
         pytest.importorskip("numba")
@@ -317,7 +317,7 @@ def test_lookup_into_any_layout_bit_identical(combine, layout, engine, monkeypat
 def test_lookup_wide_rows_bit_identical(combine, dtype, layout, engine, monkeypatch):
     """Rows wider than one 64-byte vector (16 float32, 8 float64), with a remainder: the
     compiled gather's vector copies and in-register sums give the plain gather's bits."""
-    from catembed import _lookup
+    from catembed.transform import _lookup
 
     if engine == "numba":
         pytest.importorskip("numba")
@@ -340,8 +340,8 @@ def test_lookup_wide_rows_bit_identical(combine, dtype, layout, engine, monkeypa
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 @pytest.mark.parametrize("bad", [-2, 3])
 def test_lookup_rejects_codes_out_of_range(engine, bad, monkeypatch):
-    from catembed import _lookup
-    from catembed._validation import CatEmbedError
+    from catembed._utils._validation import CatEmbedError
+    from catembed.transform import _lookup
 
     if engine == "numba":
         pytest.importorskip("numba")
@@ -379,7 +379,7 @@ def test_fit_transform_factorises_once(make, monkeypatch):
     """``fit_transform`` factorises each column once (in fit) and maps those codes to the
     fitted categories (pooled, missing) for the transform: the same bits as
     ``fit(X).transform(X)``, which factorises in fit and encodes again in transform."""
-    from catembed import _encoding
+    from catembed.stats import _encoding
 
     rng = np.random.default_rng(5)
     n = 1500

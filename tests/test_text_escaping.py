@@ -1,6 +1,6 @@
 """User text stays text (issue 37, items 1 and 3): markup in a value cannot change the report
 page, TeX-like text never reaches matplotlib's mathtext, and the rendering modules send every
-user string through the one function of its target (:mod:`catembed._text`)."""
+user string through the one function of its target (:mod:`catembed._utils._text`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from matplotlib.text import Text  # noqa: E402
 
 import catembed  # noqa: E402
 from catembed import plot  # noqa: E402
-from catembed._text import html_text, plot_text, script_json  # noqa: E402
+from catembed._utils._text import html_text, plot_text, script_json  # noqa: E402
 
 SRC = Path(catembed.__file__).resolve().parent
 
@@ -110,7 +110,7 @@ def test_comment_and_script_in_a_value_leave_the_page_script_alone():
 
 def test_report_page_keeps_hostile_text_as_text(hostile_table):
     from catembed.report import build_report, render_html
-    from catembed.report_html import _JS
+    from catembed.report._html import _JS
 
     data = build_report(hostile_table, name="<!--<script>$x^$", quiet=True, consensus=False,
                         n_clusters=3)
@@ -167,7 +167,7 @@ def test_value_map_draws_hostile_text_as_text(hostile_table):
 
 
 def test_profiles_and_objects_draw_hostile_text_as_text(hostile_table):
-    from catembed.profiles import cluster_profiles
+    from catembed.report._profiles import cluster_profiles
 
     groups = np.array(["$x^$", "$\\frac{1}{$", "<!--<script>"] * 8)
     ax = plot.profiles(hostile_table, groups, top=3, kind="class")
@@ -184,10 +184,10 @@ def test_profiles_and_objects_draw_hostile_text_as_text(hostile_table):
     plt.close("all")
 
 
-# --- the standing guard: no rendering module bypasses catembed._text ------------------------
+# --- the standing guard: no rendering module bypasses catembed._utils._text --------------------
 
-RENDERING = ["report.py", "report_html.py", "plot.py", "map2d.py", "profiles.py",
-             "evaluation/studies/untie_maps.py"]
+RENDERING = ["report/__init__.py", "report/_html.py", "plot/__init__.py", "plot/map2d.py",
+             "report/_profiles.py", "evaluation/studies/untie_maps.py"]
 # f-string fields in HTML that hold no user text: the page's own CSS and script, the version,
 # fragments already built from html_text, the script_json block, base64 PNG
 SAFE_HTML_NAMES = {"_CSS", "_JS", "__version__", "head", "body", "legend", "payload", "png"}
@@ -216,12 +216,12 @@ def test_no_direct_escaping_in_rendering_modules(name):
     for node in ast.walk(_tree(name)):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             assert (node.value.id, node.attr) not in {("html", "escape"), ("json", "dumps")}, \
-                f"{name}:{node.lineno}: use catembed._text (html_text / script_json)"
+                f"{name}:{node.lineno}: use catembed._utils._text (html_text / script_json)"
 
 
 def test_every_html_field_goes_through_html_text():
     bad = []
-    for node in ast.walk(_tree("report_html.py")):
+    for node in ast.walk(_tree("report/_html.py")):
         if not isinstance(node, ast.JoinedStr):
             continue
         literal = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
@@ -240,7 +240,8 @@ def test_every_html_field_goes_through_html_text():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("name", ["plot.py", "report.py", "evaluation/studies/untie_maps.py"])
+@pytest.mark.parametrize("name", ["plot/__init__.py", "report/__init__.py",
+                                  "evaluation/studies/untie_maps.py"])
 def test_every_plot_text_goes_through_plot_text(name):
     def ok(arg):
         if isinstance(arg, ast.Constant) or _is_call_to(arg, "plot_text"):

@@ -1,11 +1,11 @@
-"""One thread for small value-level linear algebra (catembed._threads)."""
+"""One thread for small value-level linear algebra (catembed._utils._threads)."""
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_info
 
 from catembed import CDE
-from catembed._threads import small_problem_threads
+from catembed._utils._threads import small_problem_threads
 
 
 def _blas_threads() -> set[int]:

@@ -13,8 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from catembed import CDE, _lookup, _lookup_kernel, transform_file
-from catembed._lookup import LookupPlan, compiled_lookup, compiled_lookup_pays
+from catembed import CDE, transform_file
+from catembed.transform import _lookup, _lookup_kernel
+from catembed.transform._lookup import LookupPlan, compiled_lookup, compiled_lookup_pays
 
 
 def _table(n: int, seed: int) -> pd.DataFrame:

@@ -147,7 +147,7 @@ def test_cost_guard_refuses_on_time_before_counting(monkeypatch):
         raise AssertionError("counted before the cost check")
 
     # the check runs between the factorisation and the co-occurrence counting
-    monkeypatch.setattr("catembed._value_statistics.count_codes", no_counting)
+    monkeypatch.setattr("catembed.stats._value_statistics.count_codes", no_counting)
     with pytest.raises(CatEmbedError, match=r"CDE on 1\d{3} distinct values in 20 columns "
                                             r"would take about 2 s \(limit 1 s, "
                                             r"CATEMBED_MAX_SECONDS\)"):

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-import catembed._counting as counting
-import catembed._encoding as encoding
-import catembed._value_statistics as value_statistics
+import catembed.stats._counting as counting
+import catembed.stats._encoding as encoding
+import catembed.stats._value_statistics as value_statistics
 from catembed import CDE, CatEmbedError
 from catembed.stats import compute_statistics
 
@@ -230,7 +230,7 @@ def test_deep_decoder_loss_of_many_columns_by_column_size(monkeypatch):
 
 @pytest.mark.parametrize("dense_limit", [4096, 50])
 def test_output_pca_of_few_rows_and_many_values_by_lanczos(dense_limit):
-    from catembed import _projection
+    from catembed.transform import _projection
 
     rng = np.random.default_rng(3)
     df = pd.DataFrame(rng.choice(["a", "b", "c", "d"], (12, 60)).astype(object),
@@ -249,8 +249,8 @@ def test_output_pca_of_few_rows_and_many_values_by_lanczos(dense_limit):
 
 
 def test_column_selection_reads_the_dtypes_once():
-    from catembed._numeric import select_columns
-    from catembed._validation import select_categorical
+    from catembed._utils._validation import select_categorical
+    from catembed.stats._numeric import select_columns
 
     df = _table(6, 7, width=2)
     expected = [c for c in df.columns if df[c].dtype == object or isinstance(

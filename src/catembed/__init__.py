@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import importlib
 
-from ._method_names import METHOD_CLASSES, METHOD_NAMES  # noqa: F401 - names only, re-exported
+from ._utils._method_names import METHOD_CLASSES, METHOD_NAMES  # noqa: F401 - names only, re-exported
 from ._version import __version__
 
 # public name -> the module that defines it
 _LAZY: dict[str, str] = {
-    "CatEmbedError": "._errors",
-    "CatEmbedTypeError": "._errors",
-    "CatEmbedWarning": "._errors",
+    "CatEmbedError": "._utils._errors",
+    "CatEmbedTypeError": "._utils._errors",
+    "CatEmbedWarning": "._utils._errors",
     "ValueEmbedder": ".base",
     "CDE": ".embed",
     "CDEAutoencoder": ".embed",
@@ -39,7 +39,7 @@ _LAZY: dict[str, str] = {
     "load": ".persist",
     "register": ".persist",
     "save": ".persist",
-    "transform_file": ".streaming",
+    "transform_file": ".transform.streaming",
 }
 # the classes whose saved models :func:`load` restores (imported when a file names one)
 _MODEL_CLASSES = (

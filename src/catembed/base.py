@@ -1,14 +1,14 @@
 """The estimator base every value-level method shares: parameters, order of steps, state.
 
 ``fit``: validate the table once -> choose the columns and fit the numeric policy
-(:mod:`catembed._numeric`) -> :class:`~catembed.stats.ValueStatistics` (one pass over the
-rows) -> prune and pool the value space, check the cost (:mod:`catembed._pooling`) ->
-:meth:`ValueEmbedder._fit_values`, which sees only the statistics and returns one value table
-per attribute -> the output projection (:mod:`catembed._projection`) -> the lookup
-(:mod:`catembed._lookup`). ``transform``: validate once -> encode each row's values -> look
-their vectors up (concatenated over attributes, or summed for methods whose object vector is a
-sum) -> append the numeric block. Nothing after the counting pass depends on the number of
-rows. Dask inputs run the same steps as reductions (:mod:`catembed._dask`).
+(:mod:`catembed.stats._numeric`) -> :class:`~catembed.stats.ValueStatistics` (one pass over the
+rows) -> prune and pool the value space, check the cost (:mod:`catembed.stats._pooling`) ->
+:meth:`ValueEmbedder._fit_values`, which sees only the statistics and returns one value table per
+attribute -> the output projection (:mod:`catembed.transform._projection`) -> the lookup
+(:mod:`catembed.transform._lookup`). ``transform``: validate once -> encode each row's values ->
+look their vectors up (concatenated over attributes, or summed for methods whose object vector is a
+sum) -> append the numeric block. Nothing after the counting pass depends on the number of rows.
+Dask inputs run the same steps as reductions (:mod:`catembed.transform._dask`).
 """
 
 from __future__ import annotations
@@ -20,19 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ._chunks import fit_chunks
-from ._dask import DaskAwareTransformer, fit_dask
-from ._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
-from ._names import embedding_names, output_names, value_coordinates_frame, value_table_frame
-from ._numeric import (
-    NumericState,
-    apply_numeric,
-    fit_numeric,
-    numeric_block,
-    numeric_from_summaries,
-    select_columns,
-)
-from ._params import (
+from ._utils._params import (
     check_int,
     check_option,
     check_output_dtype,
@@ -40,10 +28,8 @@ from ._params import (
     check_pooling,
     check_random_state_param,
 )
-from ._pooling import check_cost_before_counting, check_fit_cost, prune_statistics
-from ._projection import fit_output_projection
-from ._threads import small_problem_threads
-from ._validation import (
+from ._utils._threads import small_problem_threads
+from ._utils._validation import (
     HANDLE_MISSING,
     HANDLE_UNKNOWN,
     NUMERIC_POLICIES,
@@ -56,8 +42,26 @@ from ._validation import (
     validate_transform_input,
     warnings_at_caller,
 )
-from ._value_statistics import require_statistics
-from .stats import ValueStatistics, count_table
+from .stats._numeric import (
+    NumericState,
+    apply_numeric,
+    fit_numeric,
+    numeric_block,
+    numeric_from_summaries,
+    select_columns,
+)
+from .stats._pooling import check_cost_before_counting, check_fit_cost, prune_statistics
+from .stats._value_statistics import ValueStatistics, count_table, require_statistics
+from .transform._chunks import fit_chunks
+from .transform._dask import DaskAwareTransformer, fit_dask
+from .transform._lookup import LookupPlan, encode_values, keep_fit_codes, lookup_tables, table_codes
+from .transform._names import (
+    embedding_names,
+    output_names,
+    value_coordinates_frame,
+    value_table_frame,
+)
+from .transform._projection import fit_output_projection
 
 __all__ = ["ValueEmbedder"]
 
@@ -70,9 +74,9 @@ class ValueEmbedder(DaskAwareTransformer):
     ``_feature_prefix`` (used in :meth:`get_feature_names_out`).
 
     Shared parameters (see ``docs/design.md``): ``handle_unknown`` in ``{"error", "ignore",
-    "warn"}`` (an unseen value embeds as the zero vector), ``handle_missing`` in
-    ``{"category", "error"}``, ``categorical_features`` (``"auto"``, ``"all"``, names, indices
-    or a mask). Columns that are not categorical are dropped with a warning.
+    "warn"}`` (an unseen value embeds as the zero vector), ``handle_missing`` in ``{"category",
+    "error"}``, ``categorical_features`` (``"auto"``, ``"all"``, names, indices or a mask).
+    Columns that are not categorical are dropped with a warning.
 
     Output parameters, shared by every embedder (``docs/design.md``, "Compact output"):
 
@@ -91,11 +95,9 @@ class ValueEmbedder(DaskAwareTransformer):
         half the memory and disk; about 7 significant digits), float64 for the papers'
         concatenation (which the reproduction tables compare digit for digit).
 
-    ``transform`` of a Dask DataFrame returns a lazy Dask DataFrame
-    (:class:`catembed._dask.DaskAwareTransformer`).
-
-    The transform gathers value vectors with a fused lookup (:class:`catembed._lookup.
-    LookupPlan`) into a preallocated block of that dtype.
+    ``transform`` gathers value vectors with a fused lookup
+    (:class:`catembed.transform._lookup.LookupPlan`) into a preallocated block of that dtype; of a
+    Dask DataFrame it returns a lazy one (:class:`catembed.transform._dask.DaskAwareTransformer`).
     """
 
     _combine = "concat"
@@ -252,7 +254,7 @@ class ValueEmbedder(DaskAwareTransformer):
             self._fit_output_projection()
 
     def _check_cost_before_counting(self, sizes: np.ndarray, n_rows: int) -> None:
-        """:func:`catembed._pooling.check_cost_before_counting` of this estimator."""
+        """:func:`catembed.stats._pooling.check_cost_before_counting` of this estimator."""
         check_cost_before_counting(self, sizes, n_rows)
 
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray] | np.ndarray:

@@ -22,9 +22,9 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score, f1_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import contingency_matrix
 
-from ._params import check_int
-from ._validation import CatEmbedError
-from .stats import ValueStatistics
+from ._utils._params import check_int
+from ._utils._validation import CatEmbedError
+from .stats._value_statistics import ValueStatistics
 
 __all__ = [
     "ari",
@@ -328,7 +328,7 @@ def vci(X: Any, labels: Any, *, columns: Any = None) -> float:
     """
     import pandas as pd
 
-    from ._validation import as_frame
+    from ._utils._validation import as_frame
 
     df = as_frame(X)
     cols = list(df.columns) if columns is None else [str(c) for c in columns]

@@ -18,7 +18,7 @@ standard deviations of the shuffled copies' has no clear groups, whatever the BI
 and one that is clearly dependent gets the best k >= 2 even where BIC's penalty (``p_K log
 n``, large for a small table with many values) prefers k = 1. The rule was chosen on
 planted and structureless tables and the shared data sets
-(``benchmarks/auto_k_design.py``, ``docs/consensus.md``). Each LCA fit takes ``n_init``
+(``studies/auto_k_design.py``, ``docs/consensus.md``). Each LCA fit takes ``n_init``
 starts of at most 300 EM steps (tolerance 1e-6 on the mean log-likelihood per row):
 enough to rank the k, cheaper than a full fit.
 """
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._params import check_int
-from .._progress import step
-from .._validation import CatEmbedError
+from .._utils._params import check_int
+from .._utils._progress import step
+from .._utils._validation import CatEmbedError
 
 __all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
 
@@ -118,7 +118,7 @@ def _compact(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
-    from ..stats import ValueStatistics
+    from ..stats._value_statistics import ValueStatistics
 
     names = [f"c{j}" for j in range(codes.shape[1])]
     mi = ValueStatistics.from_codes(codes, cats, names).mutual_information()

@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_positive
-from .._pooling import _duration, memory_limit
-from .._validation import (
+from .._utils._params import check_int, check_option, check_positive
+from .._utils._validation import (
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
@@ -28,7 +27,8 @@ from .._validation import (
     has_string_names,
     user_stacklevel,
 )
-from ..stats import encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
+from ..stats._pooling import _duration, memory_limit
 
 __all__ = ["DEFAULT_MAX_SECONDS", "check_common", "check_cost", "fit_codes", "predict_codes",
            "time_limit"]

@@ -9,7 +9,7 @@ the stored factors and takes the nearest stored centre. With the square-root wei
 block's share of the squared distances is its member's weight.
 
 ``"select"`` (the default since issue 38's selection study,
-``benchmarks/consensus_select_design.py``): the ``"concat"`` partition or the partition of
+``studies/consensus_select_design.py``): the ``"concat"`` partition or the partition of
 the member with the largest agreement weight, whichever agrees more with the other
 candidates (:func:`select_partition`); a chosen member's partition is
 ``KMeans(n_init=10)`` on its own embedding, and new rows take its nearest centre there.
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._consensus_runs import _nearest
 
 __all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",
@@ -154,6 +154,6 @@ def nearest_labels(U: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def check_combine(value: Any) -> None:
     """``combine`` is one of :data:`COMBINE_RULES` (through the shared option check)."""
-    from .._params import check_option
+    from .._utils._params import check_option
 
     check_option("combine", value, COMBINE_RULES)

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._method_names import resolve_name
-from .._validation import CatEmbedError
+from .._utils._method_names import resolve_name
+from .._utils._validation import CatEmbedError
 
 __all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "PARTITION_MEMBERS", "PartitionMember",
            "check_savable", "fit_member", "make_member", "member_class", "member_embed"]

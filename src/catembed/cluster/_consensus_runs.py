@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .._progress import step
-from .._validation import is_dask_collection
+from .._utils._progress import step
+from .._utils._validation import is_dask_collection
 from ..metrics import ari_codes
 
 __all__ = ["_gather", "_kmeans_runs", "_nearest", "_stability"]
@@ -119,7 +119,7 @@ def wide_table_members(names: list[str], defaulted: bool, n_values: int,
     5e7 cells."""
     if not defaulted or n_values <= WIDE_VALUES or n_rows * 4 >= n_values:
         return names, False
-    from .._errors import CatEmbedWarning
+    from .._utils._errors import CatEmbedWarning
 
     warnings.warn(
         f"the table has {n_values} values in {n_rows} rows: the default members CDE, MCA "

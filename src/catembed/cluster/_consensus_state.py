@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._model_checks import bad, check_array, check_categories
 from ..persist import _decode_value, _encode_value
+from ..persist._model_checks import bad, check_array, check_categories
 from ._consensus_members import check_savable
 
 __all__ = ["consensus_state", "restore_consensus_state"]

@@ -2,8 +2,8 @@
 
 :func:`describe_clusters` gives, per cluster, the categorical values most over-represented
 in it (their share in the cluster, their share overall and the lift, computed by
-:func:`catembed.profiles.cluster_profiles`, the report's lift profiles: one rule in one place)
-and, for numeric columns, the median (and interquartile range) in the cluster against the
+:func:`catembed.report._profiles.cluster_profiles`, the report's lift profiles: one rule in one
+place) and, for numeric columns, the median (and interquartile range) in the cluster against the
 whole table's. :func:`attach_profiles` sets a fitted clusterer's ``profiles_``;
 :func:`profile_lines` is the short block that ``catembed cluster`` prints.
 """
@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._numeric import as_float, is_numeric
-from .._progress import step
-from .._validation import CatEmbedError, as_frame, select_categorical
+from .._utils._progress import step
+from .._utils._validation import CatEmbedError, as_frame, select_categorical
+from ..stats._numeric import as_float, is_numeric
 
 __all__ = ["PROFILE_COLUMNS", "attach_profiles", "describe_clusters", "profile_lines"]
 
@@ -35,7 +35,7 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
     Categorical columns: the ``top`` values of largest lift ``P(v | c) / P(v)`` held by at
     least ``min_support`` of the cluster, with ``share_in_cluster`` (``P(v | c)``),
     ``share_overall`` (``P(v)``) and ``lift``; missing counts as the value ``"(missing)"``
-    (:func:`catembed.profiles.cluster_profiles`). Numeric columns: a row with ``value``
+    (:func:`catembed.report._profiles.cluster_profiles`). Numeric columns: a row with ``value``
     ``"median"``, the median and interquartile range of the column in the cluster and in the
     whole table (missing numbers left out), and ``shift``, the difference of the medians in
     units of the overall interquartile range (of the standard deviation where that is 0);
@@ -77,7 +77,7 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
     sizes = np.bincount(codes, minlength=len(clusters))
     parts = []
     if categorical and len(df):
-        from ..profiles import cluster_profiles
+        from ..report._profiles import cluster_profiles
 
         cat = cluster_profiles(df[categorical], y, top=int(top), min_support=min_support,
                                n_bins=None)  # these columns are categories, numbers or not

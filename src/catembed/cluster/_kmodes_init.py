@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ._kmodes_core import _cat_distances, _sq_dist
 
 __all__ = ["init_cao", "init_huang", "init_random"]

@@ -34,8 +34,8 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
 ``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
 "no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
 and profiles. The weights rule and the combination were chosen on planted, shared UCI and
-package tables (``benchmarks/consensus_v2_design.py``,
-``benchmarks/consensus_concat_design.py``; ``docs/consensus.md`` has the tables).
+package tables (``studies/consensus_v2_design.py``,
+``studies/consensus_concat_design.py``; ``docs/consensus.md`` has the tables).
 """
 
 from __future__ import annotations
@@ -51,13 +51,12 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import CatEmbedWarning
-from .._method_names import resolve_name
-from .._numeric import apply_numeric, fit_numeric, is_numeric
-from .._params import check_int, check_option, check_random_state_param, is_real
-from .._progress import step
-from .._threads import one_thread
-from .._validation import (
+from .._utils._errors import CatEmbedWarning
+from .._utils._method_names import resolve_name
+from .._utils._params import check_int, check_option, check_random_state_param, is_real
+from .._utils._progress import step
+from .._utils._threads import one_thread
+from .._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,
@@ -66,7 +65,9 @@ from .._validation import (
     select_categorical,
 )
 from ..metrics import ari_codes
-from ..stats import ValueStatistics, encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
+from ..stats._numeric import apply_numeric, fit_numeric, is_numeric
+from ..stats._value_statistics import ValueStatistics
 from . import _consensus_state as _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
 from ._consensus_combine import (

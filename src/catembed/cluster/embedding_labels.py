@@ -49,8 +49,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
-from .._params import check_option
-from .._validation import CatEmbedError
+from .._utils._params import check_option
+from .._utils._validation import CatEmbedError
 
 __all__ = [
     "INITS",

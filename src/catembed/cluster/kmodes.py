@@ -19,8 +19,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_param_types, check_random_state_param
-from .._validation import (
+from .._utils._params import check_int, check_option, check_param_types, check_random_state_param
+from .._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,

@@ -15,8 +15,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._numeric import read_numbers
-from .._validation import (
+from .._utils._validation import (
     CatEmbedError,
     CatEmbedWarning,
     _is_categorical_dtype,
@@ -26,6 +25,7 @@ from .._validation import (
     select_categorical,
     warnings_at_caller,
 )
+from ..stats._numeric import read_numbers
 from ._kmodes_core import _cat_distances, _histograms, _padded_tables, _sq_dist, kmodes_lloyd
 from .kmodes import _SHARED, _Base
 

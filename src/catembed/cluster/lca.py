@@ -34,8 +34,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_random_state_param
-from .._validation import (
+from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,
@@ -43,7 +43,7 @@ from .._validation import (
     is_frame,
     select_categorical,
 )
-from ..stats import encode, factorize_frame
+from ..stats._encoding import encode, factorize_frame
 
 __all__ = ["LCA", "lca_labels"]
 
@@ -268,7 +268,7 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
     columns of a mixed table cut into ``n_bins`` quantile bins first, as the embedders'
     ``numeric="discretize"`` does.
     """
-    from .._numeric import bin_numbers
+    from ..stats._numeric import bin_numbers
 
     df = as_frame(X)
     num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c].dtype)

@@ -54,10 +54,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._params import check_int, check_option
-from .._validation import categorical_input_tags
+from .._utils._params import check_int, check_option
+from .._utils._validation import categorical_input_tags
 from ..similarity.tables import dilca_context, dilca_tables
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 from ._kmodes_core import _histograms
 

@@ -46,9 +46,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from .._counting import DENSE_LIMIT
-from .._validation import categorical_input_tags
-from ..stats import ValueStatistics
+from .._utils._validation import categorical_input_tags
+from ..stats._counting import DENSE_LIMIT
+from ..stats._value_statistics import ValueStatistics
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 
 __all__ = ["MGR", "fit_cost", "mean_gain_ratios", "mgr_labels"]

@@ -23,9 +23,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from .._numeric import check_finite_numbers, read_numbers
-from .._params import check_int, check_option, check_random_state_param
-from .._validation import (
+from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,
@@ -34,6 +33,7 @@ from .._validation import (
     select_categorical,
 )
 from ..similarity.gower import GowerDistance
+from ..stats._numeric import check_finite_numbers, read_numbers
 
 __all__ = [
     "GowerAgglomerative",
@@ -70,7 +70,7 @@ def _frame(est: Any, X: Any) -> pd.DataFrame:
     with ``n_features_in_`` (and ``feature_names_in_``) set. A list or an object array is
     read as pandas infers its columns, so numbers stay numbers: ``fit(X)`` and
     ``fit(X.tolist())`` see the same table."""
-    from .._validation import check_table
+    from .._utils._validation import check_table
 
     df = as_frame(X)
     if not is_frame(X):
@@ -97,7 +97,7 @@ def _split(X: Any, categorical_features: Any) -> tuple[pd.DataFrame, list[str], 
 
 def _check_numbers(name: str, df: pd.DataFrame, num: list[str]) -> None:
     """Refuse numeric columns ``num`` that hold text, infinite numbers or numbers whose
-    square overflows (:func:`catembed._numeric.check_finite_numbers`), which scikit-learn
+    square overflows (:func:`catembed.stats._numeric.check_finite_numbers`), which scikit-learn
     would report as "Input X contains NaN" after standardising."""
     if not num:
         return
@@ -317,7 +317,7 @@ def mixed_embedder(method: str = "cde", *, random_state: Any = None,
     Categorical columns are found by dtype (``categorical_features="auto"``) and numeric
     columns follow the embedder's ``numeric`` policy (quantile bins by default).
     """
-    from .._method_names import resolve_name
+    from .._utils._method_names import resolve_name
     from ..embed.registry import METHODS
 
     method = resolve_name(method, METHODS, what="embedder")

@@ -60,8 +60,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._params import check_int
-from .._validation import CatEmbedError, categorical_input_tags
+from .._utils._params import check_int
+from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 from ._ocl_passes import _counts, _Distances, _first_min, _rows_matrix, _Tally
 

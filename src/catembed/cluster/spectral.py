@@ -17,8 +17,8 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .._params import check_int, check_option, check_random_state_param
-from .._validation import CatEmbedError, categorical_input_tags
+from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._validation import CatEmbedError, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
     kneighbors_graph_from_codes,

@@ -23,9 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import CatEmbedError
-from .._files import read_text_file
-from .._pathtext import path_text
+from .._utils._errors import CatEmbedError
+from .._utils._files import read_text_file
+from .._utils._pathtext import path_text
 
 if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
     import pandas as pd
@@ -138,7 +138,7 @@ class Dataset:
         """Size figures of the table as it is: ``n_rows``, ``n_features``, ``n_values``
         (``|V|``: distinct values of the categorical and binary features, missing counted as a
         value), ``n_numeric`` and ``n_classes``."""
-        from ..stats import ValueStatistics
+        from ..stats._value_statistics import ValueStatistics
 
         cats = self.categorical_columns
         n_values = ValueStatistics.from_frame(self.frame, columns=cats).n_values if cats else 0
@@ -335,7 +335,7 @@ def resolve_preset(preset: str | dict | None, dataset: str | None = None) -> dic
         spec.setdefault("name", "custom")
     else:
         raise CatEmbedError(f"a preset is a name or a dict; got {type(preset).__name__}.")
-    from .._params import check_int, check_option
+    from .._utils._params import check_int, check_option
 
     check_option("preset columns", spec["columns"], ("categorical", "features", "mixed"))
     check_option("preset rows", spec["rows"], ("all", "complete", "complete_features"))

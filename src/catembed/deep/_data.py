@@ -28,10 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._encoding import _position
-from .._numeric import check_finite_numbers
-from .._validation import CatEmbedError
-from ..stats import ValueStatistics, compute_statistics, encode, factorize_frame
+from .._utils._validation import CatEmbedError
+from ..stats._compute import compute_statistics
+from ..stats._encoding import _position, encode, factorize_frame
+from ..stats._numeric import check_finite_numbers
+from ..stats._value_statistics import ValueStatistics
 
 #: rows read, encoded or passed through a network at a time
 CHUNK = 8192
@@ -109,10 +110,10 @@ class MixedEncoding:
 
 
 def _frame(X: Any, columns: list[str] | None = None) -> pd.DataFrame:
-    """``X`` as a DataFrame (:func:`catembed._validation.as_frame`: a 1-D or sparse input is
+    """``X`` as a DataFrame (:func:`catembed._utils._validation.as_frame`: a 1-D or sparse input is
     refused). A list or an object array of numbers becomes numeric columns (as a
     DataFrame of them would be), so ``fit(X.tolist())`` reads the same table as ``fit(X)``."""
-    from .._validation import as_frame, to_pandas
+    from .._utils._validation import as_frame, to_pandas
 
     X = to_pandas(X)
     if isinstance(X, pd.DataFrame):
@@ -142,7 +143,7 @@ _NUMBER_REMEDY = ("replace them with NaN (a missing number: the deep models read
 
 def check_numbers(df: pd.DataFrame, numeric: list[str], where: str) -> None:
     """Refuse numeric columns of ``df`` that hold text, infinite numbers or numbers whose
-    square overflows (:func:`catembed._numeric.check_finite_numbers`: their mean and
+    square overflows (:func:`catembed.stats._numeric.check_finite_numbers`: their mean and
     variance would be NaN, and so every standardised number), read
     :data:`MOMENT_CHUNK` rows at a time; ``where`` names the call in the message."""
     for s in range(0, len(df), MOMENT_CHUNK):

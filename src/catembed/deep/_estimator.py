@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import (
+from .._utils._params import (
     check_int,
     check_option,
     check_param_types,
@@ -26,8 +26,8 @@ from .._params import (
     check_random_state_param,
     is_real,
 )
-from .._torch import _deterministic, _device, float64_copy, require_torch
-from .._validation import CatEmbedError, categorical_input_tags
+from .._utils._torch import _deterministic, _device, float64_copy, require_torch
+from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._batches import _Rows, forward_chunks
 from ._data import (
     MixedEncoding,
@@ -59,7 +59,7 @@ def check_hidden(hs: Any) -> None:
 
 def check_common(estimator: Any) -> None:
     """The checks every deep estimator shares, after its own: each parameter's annotated
-    type (:func:`~catembed._params.check_param_types`: ``gamma='x'``, ``guard='yes'``),
+    type (:func:`~catembed._utils._params.check_param_types`: ``gamma='x'``, ``guard='yes'``),
     ``random_state`` (NumPy's seeds) and ``n_threads`` (None or a positive integer), each
     refused with a :class:`~catembed.CatEmbedError` naming it, never NumPy's or PyTorch's
     own error."""
@@ -311,7 +311,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     def transform(self, X: Any) -> np.ndarray:
         """The latent vectors ``(n_samples, n_components)`` of the rows of ``X`` (computed in
         float64: the same for a row whatever the rows beside it, see
-        :func:`catembed._torch.float64_copy`)."""
+        :func:`catembed._utils._torch.float64_copy`)."""
         torch, pairs = self._input_chunks(X)
         with _deterministic(torch, self.n_threads, False):
             return latent(float64_copy(self.model_), pairs, torch)

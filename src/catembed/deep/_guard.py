@@ -36,7 +36,7 @@ with the other restarts and the reference (a consensus choice: the partition the
 would vote for), ``"objective"`` the lowest final training loss (the rule before).
 
 Both thresholds were chosen on planted synthetic mixed tables only
-(``benchmarks/deep_guard_design.py``; the evidence is in ``docs/deep.md``), never on a data
+(``studies/deep_guard_design.py``; the evidence is in ``docs/deep.md``), never on a data
 set with labels.
 """
 
@@ -50,8 +50,8 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
-from .._params import check_option
-from .._validation import CatEmbedWarning
+from .._utils._params import check_option
+from .._utils._validation import CatEmbedWarning
 from ..metrics import ari_codes
 from ._batches import count_labels, label_dtype
 from ._data import MOMENT_CHUNK, CodedNumbers, column_moments
@@ -206,7 +206,7 @@ def reference_partition(codes: np.ndarray, nums: np.ndarray | CodedNumbers,
     No one space is right for every table: label codes give the categories an order their
     names have, not the data; one-hot with one weight a column lets a z-scored number
     outweigh a many-valued column's signal; the chi-square metric makes rows with rare
-    values outliers. On planted tables (``benchmarks/deep_guard_reference.py``) each fails
+    values outliers. On planted tables (``studies/deep_guard_reference.py``) each fails
     somewhere and the vote of the three is never worse than the label codes (the only space
     before 24 November 2026), better where value names are in no particular order. A
     uniform sample of at most :data:`REFERENCE_SAMPLE` rows fits the k-means (shares and

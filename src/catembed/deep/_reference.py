@@ -4,7 +4,7 @@ The reference of issue 20 (:func:`~catembed.deep._guard.reference_partition`: k-
 numbers z-scored beside the categorical columns in three spaces, the partition the three
 agree on) is poor on tables whose numbers are heavy-tailed: a z-scored income column puts its
 few largest rows in their own cluster. On the design half of issue 42's pool of public
-mixed tables (``benchmarks/deep_pool.py``, ``benchmarks/deep_pool_reference.py``; the check
+mixed tables (``studies/deep_pool.py``, ``studies/deep_pool_reference.py``; the check
 half never read) the **rank reference** here scores NMI .285 on average against .220, and
 .505 against .508 on planted heavy-tailed tables:
 
@@ -21,7 +21,7 @@ partition's clusters explain (between-cluster over total sum of squares, :func:`
 over the share the reference explains (k-means minimises the within-cluster sum, so the
 reference's share is close to the most any partition into ``k`` clusters explains). A ratio
 below :data:`CHECK_RATIO` warns (:class:`~catembed.CatEmbedWarning`). The measure and the
-threshold were chosen on the design half of the pool only (``benchmarks/deep_pool_margin.py``;
+threshold were chosen on the design half of the pool only (``studies/deep_pool_margin.py``;
 docs/deep.md, "Issue 42"): of three label-free measures (this ratio, the NMI and the
 adjusted Rand index of the partition to the reference's) it was the one that warned on every
 design fit scoring more than .03 NMI below the classical baseline with the fewest warnings
@@ -42,7 +42,7 @@ from scipy.special import ndtri
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
-from .._validation import CatEmbedWarning
+from .._utils._validation import CatEmbedWarning
 from ..metrics import nmi
 from ._batches import label_dtype
 from ._guard import REFERENCE_SAMPLE, Reference, reference_input, reference_state

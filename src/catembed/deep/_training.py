@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .._params import check_option
-from .._torch import _deterministic
+from .._utils._params import check_option
+from .._utils._torch import _deterministic
 from ._batches import _Batches, _Rows
 from ._data import MixedEncoding
 from ._objectives import assign, idec_loss, kmeans_centres

@@ -71,9 +71,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._params import check_int, check_option
-from .._torch import _deterministic, float64_copy, require_torch
-from .._validation import CatEmbedError
+from .._utils._params import check_int, check_option
+from .._utils._torch import _deterministic, float64_copy, require_torch
+from .._utils._validation import CatEmbedError
 from ._batches import _Rows, forward_chunks
 from ._data import MixedEncoding
 from ._estimator import _DeepClusterer

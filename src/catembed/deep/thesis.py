@@ -62,9 +62,9 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_positive
-from .._torch import _deterministic, _device, float64_copy, require_torch
-from .._validation import categorical_input_tags
+from .._utils._params import check_int, check_option, check_positive
+from .._utils._torch import _deterministic, _device, float64_copy, require_torch
+from .._utils._validation import categorical_input_tags
 from . import _thesis_stages as _st
 from ._batches import _Batches, _FixedBatches
 from ._data import (
@@ -279,7 +279,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         if isinstance(self.value_init, str):
             check_option("value_init", self.value_init, VALUE_INITS)
         elif not hasattr(self.value_init, "fit_statistics"):
-            from .._validation import CatEmbedError
+            from .._utils._validation import CatEmbedError
 
             raise CatEmbedError(
                 "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
@@ -293,7 +293,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_positive("gamma", self.gamma)
         if self.dcn_lambda is not None:
             check_positive("dcn_lambda", self.dcn_lambda)
-        from .._validation import CatEmbedError
+        from .._utils._validation import CatEmbedError
 
         if 32 % int(self.n_heads):
             raise CatEmbedError(f"n_heads must divide the token width 32; got {self.n_heads}.")
@@ -327,7 +327,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        from .._validation import CatEmbedError
+        from .._utils._validation import CatEmbedError
 
         torch = require_torch()
         from ._thesis_nets import latent_means

@@ -35,9 +35,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_positive
-from .._torch import _deterministic, _device, float64_copy, require_torch
-from .._validation import categorical_input_tags
+from .._utils._params import check_int, check_positive
+from .._utils._torch import _deterministic, _device, float64_copy, require_torch
+from .._utils._validation import categorical_input_tags
 from ._batches import _Batches
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._estimator import check_common, check_hidden

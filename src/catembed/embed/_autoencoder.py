@@ -12,7 +12,7 @@ is the mean activation of code unit ``i`` (method spec, section 2). Training is 
 The estimators' default, MATLAB's stacked layer-wise training in NumPy, is
 :mod:`catembed.embed._sparse_autoencoder`; the optimiser ``trainscg`` is
 :mod:`catembed.embed._scg`. Also here: the torch helpers (device, determinism) the deep
-clusterers share are :mod:`catembed._torch`; here are the warnings for collapsed codes.
+clusterers share are :mod:`catembed._utils._torch`; here are the warnings for collapsed codes.
 
 PyTorch is an optional dependency (``pip install -e ".[deep]"``); it is imported only
 inside the functions here.
@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_fraction, check_int, check_option
-from .._torch import _deterministic, _device, require_torch
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._utils._params import check_fraction, check_int, check_option
+from .._utils._torch import _deterministic, _device, require_torch
+from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ._scg import scaled_conjugate_gradient
 
 __all__ = [

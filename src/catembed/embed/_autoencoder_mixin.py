@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._params import check_nonnegative, check_option
-from .._validation import CatEmbedError
+from .._utils._params import check_nonnegative, check_option
+from .._utils._validation import CatEmbedError
 from ._autoencoder import (
     AutoencoderResult,
     check_training_params,

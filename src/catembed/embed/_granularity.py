@@ -29,7 +29,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 
 __all__ = [
     "GranularityStep",

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import linalg, sparse
 from sklearn.utils import check_random_state
 
-from .._params import check_option
+from .._utils._params import check_option
 
 __all__ = ["beta_pca", "randomized_pca_scores"]
 

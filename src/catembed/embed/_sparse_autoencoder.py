@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_option
+from .._utils._params import check_option
 from ._scg import scaled_conjugate_gradient
 
 __all__ = [

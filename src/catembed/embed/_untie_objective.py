@@ -51,9 +51,9 @@ from typing import Any
 
 import numpy as np
 
-from .._projection import psd_factor
-from .._threads import small_problem_threads as _small_threads
-from ..stats import ValueStatistics
+from .._utils._threads import small_problem_threads as _small_threads
+from ..stats._value_statistics import ValueStatistics
+from ..transform._projection import psd_factor
 from ._untie_spaces import KernelSpace
 
 __all__ = [
@@ -72,13 +72,14 @@ def small_problem_threads(rank: int) -> Any:
     Each alternation multiplies ``l_j x P l_j`` matrices and solves an ``r x r``
     eigenproblem, tens of milliseconds at most: BLAS threads gain nothing there, and on a
     busy machine their spin-waiting made the solve several times slower
-    (:mod:`catembed._threads`).
+    (:mod:`catembed._utils._threads`).
     """
     return _small_threads(rank, _SMALL_EIGH, "blas")
 
 
 def fit_cost(sizes: np.ndarray) -> tuple[float, float]:
-    """UNTIE's cost model for :func:`catembed._pooling.check_fit_cost`: float64 cells, seconds.
+    """UNTIE's cost model for :func:`catembed.stats._pooling.check_fit_cost`: float64 cells,
+    seconds.
 
     From ``benchmarks/bench_cde_values.py``-style fits of planted tables of 20,000 rows (one
     fit per child process, 2 cores, load average 2.4-5.0; 2026-11-24), ``l`` values in

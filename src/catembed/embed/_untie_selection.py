@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ._untie_objective import ValueLevelProblem
 from ._untie_solvers import SolverResult, untie_exact, untie_sgd
 

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._validation import CatEmbedError, CatEmbedWarning
-from ..stats import ValueStatistics
+from .._utils._validation import CatEmbedError, CatEmbedWarning
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = [
     "DEFAULT_KERNELS",

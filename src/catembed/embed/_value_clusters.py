@@ -18,7 +18,7 @@ from scipy.cluster.hierarchy import linkage as scipy_linkage
 from sklearn.cluster import DBSCAN
 from sklearn.metrics import pairwise_distances
 
-from .._params import check_option
+from .._utils._params import check_option
 from .cde import GranularityStep, multi_granularity_clustering
 
 __all__ = [

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._autoencoder_mixin import _AE_PARAMS_DOC, _AutoencoderMixin
 from .cde import CDE
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = ["OneHotEmbedder", "OneHotPCA", "IDFEmbedder"]
 

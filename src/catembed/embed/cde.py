@@ -15,11 +15,11 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
-from .._params import check_int, check_option
-from .._threads import one_thread
-from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
+from .._utils._params import check_int, check_option
+from .._utils._threads import one_thread
+from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._gram_kmeans import GramKMeans
 from ._granularity import (
     LARGE_VALUE_SET,

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .._params import check_option
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._utils._params import check_option
+from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._autoencoder_mixin import _AE_PARAMS_DOC, _AutoencoderMixin
 from ._indicator_pca import beta_pca
 from ._value_clusters import LINKAGES, VALUE_CLUSTERINGS, hybrid_value_clusters

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from ._untie_spaces import coupling_spaces
 
 __all__ = ["Couplings"]

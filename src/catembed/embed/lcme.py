@@ -31,14 +31,14 @@ nothing depends on ``n``):
    separate the classes adds ~0).
 3. Each view is centred on the training rows (``t_v - sum_{u in attr(v)} p_u t_u``) and
    scaled to unit mean squared norm, ``trace(T^T (C / n - p p^T) T) = 1`` (the object
-   covariance from the statistics, as :func:`catembed._projection.object_pca`), so that neither
-   view dominates k-means; the output concatenates them (width ``2 k``).
+   covariance from the statistics, as :func:`catembed.transform._projection.object_pca`), so that
+   neither view dominates k-means; the output concatenates them (width ``2 k``).
 
 Every choice needs no labels: ``k = 10`` (MCA's column in every table uses 10 axes, and the
 latent-class view gets the same budget); three EM starts, the highest composite
 log-likelihood kept; equal weight per view. The design was chosen on synthetic tables with
 planted classes (``benchmarks/synthetic.py`` and latent-class-generated tables,
-``benchmarks/lcme_design.py``), never on the bench sets; there LCME was level with MCA
+``studies/lcme_design.py``), never on the bench sets; there LCME was level with MCA
 (mean ARI 0.734 vs 0.741) and above its latent-class view alone (0.703). The bench tables
 and the ranks are in ``docs/reproducing.md``, "Our own method".
 """
@@ -50,10 +50,10 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._params import check_int
-from .._validation import CatEmbedError
+from .._utils._params import check_int
+from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from .mca import MCA
 
 __all__ = ["LCME", "pairwise_latent_classes"]

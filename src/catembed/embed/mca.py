@@ -45,10 +45,8 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._numeric import check_finite_numbers, read_numbers
-from .._params import check_int, check_pooling
-from .._pooling import pool_rare_values, pooled_encoding
-from .._validation import (
+from .._utils._params import check_int, check_pooling
+from .._utils._validation import (
     CatEmbedError,
     CatEmbedWarning,
     as_frame,
@@ -60,7 +58,10 @@ from .._validation import (
     validate_transform_input,
 )
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics, encode
+from ..stats._encoding import encode
+from ..stats._numeric import check_finite_numbers, read_numbers
+from ..stats._pooling import pool_rare_values, pooled_encoding
+from ..stats._value_statistics import ValueStatistics
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
 

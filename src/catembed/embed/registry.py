@@ -1,6 +1,6 @@
 """``METHODS``: the command line's embedders, name -> estimator class.
 
-Built from :data:`catembed._method_names.METHOD_CLASSES`, in its order; ``catembed.METHODS``
+Built from :data:`catembed._utils._method_names.METHOD_CLASSES`, in its order; ``catembed.METHODS``
 is this dict. The modules that need the classes by name (the report, the studies, the mixed
 protocol) import it from here rather than from the package root.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import CatEmbedError
-from .._method_names import METHOD_CLASSES, resolve_name
+from .._utils._errors import CatEmbedError
+from .._utils._method_names import METHOD_CLASSES, resolve_name
 from .autoencoders import CDEAutoencoder, OneHotAutoencoder
 from .baselines import IDFEmbedder, OneHotEmbedder, OneHotPCA
 from .cde import CDE

@@ -23,7 +23,7 @@ The steps of ``fit``, each in its own module:
 4. the choice of ``c`` and of the temperature without labels, and the refusal of degenerate
    weights (:mod:`catembed.embed._untie_selection`);
 5. the weighted value tables (Eq. 21) and their principal components
-   (:mod:`catembed._projection`).
+   (:mod:`catembed.transform._projection`).
 
 The "Couplings" ablation (coupling spaces, no kernels) is :mod:`catembed.embed.couplings`;
 the Table IV protocol (UNTIE, then k-means) is :mod:`catembed.evaluation.untie_protocol`.
@@ -39,11 +39,12 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option, check_positive
-from .._projection import object_pca_dense
-from .._validation import CatEmbedError, CatEmbedWarning
+from .._utils._params import check_int, check_option, check_positive
+from .._utils._validation import CatEmbedError, CatEmbedWarning
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics, encode
+from ..stats._encoding import encode
+from ..stats._value_statistics import ValueStatistics
+from ..transform._projection import object_pca_dense
 from ._untie_objective import ValueLevelProblem, fit_cost, small_problem_threads
 from ._untie_selection import choose_weights
 from ._untie_solvers import energy_ratio, energy_rescaled, regularised_objective

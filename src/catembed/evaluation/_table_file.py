@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._files import read_text_file
-from .._validation import CatEmbedError
+from .._utils._files import read_text_file
+from .._utils._validation import CatEmbedError
 
 __all__ = ["TABLES_DIR", "load_table", "table_ids"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ..datasets import BUNDLED_DIR, Dataset, apply_preset, load_dataset
 from ..metrics import fci, vci
 from ._table_file import TABLES_DIR, load_table, table_ids

@@ -34,9 +34,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
-from .._numeric import finite_matrix
-from .._params import check_fraction, check_int, check_option, check_random_state_param
-from .._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
+from .._utils._params import check_fraction, check_int, check_option, check_random_state_param
+from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
+from ..stats._numeric import finite_matrix
 
 __all__ = [
     "CLASSIFIERS",

@@ -1,7 +1,7 @@
 """Reading the table to evaluate: a file, a data-set folder or a data-set name, prepared
 by a preset into features and labels.
 
-Shared by the ``evaluate`` command (:mod:`catembed.evaluation.cli`), the studies and
+Shared by the ``evaluate`` command (:mod:`catembed.cli._evaluation`), the studies and
 ``catembed report``. The rule for columns is the one of ``catembed embed``: every column
 of a plain CSV/Parquet file is categorical (read as text, so categories coded 1, 2, 3 stay
 categories) unless ``numeric`` says what to do with the columns that hold numbers; a
@@ -19,12 +19,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._params import MAX_SEED
-from .._pathtext import path_text
+from .._utils._params import MAX_SEED
+from .._utils._pathtext import path_text
 from ..datasets import split_list
 
 __all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
-           "load_input", "numeric_hint", "numeric_looking", "split_list"]
+           "load_input", "numeric_hint", "numeric_looking", "split_list", "summary_line"]
 
 #: a plain file's column whose values all parse as numbers and that has at least this many
 #: distinct values "looks numeric": read as categories it gives one value per number, and the
@@ -75,9 +75,9 @@ def numeric_hint(found: dict[str, int], n_rows: int | None = None,
     """The one message for numeric-looking columns read as categories.
 
     With ``n_rows`` (the rows the counts were taken on), a column with a distinct number in
-    almost every row (:func:`catembed._pooling.identifier_columns`: a row number, an ``ID``)
+    almost every row (:func:`catembed.stats._pooling.identifier_columns`: a row number, an ``ID``)
     gets the identifier advice (leave it out with ``id_flag``) rather than binning."""
-    from .._pooling import identifier_columns
+    from ..stats._pooling import identifier_columns
 
     ids = identifier_columns(list(found), list(found.values()), n_rows) if n_rows else []
     numbers = {c: n for c, n in found.items() if c not in set(ids)}
@@ -101,7 +101,7 @@ def numeric_hint(found: dict[str, int], n_rows: int | None = None,
 
 
 def _error(message: str) -> Exception:
-    from .._validation import CatEmbedError
+    from .._utils._validation import CatEmbedError
 
     return CatEmbedError(message)
 
@@ -217,7 +217,7 @@ def load_input(text: str, target: str | None, preset: str | None,
             if found:
                 import warnings
 
-                from .._errors import CatEmbedWarning
+                from .._utils._errors import CatEmbedWarning
 
                 warnings.warn(numeric_hint(found, len(frame)), CatEmbedWarning, stacklevel=2)
         kinds = {c: "target" if c == target else "categorical" for c in columns}
@@ -295,7 +295,7 @@ def _standardise(data: Any) -> Any:
     and deviation would turn every number of the column into NaN."""
     import numpy as np
 
-    from .._numeric import check_finite_numbers
+    from ..stats._numeric import check_finite_numbers
 
     frame = data.frame.copy()
     for c in data.feature_columns:
@@ -330,7 +330,7 @@ def _numbers(frame: Any, column: str) -> Any:
 
 def _discretize(frame: Any, columns: list[str], kinds: dict[str, str], n_bins: int) -> Any:
     """Numeric columns -> quantile-bin labels (text), as ``numeric="discretize"`` does."""
-    from .._numeric import bin_numbers
+    from ..stats._numeric import bin_numbers
 
     frame = frame.copy()
     for c in columns:
@@ -353,3 +353,21 @@ def input_files(text: str, data_dir: str | None = None) -> list[Path]:
     if p.is_file():
         return [p] + ([p.parent / "meta.json"] if p.name == "data.csv" else [])
     return []
+
+
+def summary_line(data: Any) -> str:
+    """The table's one-line summary; a plain file has no preset label (its columns are
+    typed by the command's flags), and rows the preset dropped are counted."""
+    line = data.summary()
+    preset = (data.preset or {}).get("name")
+    if data.meta.get("plain_file") and preset:
+        line = line.replace(f" [preset {preset}]", "", 1)
+    dropped = int(data.meta.get("rows_read", len(data.frame))) - len(data.frame)
+    # rows without a class are dropped by every preset: said apart, as no flag keeps them
+    no_target = min(int(data.meta.get("rows_no_target", 0)), max(dropped, 0))
+    if no_target:
+        line += f"; {no_target} row(s) without a target value dropped"
+    if dropped - no_target > 0:
+        line += (f"; {dropped - no_target} row(s) with a missing value dropped by preset "
+                 f"{preset} (--preset categorical keeps them, missing as a value)")
+    return line

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._method_names import resolve_name
-from .._validation import CatEmbedError
+from .._utils._method_names import resolve_name
+from .._utils._validation import CatEmbedError
 
 __all__ = ["EvalMethod", "MethodUnavailable", "get_method", "method_names", "register_method"]
 

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._params import check_int, check_option
-from .._validation import CatEmbedError
+from .._utils._params import check_int, check_option
+from .._utils._validation import CatEmbedError
 from ..cluster.embedding_labels import (
     INITS,
     gaussian_spectral_labels,

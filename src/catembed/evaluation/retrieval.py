@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
-from .._numeric import finite_matrix
-from .._params import check_int, check_option
-from .._validation import CatEmbedError
+from .._utils._params import check_int, check_option
+from .._utils._validation import CatEmbedError
+from ..stats._numeric import finite_matrix
 
 __all__ = [
     "DEFAULT_KS",

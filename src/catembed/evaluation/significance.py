@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._params import check_fraction, check_int
-from .._validation import CatEmbedError
+from .._utils._params import check_fraction, check_int
+from .._utils._validation import CatEmbedError
 
 __all__ = ["FriedmanResult", "critical_difference", "friedman_test", "paired_t_test"]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ._paths import _compression, _sep, arrow_file, check_input_file
 
 __all__ = ["CsvScan", "scan_csv"]

@@ -18,9 +18,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._files import MAX_TEXT_BYTES, check_input_file, read_text_file
-from .._pathtext import path_text
-from .._validation import CatEmbedError
+from .._utils._files import MAX_TEXT_BYTES, check_input_file, read_text_file
+from .._utils._pathtext import path_text
+from .._utils._validation import CatEmbedError
 
 __all__ = ["MAX_TEXT_BYTES", "atomic_output", "check_input_file", "check_not_input",
            "check_output_path", "output_mode", "read_text_file", "table_format",
@@ -193,7 +193,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_output`: nothing is left
     behind on failure, and the file gets the permissions a plain write would give. A file
     name that is not UTF-8 quoted in ``text`` is written as ``\\xNN``
-    (:func:`~catembed._pathtext.path_text`), not refused by the encoder."""
+    (:func:`~catembed._utils._pathtext.path_text`), not refused by the encoder."""
     target = Path(path)
     with atomic_output(target) as tmp:
         tmp.write_text(path_text(text), encoding="utf-8")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._params import check_int
-from .._validation import CatEmbedError
+from .._utils._params import check_int
+from .._utils._validation import CatEmbedError
 from ._csv_text import (
     _check_file,
     _csv_header,
@@ -112,7 +112,7 @@ def check_ragged_rows(path: str | os.PathLike, strict: bool | None = None) -> in
     warning does not suggest it). Returns the row count (Parquet: from its metadata)."""
     import warnings
 
-    from .._validation import CatEmbedWarning
+    from .._utils._validation import CatEmbedWarning
 
     path = Path(path)
     if table_format(path) != "csv":

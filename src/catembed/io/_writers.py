@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .._validation import CatEmbedError
+from .._utils._validation import CatEmbedError
 from ._paths import (
     _publish,
     _reserve,

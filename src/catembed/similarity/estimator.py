@@ -9,10 +9,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._params import check_int, check_option
-from .._validation import CatEmbedError, warnings_at_caller
+from .._utils._params import check_int, check_option
+from .._utils._validation import CatEmbedError, warnings_at_caller
 from ..base import ValueEmbedder
-from ..stats import ValueStatistics
+from ..stats._value_statistics import ValueStatistics
 from .objects import (
     dm_distances,
     kneighbors_from_codes,

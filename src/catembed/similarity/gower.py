@@ -20,11 +20,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._numeric import check_finite_numbers
-from .._params import check_int, check_param_types
-from .._pooling import check_matrix_memory
-from .._validation import CatEmbedError, as_frame, missing_mask, select_categorical
-from ..stats import encode_column, factorize_frame
+from .._utils._params import check_int, check_param_types
+from .._utils._validation import CatEmbedError, as_frame, missing_mask, select_categorical
+from ..stats._encoding import encode_column, factorize_frame
+from ..stats._numeric import check_finite_numbers
+from ..stats._pooling import check_matrix_memory
 
 __all__ = ["GowerDistance", "gower_distances"]
 
@@ -161,7 +161,7 @@ class GowerDistance(BaseEstimator):
 
 
 def _is_cat(s: pd.Series) -> bool:
-    from .._validation import _is_categorical_dtype
+    from .._utils._validation import _is_categorical_dtype
 
     return _is_categorical_dtype(s.dtype)
 

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import check_int, check_option, is_real
-from .._pooling import check_matrix_memory
-from .._validation import CatEmbedError
-from ..stats import ValueStatistics
+from .._utils._params import check_int, check_option, is_real
+from .._utils._validation import CatEmbedError
+from ..stats._pooling import check_matrix_memory
+from ..stats._value_statistics import ValueStatistics
 from .tables import ValueTables
 
 __all__ = [

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .._params import check_nonnegative, check_option
-from .._validation import CatEmbedWarning, warn_at_caller
-from .._value_statistics import require_statistics
-from ..stats import ValueStatistics
+from .._utils._params import check_nonnegative, check_option
+from .._utils._validation import CatEmbedWarning, warn_at_caller
+from ..stats._value_statistics import ValueStatistics, require_statistics
 
 __all__ = [
     "METRICS",

@@ -30,7 +30,7 @@ import os
 import time
 from pathlib import Path
 
-from ..._validation import CatEmbedError
+from ..._utils._validation import CatEmbedError
 from ...io import atomic_output
 from ._common import Study, StudyResult, _Ctx
 from .heterogeneity import (

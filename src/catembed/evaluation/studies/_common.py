@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..._validation import CatEmbedError
+from ..._utils._validation import CatEmbedError
 
 __all__ = ["Study", "StudyResult", "_Ctx"]
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._validation import CatEmbedError
+from ..._utils._validation import CatEmbedError
 from ._common import _Ctx
 
 __all__ = ["epsilon_gamma_curve", "inter_heterogeneity", "intra_heterogeneity",
@@ -24,7 +24,7 @@ def intra_heterogeneity(X: Any, labels: Any) -> float:
     divided by the number of attributes, but states the indicator lies in [0, 1]; for the
     stated range we average over the values of each attribute, then over attributes.
     """
-    from ..._validation import as_frame
+    from ..._utils._validation import as_frame
 
     df = as_frame(X)
     y = np.asarray(labels)
@@ -52,7 +52,7 @@ def inter_heterogeneity(X: Any) -> float:
     from scipy.spatial.distance import cdist
 
     from ...embed._untie_spaces import coupling_spaces
-    from ...stats import compute_statistics
+    from ...stats._compute import compute_statistics
 
     stats = compute_statistics(X)
     sizes = np.asarray(stats.sizes)

@@ -98,7 +98,7 @@ def scalability(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
                 if sec > 30:
                     over.add(name)
     table = pd.DataFrame(rows)
-    from ...map2d import palette
+    from ...plot.map2d import palette
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     colours = dict(zip(peers, palette(len(peers)), strict=True))

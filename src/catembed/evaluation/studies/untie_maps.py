@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..._text import plot_text
+from ..._utils._text import plot_text
 from ._common import _Ctx
 
 __all__ = ["untie_retrieval", "untie_tsne"]
@@ -18,7 +18,7 @@ def untie_tsne(ctx: _Ctx) -> tuple[pd.DataFrame, Any, list[str]]:
     from sklearn.metrics import silhouette_score
 
     from ...embed import CDE, UNTIE, OneHotEmbedder
-    from ...map2d import project_2d
+    from ...plot.map2d import project_2d
 
     notes: list[str] = []
     sets = ctx.find(["dermatology", "soybean_large", "zoo"], notes, preset="categorical")

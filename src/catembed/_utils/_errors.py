@@ -1,0 +1,26 @@
+"""catembed's error and warning classes, in a module that imports nothing.
+
+They live here (re-exported by :mod:`catembed._utils._validation` and :mod:`catembed`) so that the
+command line and the data-set helpers can raise and catch them without importing NumPy or
+pandas at start-up.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning"]
+
+
+class CatEmbedError(ValueError):
+    """An error in the user's input, with a message meant to be read by a person."""
+
+
+class CatEmbedTypeError(CatEmbedError, TypeError):
+    """An input of the wrong type (a sparse matrix, None, a string, a dict, an iterator...).
+
+    Catchable as :class:`CatEmbedError` (hence ``ValueError``) and as ``TypeError``, which
+    scikit-learn raises for such inputs.
+    """
+
+
+class CatEmbedWarning(UserWarning):
+    """A problem in the input that catembed worked around (dropped column, unseen value...)."""
