@@ -100,7 +100,7 @@ def test_is_dask_collection_frames_and_any_collection():
 def test_large_partitions_counted_by_slices_equal_in_memory(client, monkeypatch):
     # issue 40: a partition is counted by slices of rows (bounded worker memory); the
     # slices, some lacking values and missing entries, merge to the whole table's counts
-    import catembed.stats as cstats
+    import catembed.stats._compute as cstats
 
     df = _frame(500)
     df.loc[df.index[::37], "color"] = None

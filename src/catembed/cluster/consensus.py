@@ -34,8 +34,7 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
 ``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
 "no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
 and profiles. The weights rule and the combination were chosen on planted, shared UCI and
-package tables (``studies/consensus_v2_design.py``,
-``studies/consensus_concat_design.py``; ``docs/consensus.md`` has the tables).
+package tables (``studies/consensus_*_design.py``; ``docs/consensus.md`` has the tables).
 """
 
 from __future__ import annotations
