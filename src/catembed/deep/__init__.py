@@ -20,8 +20,7 @@ this package does not need it.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .._utils._lazy import lazy_exports
 
 __all__ = ["AttentionClusterer", "AutoencoderKMeans", "BiGANWD", "IDEC", "ThesisClusterer",
            "VAEWD"]
@@ -35,12 +34,4 @@ _WHERE = {
     "VAEWD": "wide_deep",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

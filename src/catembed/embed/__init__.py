@@ -7,7 +7,7 @@ model imports its own class's module only (``catembed transform`` starts faster)
 
 from __future__ import annotations
 
-import importlib
+from .._utils._lazy import lazy_exports
 
 # public name -> the module that defines it
 _CLASSES = {
@@ -27,14 +27,4 @@ _CLASSES = {
 
 __all__ = sorted(_CLASSES)
 
-
-def __getattr__(name: str) -> object:
-    if name not in _CLASSES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_CLASSES[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, {k: v[1:] for k, v in _CLASSES.items()})

@@ -31,7 +31,7 @@ with its derived quantities in :mod:`catembed.stats._value_statistics` (:class:`
 
 from __future__ import annotations
 
-import importlib
+from .._utils._lazy import lazy_exports
 
 #: public name -> the module of this package that defines it (imported on first use, so that
 #: the transform path, which needs only the value encoding, does not import SciPy)
@@ -52,14 +52,4 @@ _WHERE = {
 
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str) -> object:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'catembed.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
