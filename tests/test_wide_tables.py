@@ -19,6 +19,7 @@ import catembed.stats._encoding as encoding
 import catembed.stats._value_statistics as value_statistics
 from catembed import CDE, CatEmbedError
 from catembed.stats import compute_statistics
+from catembed.stats._gram import GramCounts
 
 
 def _table(n: int, seed: int, width: int = 10) -> pd.DataFrame:
@@ -165,16 +166,20 @@ def test_count_codes_range_check_on_every_path():
                 counting.count_codes(-codes, np.full(m, 2), dense)
 
 
-def test_sparse_counts_beyond_the_memory_limit_are_refused_before_counting(monkeypatch):
+def test_sparse_counts_beyond_the_memory_limit_are_kept_as_their_factor(monkeypatch):
+    # were refused before counting; issue 40 (item 5): kept as the one-hot rows, the pairs
+    # never counted, and a step that needs them refused with the memory it would take
     monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1M")
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.choice(["a", "b", "c", "d"], (30, 1200)).astype(object),
                       columns=[f"c{j}" for j in range(1200)])
     with mock.patch.object(counting, "_count_wide_sparse") as wide:
-        with pytest.raises(CatEmbedError, match="co-occurrences of 4[0-9]+ distinct values in "
-                                                "1200 columns would need about .* GiB"):
-            compute_statistics(df)
+        stats = compute_statistics(df)
     assert not wide.called
+    assert isinstance(stats.cooc, GramCounts) and stats.cooc.ids.shape == (30, 1200)
+    with pytest.raises(CatEmbedError, match="co-occurrence counts of 4[0-9]+ values in 1200 "
+                                            "columns as stored pairs: about .* GiB"):
+        stats.mutual_information()
 
 
 def test_cde_on_a_wide_table_is_refused_after_a_joint_factorisation(monkeypatch):

@@ -422,7 +422,7 @@ def _restore_model(path: str, meta: Any, data: dict[str, np.ndarray]) -> Any:
     for f, c in zip(names, cats, strict=True):
         check_categories(path, f, c)
     stats_arrays = {k[len("stats__"):]: v for k, v in data.items() if k.startswith("stats__")}
-    check_stats_arrays(path, stats_arrays, sum(len(c) for c in cats))
+    check_stats_arrays(path, stats_arrays, sum(len(c) for c in cats), [len(c) for c in cats])
     est.stats_ = ValueStatistics.from_arrays(stats_arrays, names, cats)
     n_in = meta["n_features_in"]
     if isinstance(n_in, bool) or n_in < len(names):

@@ -263,7 +263,8 @@ def order_is_checkable(values: list) -> bool:
     return True
 
 
-def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) -> None:
+def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int,
+                       sizes: list[int] | None = None) -> None:
     counts = arrays.get("counts")
     n_rows = arrays.get("n_rows")
     if counts is None or n_rows is None:
@@ -275,7 +276,19 @@ def check_stats_arrays(path: str, arrays: dict[str, np.ndarray], n_values: int) 
         raise bad(path, "the row count is not a non-negative integer")
     if (counts < 0).any() or (counts > int(n_rows)).any():
         raise bad(path, "a value count is negative or above the row count")
-    if "cooc" in arrays:
+    if "cooc_ids" in arrays:  # counts kept as their factor (catembed.stats._gram)
+        ids = arrays["cooc_ids"]
+        offs = np.concatenate([[0], np.cumsum(sizes if sizes is not None else [n_values])])
+        if (ids.dtype.kind not in "iu" or ids.ndim != 2 or ids.shape[0] != int(n_rows)
+                or ids.shape[1] != len(offs) - 1):
+            raise bad(path, f"the co-occurrence counts' one-hot rows have shape {ids.shape}; "
+                             f"expected ({int(n_rows)}, {len(offs) - 1}) integers")
+        if ids.size and ((ids < offs[:-1]) | (ids >= offs[1:])).any():
+            raise bad(path, "the co-occurrence counts' one-hot rows are out of range")
+        if not np.array_equal(np.bincount(ids.ravel().astype(np.int64),
+                                          minlength=n_values), counts):
+            raise bad(path, "the co-occurrence counts disagree with the value counts")
+    elif "cooc" in arrays:
         cooc = arrays["cooc"]
         if cooc.dtype.kind not in "iu" or cooc.shape != (n_values, n_values):
             raise bad(path, f"the co-occurrence counts have shape {cooc.shape}; expected "

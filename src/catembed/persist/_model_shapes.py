@@ -85,7 +85,8 @@ EQUAL_SIZES: dict[str, list[tuple[str, str]]] = {
 
 _STATS: Spec = {"counts": ("iu", ("V",), True), "n_rows": ("iu", (), True),
                 "cooc": ("iu", ("V", "V"), False), "cooc_row": ("iu", ("P",), False),
-                "cooc_col": ("iu", ("P",), False), "cooc_data": ("iu", ("P",), False)}
+                "cooc_col": ("iu", ("P",), False), "cooc_data": ("iu", ("P",), False),
+                "cooc_ids": ("iu", ("N", "m"), False)}
 _OUTPUT: Spec = {"components": ("f", ("T", "k"), False), "mean": ("f", ("T",), False),
                  "variance": ("f", ("k",), False)}
 
@@ -156,11 +157,13 @@ def _check_part(path: str, meta: dict[str, Any], declared: dict[str, tuple[np.dt
     spec.update({f"output__{key}": s for key, s in _OUTPUT.items()})
     if not known:  # a class registered by a user: its own arrays are its business
         declared = {key: v for key, v in declared.items() if not key.startswith("extra__")}
-    if "stats__cooc" not in declared:
+    forms = [key for key in ("cooc", "cooc_row", "cooc_ids") if f"stats__{key}" in declared]
+    if len(forms) > 1:
+        raise bad(path, f"it holds the co-occurrence counts in two forms ({prefix}stats__"
+                         f"{forms[0]}, {prefix}stats__{forms[1]})")
+    if not forms or forms == ["cooc_row"]:
         for key in ("cooc_row", "cooc_col", "cooc_data"):
             spec[f"stats__{key}"] = spec[f"stats__{key}"][:2] + (True,)
-    elif any(f"stats__{key}" in declared for key in ("cooc_row", "cooc_col", "cooc_data")):
-        raise bad(path, f"it holds both dense and sparse co-occurrence counts ({prefix}stats__)")
     _check(path, spec, declared, env, prefix, str(name))
     for a, b in EQUAL_SIZES.get(name, []):
         size_a, size_b = (_value(d, env, path, f"{prefix}table__0") for d in (a, b))
@@ -290,7 +293,9 @@ def _label(key: str, prefix: str, env: dict[str, Any]) -> str:
 
 
 _LABELS = {"stats__counts": "the value counts", "stats__n_rows": "the row count",
-           "stats__cooc": "the co-occurrence counts", "cluster_table": "the cluster table",
+           "stats__cooc": "the co-occurrence counts",
+           "stats__cooc_ids": "the co-occurrence counts' factor (one-hot rows)",
+           "cluster_table": "the cluster table",
            "cluster_centers": "the cluster centres", "labels": "the training labels",
            "scales": "the members' scale factors",
            **{f"stats__cooc_{k}": f"the sparse co-occurrence counts' {k}"

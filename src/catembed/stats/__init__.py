@@ -18,9 +18,12 @@ between attributes are derived from the blocks of ``C``.
 
 Storage of ``C``: a dense ``int64`` array while ``l <= dense_limit`` (default 4096 values,
 i.e. at most 128 MiB); above that a ``scipy.sparse`` CSR array holding only the value pairs
-that occur. ``l`` is limited by that memory: dense ``8 l^2`` bytes, sparse about 12 bytes per
-co-occurring pair (at most ``n m (m-1)`` of them). An identifier column (as many values as
-rows) makes ``l`` explode; drop it.
+that occur (about 12 bytes per co-occurring pair, at most ``n m (m-1)`` of them). When those
+pairs would not fit the memory limit (a few rows of tens of thousands of columns), ``C`` is
+kept as its factor, the one-hot rows ``O`` (``n m`` ones; :mod:`catembed.stats._gram`): the
+statistics still count, merge, pool and save exactly, products with ``C`` and its rows come
+from ``O``, and a method that needs the whole ``l x l`` matrix is refused with the memory it
+would take. An identifier column (as many values as rows) makes ``l`` explode; drop it.
 
 This package is the public entry (:func:`compute_statistics`: one table, chunks, or a Dask
 DataFrame's partitions, merged exactly) and re-exports the pieces, each in its own module:

@@ -18,7 +18,8 @@ import scipy.sparse as sp
 
 from .._utils._validation import CatEmbedError
 
-__all__ = ["DENSE_LIMIT", "as_dense", "count_codes", "memory_limit", "remap_sparse"]
+__all__ = ["DENSE_LIMIT", "as_dense", "count_codes", "count_values", "memory_limit",
+           "pair_bytes", "remap_sparse"]
 
 #: largest number of values ``l`` for which the co-occurrence matrix is stored dense
 DENSE_LIMIT = 4096
@@ -233,17 +234,33 @@ def memory_limit() -> float:
         return 8.0 * 2**30
 
 
-def _check_pair_memory(n_rows: int, sizes: np.ndarray) -> None:
-    """Refuse sparse co-occurrence counts that cannot fit the memory limit, before counting.
-
-    At most ``min(n, l_a l_b)`` pairs of values occur for two columns; bounded by
-    ``min(n m (m-1) / 2, (l^2 - sum_j l_j^2) / 2)`` stored pairs of about 48 bytes each
-    while they are counted and assembled (as :func:`catembed.stats._pooling.check_fit_cost`)."""
+def pair_bytes(n_rows: int, sizes: np.ndarray) -> float:
+    """Bytes the sparse co-occurrence counts of ``n_rows`` rows of columns of ``sizes``
+    values may need while counted and assembled: at most ``min(n, l_a l_b)`` pairs of values
+    occur for two columns, bounded by ``min(n m (m-1) / 2, (l^2 - sum_j l_j^2) / 2)`` stored
+    pairs of about 48 bytes each (as :func:`catembed.stats._pooling.check_fit_cost`)."""
+    sizes = np.asarray(sizes)
     m = len(sizes)
     n_values = float(np.sum(sizes))
     pairs = min(float(n_rows) * m * (m - 1) / 2,
                 (n_values * n_values - float(np.sum(sizes.astype(np.float64) ** 2))) / 2)
-    need = 48.0 * pairs
+    return 48.0 * pairs
+
+
+def count_values(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``cnt(v)`` of every value of an ``n x m`` code matrix (a code out of range raises)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    cols = codes.T if codes.flags.f_contiguous else np.ascontiguousarray(codes.T)
+    return _value_counts(cols, sizes, offsets)
+
+
+def _check_pair_memory(n_rows: int, sizes: np.ndarray) -> None:
+    """Refuse sparse co-occurrence counts that cannot fit the memory limit, before counting
+    (:func:`pair_bytes`)."""
+    m = len(sizes)
+    n_values = float(np.sum(sizes))
+    need = pair_bytes(n_rows, sizes)
     limit = memory_limit()
     if need > limit:
         raise CatEmbedError(
@@ -255,8 +272,8 @@ def _check_pair_memory(n_rows: int, sizes: np.ndarray) -> None:
 
 
 def as_dense(cooc: Any) -> np.ndarray:
-    """The co-occurrence counts as a dense array."""
-    return np.asarray(cooc.toarray()) if sp.issparse(cooc) else np.asarray(cooc)
+    """The co-occurrence counts as a dense array (sparse, factored or dense counts)."""
+    return np.asarray(cooc.toarray()) if hasattr(cooc, "toarray") else np.asarray(cooc)
 
 
 def remap_sparse(cooc: Any, gmap: np.ndarray, n_values: int) -> sp.csr_array:

@@ -20,7 +20,15 @@ import scipy.sparse as sp
 
 from .._utils._params import check_option
 from .._utils._validation import CatEmbedError, as_frame
-from ._counting import DENSE_LIMIT, as_dense, count_codes, remap_sparse
+from ._counting import (
+    DENSE_LIMIT,
+    as_dense,
+    count_codes,
+    count_values,
+    memory_limit,
+    pair_bytes,
+    remap_sparse,
+)
 from ._encoding import (
     INFREQUENT,
     _is_missing_value,
@@ -28,6 +36,8 @@ from ._encoding import (
     factorize_frame,
     union_categories,
 )
+from ._gram import GramCounts
+from ._information import pair_information
 
 __all__ = ["ValueStatistics", "count_table", "require_statistics"]
 
@@ -50,26 +60,6 @@ def require_statistics(stats: Any, owner: str) -> None:
 _MI_LOOP_COLUMNS = 256
 
 
-def _pair_information(cooc: Any, p: np.ndarray, n: int, attribute_of: np.ndarray,
-                      m: int) -> np.ndarray:
-    """``I(fa; fb)`` for every pair of different columns (0 on the diagonal) in one pass:
-    each co-occurring pair of values ``u < v`` of two columns adds
-    ``p(u, v) log(p(u, v) / (p(u) p(v)))`` to its pair of columns (a weighted ``bincount``)."""
-    if sp.issparse(cooc):
-        upper = sp.coo_array(sp.triu(cooc, k=1))
-        u, v, c = upper.row, upper.col, upper.data
-    else:
-        u, v = np.nonzero(np.triu(cooc, k=1))
-        c = cooc[u, v]
-    a, b = attribute_of[u], attribute_of[v]
-    keep = (a != b) & (c > 0)
-    u, v, a, b = u[keep], v[keep], a[keep], b[keep]
-    pab = c[keep] / n
-    terms = pab * np.log(pab / (p[u] * p[v]))
-    mi = np.bincount(a * m + b, weights=terms, minlength=m * m).reshape(m, m)
-    return mi + mi.T
-
-
 @dataclass(eq=False)
 class ValueStatistics:
     """Value counts and co-occurrence counts of a categorical table (method spec section 0).
@@ -85,8 +75,12 @@ class ValueStatistics:
         Number of rows counted (``n``).
     counts : ndarray of shape (l,), int64
         ``cnt(v)`` for every value, attributes in order.
-    cooc : ndarray or scipy.sparse.csr_array of shape (l, l), int64
-        ``C[u, v] = cnt(u, v)``; ``C[v, v] = cnt(v)``; 0 within an attribute.
+    cooc : ndarray, scipy.sparse.csr_array or GramCounts of shape (l, l), int64
+        ``C[u, v] = cnt(u, v)``; ``C[v, v] = cnt(v)``; 0 within an attribute. Dense while
+        ``l <= dense_limit``, else the pairs that occur; when those would not fit the memory
+        limit (few rows, tens of thousands of values), the one-hot rows ``O`` of ``C = O^T O``
+        (:class:`~catembed.stats._gram.GramCounts`: products and rows from the factor, the
+        whole matrix only where it fits).
     """
 
     feature_names: tuple[str, ...]
@@ -141,7 +135,13 @@ class ValueStatistics:
             raise CatEmbedError("codes must be a 2-D matrix.")
         sizes = np.array([len(c) for c in categories], dtype=np.int64)
         dense = int(sizes.sum()) <= dense_limit
-        counts, cooc = count_codes(codes, sizes, dense)
+        if not dense and pair_bytes(codes.shape[0], sizes) > memory_limit():
+            # the pairs would not fit: keep their factor, the one-hot rows (issue 40)
+            counts = count_values(codes, sizes)
+            offsets = np.concatenate([[0], np.cumsum(sizes)])[:-1]
+            cooc: Any = GramCounts(codes + offsets, sizes)
+        else:
+            counts, cooc = count_codes(codes, sizes, dense)
         return cls(
             tuple(str(f) for f in feature_names),
             tuple(np.asarray(c, dtype=object) for c in categories),
@@ -177,14 +177,21 @@ class ValueStatistics:
         counts = np.zeros(n_values, dtype=np.int64)
         counts[gmap_a] += self.counts
         counts[gmap_b] += other.counts
-        if n_values <= dense_limit:
+        factored = [isinstance(c, GramCounts) for c in (self.cooc, other.cooc)]
+        if all(factored):
+            new_sizes = np.array([len(c) for c in cats], dtype=np.int64)
+            cooc: Any = self.cooc.relabel(gmap_a, new_sizes).stack(
+                other.cooc.relabel(gmap_b, new_sizes))
+            if n_values <= dense_limit:
+                cooc = cooc.toarray()
+        elif n_values <= dense_limit:
             cooc = np.zeros((n_values, n_values), dtype=np.int64)
             cooc[np.ix_(gmap_a, gmap_a)] += as_dense(self.cooc)
             cooc[np.ix_(gmap_b, gmap_b)] += as_dense(other.cooc)
-        else:
+        else:  # a factor beside stored pairs: the pairs of both (where they fit)
             cooc = sp.csr_array(
-                remap_sparse(self.cooc, gmap_a, n_values)
-                + remap_sparse(other.cooc, gmap_b, n_values)
+                remap_sparse(_pairs(self.cooc), gmap_a, n_values)
+                + remap_sparse(_pairs(other.cooc), gmap_b, n_values)
             )
         return ValueStatistics(
             self.feature_names, tuple(cats), self.n_rows + other.n_rows, counts, cooc
@@ -234,7 +241,14 @@ class ValueStatistics:
         offs = self.offsets
         idx = np.concatenate([np.arange(offs[j], offs[j + 1]) for j in keep]) if keep else []
         idx = np.asarray(idx, dtype=np.int64)
-        cooc = self.cooc[idx][:, idx] if sp.issparse(self.cooc) else self.cooc[np.ix_(idx, idx)]
+        if isinstance(self.cooc, GramCounts):
+            cooc = self.cooc.columns(keep, offs)
+            if len(idx) <= DENSE_LIMIT:
+                cooc = cooc.toarray()
+        elif sp.issparse(self.cooc):
+            cooc = self.cooc[idx][:, idx]
+        else:
+            cooc = self.cooc[np.ix_(idx, idx)]
         return ValueStatistics(
             tuple(self.feature_names[j] for j in keep),
             tuple(self.categories[j] for j in keep),
@@ -273,20 +287,21 @@ class ValueStatistics:
             m = self.n_features
             n = max(self.n_rows, 1)
             p = self.probabilities()
+            cooc = _pairs(self.cooc)
             if m > _MI_LOOP_COLUMNS:
-                mi = _pair_information(self.cooc, p, n, self.attribute_of, m)
+                mi = pair_information(cooc, p, n, self.attribute_of, m)
             else:
                 mi = np.zeros((m, m))
                 offs = self.offsets
-                dense = None if sp.issparse(self.cooc) else self.cooc
+                dense = None if sp.issparse(cooc) else cooc
                 for a in range(m):
-                    self._pair_information_of(a, mi, p, n, offs, dense)
+                    self._pair_information_of(a, mi, p, n, offs, dense, cooc)
             mi[np.diag_indices(m)] = self.entropy()
             self._cache["mi"] = np.maximum(mi, 0.0)
         return self._cache["mi"].copy()
 
     def _pair_information_of(self, a: int, mi: np.ndarray, p: np.ndarray, n: int,
-                             offs: np.ndarray, dense: np.ndarray | None) -> None:
+                             offs: np.ndarray, dense: np.ndarray | None, cooc: Any) -> None:
         """``I(fa; fb)`` for every ``b > a`` into ``mi``, each as the sum of its terms in the
         block's row order. Issue 40: the terms of ``a`` against all later columns at once
         (one slice of sparse counts, not one per ``b``) when they fit in 128 MiB; the same
@@ -295,7 +310,7 @@ class ValueStatistics:
         lo, hi = offs[a], offs[a + 1]
         if (hi - lo) * (offs[-1] - hi) <= 2**24:
             rows = (dense[lo:hi, hi:] if dense is not None
-                    else np.asarray(self.cooc[lo:hi][:, hi:].toarray()))
+                    else np.asarray(cooc[lo:hi][:, hi:].toarray()))
             pab = rows / n
             outer = np.outer(p[lo:hi], p[hi:])
             nz = pab > 0
@@ -308,7 +323,7 @@ class ValueStatistics:
         ra = slice(lo, hi)
         for b in range(a + 1, m):
             rb = slice(offs[b], offs[b + 1])
-            block = (self.cooc[ra][:, rb] if dense is None else dense[ra, rb])
+            block = (cooc[ra][:, rb] if dense is None else dense[ra, rb])
             block = np.asarray(block.toarray() if sp.issparse(block) else block)
             pab = block / n
             outer = np.outer(p[ra], p[rb])
@@ -405,7 +420,12 @@ class ValueStatistics:
             shape=(self.n_values, start),
         )
         counts = np.bincount(target, weights=self.counts, minlength=start).astype(np.int64)
-        if sp.issparse(self.cooc):
+        if isinstance(self.cooc, GramCounts):
+            new_sizes = np.array([len(c) for c in new_cats], dtype=np.int64)
+            cooc = self.cooc.relabel(target, new_sizes)
+            if start <= DENSE_LIMIT:
+                cooc = cooc.toarray()
+        elif sp.issparse(self.cooc):
             cooc = sp.csr_array(merge.T @ self.cooc @ merge)
             if start <= DENSE_LIMIT:
                 cooc = np.asarray(cooc.toarray(), dtype=np.int64)
@@ -417,7 +437,9 @@ class ValueStatistics:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Numeric arrays for saving (categories are stored by the caller as JSON)."""
         out = {"counts": self.counts, "n_rows": np.array(self.n_rows)}
-        if sp.issparse(self.cooc):
+        if isinstance(self.cooc, GramCounts):  # the factor: each row's value ids
+            out["cooc_ids"] = self.cooc.ids
+        elif sp.issparse(self.cooc):
             coo = sp.coo_array(self.cooc)
             out.update(cooc_row=coo.row, cooc_col=coo.col, cooc_data=coo.data)
         else:
@@ -433,6 +455,8 @@ class ValueStatistics:
         counts = np.asarray(arrays["counts"], dtype=np.int64)
         if "cooc" in arrays:
             cooc = np.asarray(arrays["cooc"], dtype=np.int64)
+        elif "cooc_ids" in arrays:
+            cooc = GramCounts(arrays["cooc_ids"], [len(c) for c in categories])
         else:
             n_values = len(counts)
             cooc = sp.csr_array(
@@ -444,6 +468,11 @@ class ValueStatistics:
         return cls(
             tuple(feature_names), tuple(categories), int(arrays["n_rows"]), counts, cooc
         )
+
+
+def _pairs(cooc: Any) -> Any:
+    """Stored counts as they are; factored counts as their stored pairs (where they fit)."""
+    return cooc.tocsr() if isinstance(cooc, GramCounts) else cooc
 
 
 def count_table(

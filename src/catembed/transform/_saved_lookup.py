@@ -105,7 +105,8 @@ class SavedLookup:
         for f, c in zip(names, cats, strict=True):
             check_categories(path, f, c)
         check_stats_arrays(path, {k[len("stats__"):]: v for k, v in data.items()
-                                  if k.startswith("stats__")}, sum(len(c) for c in cats))
+                                  if k.startswith("stats__")}, sum(len(c) for c in cats),
+                           [len(c) for c in cats])
         fin = meta["feature_names_in"]
         if (not isinstance(fin, list) or len(fin) != meta["n_features_in"]
                 or not all(isinstance(f, str) for f in fin) or not set(names) <= set(fin)):
