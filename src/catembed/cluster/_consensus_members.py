@@ -139,7 +139,8 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
     if isinstance(est, PartitionMember):
         return est.embed(codes)
     feats = list(est.feature_names_)
-    index = [feature_names.index(f) for f in feats]
+    position = {f: j for j, f in enumerate(feature_names)}  # not list.index: m^2 on 20,000
+    index = [position[f] for f in feats]
     longest = max(len(categories[j]) for j in index)
     small = pd.DataFrame({f: np.resize(np.asarray(categories[j], dtype=object), longest)
                           for f, j in zip(feats, index, strict=True)})

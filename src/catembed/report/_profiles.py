@@ -70,9 +70,7 @@ def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
     sizes = np.bincount(lab_codes[counted], minlength=k)
     rows = []
     first = None  # the first cell: an empty result keeps the dtypes a full table would give
-    for col in df.columns:
-        values = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
-        codes, uniques = pd.factorize(values.to_numpy(), sort=True)
+    for col, codes, uniques in _text_codes(df):
         # value x cluster counts: one bincount, linear in rows + values * clusters
         table = np.bincount(codes[counted] * k + lab_codes[counted],
                             minlength=len(uniques) * k).reshape(len(uniques), k)
@@ -111,3 +109,32 @@ def _top_cells(share: Any, lift: Any, keep: Any, top: int, min_support: float) -
         order = np.lexsort((cand, -share[cand], -lift[cand]))
         cand = np.sort(cand[order[:top]])
     return cand
+
+
+def _text_codes(df: Any) -> Any:
+    """For each column: its name, the codes of its cells as text (missing values: the value
+    ``"(missing)"``) and the texts, sorted. Columns that hold text already are read as one
+    array, without pandas' per-column ``where`` and ``astype`` (0.5 ms a column: 10 s on
+    20,000 columns); other columns (numbers, mixed objects, dates) are turned into text as
+    before."""
+    import pandas as pd
+
+    kinds = [pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t)
+             for t in df.dtypes]
+    cells = df.loc[:, kinds].to_numpy(dtype=object) if any(kinds) else None
+    at = 0
+    for i, col in enumerate(df.columns):
+        values = cells[:, at] if kinds[i] else None
+        at += int(kinds[i])
+        if values is not None and pd.api.types.infer_dtype(values, skipna=True) in (
+                "string", "empty"):  # text already: only the missing cells change
+            missing = pd.isna(values)
+            if missing.any():
+                values = values.copy()
+                values[missing] = "(missing)"
+            codes, uniques = pd.factorize(values, sort=True)
+            yield col, codes, uniques
+            continue
+        text = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
+        codes, uniques = pd.factorize(text.to_numpy(), sort=True)
+        yield col, codes, uniques
