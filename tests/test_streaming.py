@@ -112,6 +112,24 @@ def test_lookup_plan_equals_naive_gather(combine, max_bytes):
     assert plan(codes[:0]).shape == (0, ref.shape[1])
 
 
+@pytest.mark.parametrize("combine", ["sum", "concat"])
+def test_lookup_plan_fuses_within_a_total_budget(combine):
+    # a wide table: fusing every run of columns up to 256 KiB made 0.4-0.8 GiB of joint
+    # tables out of 1.6 MB of values (30 x 20,000); the joint tables stay within the budget
+    rng = np.random.default_rng(2)
+    sizes = [5] * 400
+    tables = [rng.normal(size=(s, 4)) for s in sizes]
+    codes = np.column_stack([rng.integers(-1, s - 1, 50) for s in sizes]).astype(np.int32)
+    plain = LookupPlan(tables, combine, np.float64, max_joint_bytes=1)
+    capped = LookupPlan(tables, combine, np.float64, max_total_bytes=1 << 20)
+    free = LookupPlan(tables, combine, np.float64, max_total_bytes=1 << 40)
+    assert len(plain.groups) == 400
+    assert sum(j.nbytes for j in capped.joint) <= (1 << 20) + 400 * 5 * 8 * 4
+    assert sum(j.nbytes for j in free.joint) > 4 * (1 << 20)
+    assert [i for g in capped.groups for i in g] == list(range(400))
+    np.testing.assert_allclose(capped(codes), plain(codes), rtol=1e-12, atol=1e-12)
+
+
 def test_hand_computed_sum_with_unknown():
     tables = [np.array([[1.0], [2.0], [0.0]]), np.array([[10.0], [20.0], [0.0]])]
     plan = LookupPlan(tables, "sum", np.float32)

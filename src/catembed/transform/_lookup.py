@@ -120,6 +120,10 @@ class LookupPlan:
         Output dtype; the tables are cast once.
     max_joint_bytes : int
         Largest fused table, in bytes.
+    max_total_bytes : int
+        Largest size of all fused tables together: beyond it, the remaining attributes keep
+        their own tables (a wide table, 20,000 columns of four values, fused 256 KiB at a
+        time, took 0.4-0.8 GiB of tables for 1.6 MB of values).
     """
 
     def __init__(
@@ -128,6 +132,7 @@ class LookupPlan:
         combine: str,
         dtype: np.dtype | type = np.float32,
         max_joint_bytes: int = 1 << 18,
+        max_total_bytes: int = 1 << 26,
     ) -> None:
         self.dtype = np.dtype(dtype)
         self.combine = combine
@@ -137,14 +142,22 @@ class LookupPlan:
         self.width = (widths[0] if widths else 0) if combine == "sum" else int(sum(widths))
         item = self.dtype.itemsize
         groups: list[list[int]] = []
+        done = 0  # bytes of the joint tables before the last group
+
+        def shape(g: list[int]) -> tuple[int, int]:  # rows and bytes of a joint table
+            rows = int(np.prod([self.sizes[i] for i in g]))
+            w = widths[g[-1]] if combine == "sum" else sum(widths[i] for i in g)
+            return rows, rows * w * item
+
         for j in range(len(tables)):
             if groups:
                 g = groups[-1]
-                rows = int(np.prod([self.sizes[i] for i in g])) * self.sizes[j]
-                w = widths[j] if combine == "sum" else sum(widths[i] for i in g + [j])
-                if rows * w * item <= max_joint_bytes and rows < 2**31:
+                rows, size = shape(g + [j])
+                if (size <= max_joint_bytes and rows < 2**31
+                        and done + size <= max_total_bytes):
                     g.append(j)
                     continue
+                done += shape(g)[1]
             groups.append([j])
         self.groups = groups
         self.joint: list[np.ndarray] = []
