@@ -4,8 +4,9 @@
     PYTHONPATH=src python benchmarks/bench_wide.py count-20000 consensus-100 --timeout 120
 
 Each case runs in a child process (a fresh interpreter, imports not counted) under a wall
-clock limit; it prints the wall and CPU seconds of the timed step, its outcome (a refusal is
-an outcome: "refused: <message>"), and the load average beside it. Cases:
+clock limit; it prints the wall and CPU seconds of the timed step, the child's peak RSS
+(table and imports included), its outcome (a refusal is an outcome: "refused: <message>"),
+and the load average beside it. Cases:
 
 * ``count-M``: :func:`catembed.stats.compute_statistics` of 30 x M;
 * ``embed-M``: ``CDE().fit`` of 30 x M (what ``catembed embed`` runs after reading);
@@ -56,7 +57,9 @@ try:
     out = "ok"
 except Exception as exc:
     out = f"refused: {type(exc).__name__}: {str(exc)[:110]}"
-print(f"{time.perf_counter() - t:.2f} {time.process_time() - c:.2f} {out}")
+import resource
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{time.perf_counter() - t:.2f} {time.process_time() - c:.2f} {rss:.0f} {out}")
 """
 
 
@@ -73,9 +76,10 @@ def main() -> None:
             res = subprocess.run([sys.executable, "-c", _CHILD, kind, m], capture_output=True,
                                  text=True, timeout=args.timeout, env=os.environ)
             line = (res.stdout.strip().splitlines() or [res.stderr.strip()[-200:]])[-1]
-            wall, cpu, out = line.split(" ", 2) if res.returncode == 0 else ("-", "-", line)
-            print(f"{case:16s} wall {wall:>7s} s  cpu {cpu:>7s} s  load {load:5.1f}  {out}",
-                  flush=True)
+            wall, cpu, rss, out = (line.split(" ", 3) if res.returncode == 0
+                                   else ("-", "-", "-", line))
+            print(f"{case:16s} wall {wall:>7s} s  cpu {cpu:>7s} s  peak RSS {rss:>5s} MiB  "
+                  f"load {load:5.1f}  {out}", flush=True)
         except subprocess.TimeoutExpired:
             print(f"{case:16s} no answer in {time.perf_counter() - start:.0f} s (limit)  "
                   f"load {load:5.1f}", flush=True)
