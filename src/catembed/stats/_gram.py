@@ -99,11 +99,10 @@ class GramCounts:
             raise CatEmbedError(
                 f"this step needs the co-occurrence counts of {self.shape[0]} values in "
                 f"{len(self.sizes)} columns as {what}: about {need / 2**30:.1f} GiB (limit "
-                f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY). The table has too many "
-                "values for a method that works on the value-by-value counts: pool rare "
-                "values, drop identifier-like columns, keep fewer columns, or use a method "
-                "that needs only the value counts or the one-hot rows (onehot, onehot-pca, "
-                "mca, idf)."
+                f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY): too many values for a "
+                "method that works on the value-by-value counts; pool rare values, drop "
+                "identifier-like columns or keep fewer columns (catembed cluster and "
+                "Consensus fit what needs only the value counts)."
             )
 
     def tocsr(self) -> sp.csr_array:
