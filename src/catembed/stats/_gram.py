@@ -115,17 +115,16 @@ class GramCounts:
         return out
 
     def toarray(self) -> np.ndarray:
-        """``C`` as a dense ``int64`` array (summed over blocks of rows)."""
+        """``C`` as a dense ``int64`` array, by blocks of columns (``O^T O[:, block]``: no
+        temporary larger than about 2**24 entries besides the result)."""
         l_ = self.shape[0]
         self._check(8.0 * l_ * l_, "a dense matrix")
         out = np.zeros((l_, l_), dtype=np.int64)
-        O = self.onehot
-        step = max(1, (1 << 20) // max(self.ids.shape[1], 1))
-        for start in range(0, O.shape[0], step):
-            block = O[start : start + step]
-            coo = sp.coo_array(block.T @ block)
-            coo.sum_duplicates()
-            out[coo.row, coo.col] += coo.data
+        O = self.onehot.tocsc()
+        Ot = sp.csr_array(O.T)
+        step = max(1, (1 << 24) // max(l_, 1))
+        for start in range(0, l_, step):
+            out[:, start : start + step] = (Ot @ O[:, start : start + step]).toarray()
         return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
