@@ -4,8 +4,10 @@
 columns (blocks of rows, so memory stays bounded), into a dense ``l x l`` matrix while
 ``l <= DENSE_LIMIT`` or a sparse CSR array of the pairs that occur; a wide table (many
 columns, few rows) is counted without a step per pair of columns, and sparse counts that
-cannot fit :func:`memory_limit` are refused before counting. :func:`as_dense` and
-:func:`remap_sparse` move counts onto the union of two tables' values when statistics merge.
+cannot fit :func:`memory_limit` are refused before counting (:func:`pair_bytes`; the
+statistics keep such counts as their factor instead, :mod:`catembed.stats._gram`).
+:func:`as_dense` and :func:`remap_sparse` move counts onto the union of two tables' values
+when statistics merge.
 """
 
 from __future__ import annotations

@@ -94,6 +94,9 @@ class GramCounts:
         return sp.csr_array(O[:, key].T @ O)
 
     def _check(self, need: float, what: str) -> None:
+        """Refuse a step whose result (``need`` bytes) and the factor's sparse copies
+        (``O`` by rows and by columns, ``O^T``: about 36 bytes per one) exceed the limit."""
+        need += 36.0 * self.ids.size
         limit = memory_limit()
         if need > limit:
             raise CatEmbedError(
