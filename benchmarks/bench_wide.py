@@ -12,7 +12,11 @@ and the load average beside it. Cases:
 * ``embed-M``: ``CDE().fit`` of 30 x M (what ``catembed embed`` runs after reading);
 * ``consensus-M``: ``Consensus(n_clusters=3, random_state=0).fit`` of 30 x M;
 * ``idec-M``: ``IDEC(3, pretrain_steps=30, cluster_steps=30)`` of 30 x M;
-* ``thesis-M``: ``ThesisClusterer(3, epochs=2)`` of 30 x M.
+* ``thesis-M``: ``ThesisClusterer(3, epochs=2)`` of 30 x M;
+* ``mca-M`` / ``prince-M``: ``MCA(n_components=2).fit_transform`` against prince's
+  ``MCA(n_components=2).fit(X).row_coordinates(X)``;
+* ``onehotpca-M`` / ``sklearnpca-M``: ``OneHotPCA(n_components=10).fit_transform`` against
+  scikit-learn's ``OneHotEncoder(sparse_output=False)`` + ``PCA(10)``.
 
 The table: column ``j`` holds ``"a"``, ``"b"``, ``"c"`` or ``"d"`` drawn uniformly (seed 0).
 """
@@ -48,6 +52,21 @@ elif kind == "idec":
     from catembed.deep import IDEC
     run = lambda X: IDEC(3, pretrain_steps=30, cluster_steps=30, update_interval=10,
                          random_state=0).fit(X)
+elif kind == "mca":
+    from catembed import MCA
+    run = lambda X: MCA(n_components=2).fit_transform(X)
+elif kind == "prince":
+    import prince
+    run = lambda X: prince.MCA(n_components=2).fit(X).row_coordinates(X)
+elif kind == "onehotpca":
+    from catembed import OneHotPCA
+    run = lambda X: OneHotPCA(n_components=10).fit_transform(X)
+elif kind == "sklearnpca":
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    run = lambda X: make_pipeline(OneHotEncoder(sparse_output=False),
+                                  PCA(10, random_state=0)).fit_transform(X)
 else:
     from catembed.deep import ThesisClusterer
     run = lambda X: ThesisClusterer(3, epochs=2, random_state=0).fit(X)

@@ -14,7 +14,10 @@ import numpy as np
 
 from .._utils._validation import CatEmbedError
 from ..base import ValueEmbedder
+from ..stats._counting import DENSE_LIMIT
+from ..stats._gram import GramCounts
 from ..stats._value_statistics import ValueStatistics
+from ._wide_axes import WideAxesMixin, leading_axes
 
 __all__ = ["OneHotEmbedder", "OneHotPCA", "IDFEmbedder"]
 
@@ -107,7 +110,7 @@ class OneHotEmbedder(ValueEmbedder):
                 for v in cats]
 
 
-class OneHotPCA(ValueEmbedder):
+class OneHotPCA(WideAxesMixin, ValueEmbedder):
     """One-hot + PCA (0-1P), CDE Table 1, computed from the value statistics.
 
     The covariance of the one-hot matrix is ``C / n - p p^T`` (``C`` the co-occurrence counts),
@@ -186,18 +189,27 @@ class OneHotPCA(ValueEmbedder):
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         n = stats.n_rows
         p = stats.probabilities()
-        cov = stats.cooc_dense() / n - np.outer(p, p)
-        evals, evecs = np.linalg.eigh(cov)
-        order = np.argsort(evals)[::-1]
-        evals, evecs = evals[order], evecs[:, order]
-        tol = max(evals[0], 0.0) * len(evals) * np.finfo(float).eps
+        l_ = stats.n_values
+        if self.n_components is not None and int(self.n_components) < 1:
+            raise CatEmbedError("n_components must be at least 1.")
+        found = None  # many values: the axes without the l x l matrix (_wide_axes)
+        if isinstance(stats.cooc, GramCounts) or (l_ > DENSE_LIMIT
+                                                  and self.n_components is not None):
+            want = n - 1 if self.n_components is None else int(self.n_components)
+            found = leading_axes(stats, max(1, min(want, l_)), float(n), np.ones(l_))
+        if found is not None:
+            evals, evecs = found
+        else:
+            cov = stats.cooc_dense() / n - np.outer(p, p)
+            evals, evecs = np.linalg.eigh(cov)
+            order = np.argsort(evals)[::-1]
+            evals, evecs = evals[order], evecs[:, order]
+        tol = max(evals[0], 0.0) * l_ * np.finfo(float).eps
         keep = (evals > tol) & (np.sqrt(np.maximum(evals, 0)) >= self.beta)
         evals, evecs = evals[keep], evecs[:, keep]
         if evecs.shape[1] == 0:
             raise CatEmbedError("0-1P kept no principal component; lower beta.")
         if self.n_components is not None:
-            if int(self.n_components) < 1:
-                raise CatEmbedError("n_components must be at least 1.")
             evals, evecs = evals[: self.n_components], evecs[:, : self.n_components]
         # deterministic signs: largest |entry| of each axis positive (as svd_flip does)
         big = np.argmax(np.abs(evecs), axis=0)

@@ -58,10 +58,13 @@ from .._utils._validation import (
     validate_transform_input,
 )
 from ..base import ValueEmbedder
+from ..stats._counting import DENSE_LIMIT
 from ..stats._encoding import encode
+from ..stats._gram import GramCounts
 from ..stats._numeric import check_finite_numbers, read_numbers
 from ..stats._pooling import pool_rare_values, pooled_encoding
 from ..stats._value_statistics import ValueStatistics
+from ._wide_axes import WideAxesMixin, leading_axes
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
 
@@ -78,7 +81,7 @@ def _top_eigen(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return evals, evecs
 
 
-class MCA(ValueEmbedder):
+class MCA(WideAxesMixin, ValueEmbedder):
     """Multiple correspondence analysis, fitted from the Burt matrix (value co-occurrences).
 
     The eigen-decomposition of ``D_c^-1/2 (B / (n Q^2) - c c^T) D_c^-1/2`` (module docstring;
@@ -180,12 +183,18 @@ class MCA(ValueEmbedder):
         n, q, J = stats.n_rows, self._n_attributes(stats), stats.n_values
         c = stats.counts.astype(np.float64) / (n * q)
         sc = np.sqrt(c)
-        M = stats.cooc_dense().astype(np.float64) / (n * q * q)
-        M -= np.outer(c, c)
-        M /= sc[:, None]
-        M /= sc[None, :]
         bound = J - stats.n_features  # the non-trivial axes (constant columns add none)
-        evals, V = _top_eigen(M, min(k, bound))
+        found = None  # many values: the axes without the l x l matrix (_wide_axes)
+        if J > DENSE_LIMIT or isinstance(stats.cooc, GramCounts):
+            found = leading_axes(stats, max(1, min(k, bound)), n * q * q, 1.0 / sc)
+        if found is not None:
+            evals, V = found
+        else:
+            M = stats.cooc_dense().astype(np.float64) / (n * q * q)
+            M -= np.outer(c, c)
+            M /= sc[:, None]
+            M /= sc[None, :]
+            evals, V = _top_eigen(M, min(k, bound))
         # axes of zero inertia (beyond the rank) are no axes: their coordinates would be a
         # constant (the trivial axis) or noise; keep only the positive principal inertias
         tol = max(float(evals[0]), 0.0) * J * np.finfo(np.float64).eps

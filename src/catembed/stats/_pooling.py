@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
-from ._counting import DENSE_LIMIT, memory_limit
+from ._counting import DENSE_LIMIT, memory_limit, pair_bytes
 from ._encoding import pooled_encoding
 from ._value_statistics import ValueStatistics
 
@@ -220,13 +220,18 @@ def check_fit_cost(
     size_cells = _size_cells(est, sizes, n_rows or n_output_rows)
     need = 8.0 * (float(est._cost_cells(sizes)) + sum(size_cells.values()))
     seconds = float(est._cost_seconds(sizes))
+    limit = memory_limit()
     if n_rows is not None and counted_sizes is not None:
         lc = float(np.sum(counted_sizes))
         m = float(len(counted_sizes))
         pairs = m * (m - 1) / 2
-        need = max(need, 8.0 * lc * lc if lc <= DENSE_LIMIT else 48.0 * n_rows * pairs)
-        seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
-    limit = memory_limit()
+        count = 8.0 * lc * lc if lc <= DENSE_LIMIT else pair_bytes(n_rows, counted_sizes)
+        if lc > DENSE_LIMIT and (count > limit or (getattr(est, "_prefers_factor", False)
+                                                   and 4 * n_rows < lc)):
+            count = 40.0 * n_rows * m  # kept as the factor: ids and one-hot rows (_gram)
+        else:
+            seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
+        need = max(need, count)
     max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
     name = type(est).__name__
     what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"

@@ -77,10 +77,8 @@ class ValueStatistics:
         ``cnt(v)`` for every value, attributes in order.
     cooc : ndarray, scipy.sparse.csr_array or GramCounts of shape (l, l), int64
         ``C[u, v] = cnt(u, v)``; ``C[v, v] = cnt(v)``; 0 within an attribute. Dense while
-        ``l <= dense_limit``, else the pairs that occur; when those would not fit the memory
-        limit (few rows, tens of thousands of values), the one-hot rows ``O`` of ``C = O^T O``
-        (:class:`~catembed.stats._gram.GramCounts`: products and rows from the factor, the
-        whole matrix only where it fits).
+        ``l <= dense_limit``, else the pairs that occur, or where those would not fit (or
+        ``factor``) the one-hot rows ``O`` of ``C = O^T O`` (:mod:`catembed.stats._gram`).
     """
 
     feature_names: tuple[str, ...]
@@ -128,15 +126,18 @@ class ValueStatistics:
         feature_names: Sequence[str],
         *,
         dense_limit: int = DENSE_LIMIT,
+        factor: bool = False,
     ) -> ValueStatistics:
-        """Count an ``n x m`` matrix of codes (``0 <= codes[:, j] < len(categories[j])``)."""
+        """Count an ``n x m`` matrix of codes (``0 <= codes[:, j] < len(categories[j])``);
+        ``factor``: sparse counts of fewer rows than a quarter of the values are kept as
+        their factor, as are pairs that would not fit in memory (issue 40)."""
         codes = np.asarray(codes, dtype=np.int32)
         if codes.ndim != 2:
             raise CatEmbedError("codes must be a 2-D matrix.")
         sizes = np.array([len(c) for c in categories], dtype=np.int64)
         dense = int(sizes.sum()) <= dense_limit
-        if not dense and pair_bytes(codes.shape[0], sizes) > memory_limit():
-            # the pairs would not fit: keep their factor, the one-hot rows (issue 40)
+        few_rows = factor and 4 * codes.shape[0] < int(sizes.sum())
+        if not dense and (few_rows or pair_bytes(codes.shape[0], sizes) > memory_limit()):
             counts = count_values(codes, sizes)
             offsets = np.concatenate([[0], np.cumsum(sizes)])[:-1]
             cooc: Any = GramCounts(codes + offsets, sizes)
@@ -483,6 +484,7 @@ def count_table(
     dense_limit: int = DENSE_LIMIT,
     before_count: Callable[[np.ndarray, int], None] | None = None,
     on_codes: Callable[[np.ndarray, list[np.ndarray]], None] | None = None,
+    factor: bool = False,
 ) -> ValueStatistics:
     """:meth:`ValueStatistics.from_frame` of a table already checked by
     :func:`~catembed._utils._validation.as_frame`: factorise the columns, then count.
@@ -494,4 +496,5 @@ def count_table(
         before_count(np.array([len(c) for c in cats], dtype=np.int64), len(df))
     if on_codes is not None:
         on_codes(codes, cats)
-    return ValueStatistics.from_codes(codes, cats, names, dense_limit=dense_limit)
+    return ValueStatistics.from_codes(codes, cats, names, dense_limit=dense_limit,
+                                      factor=factor)
