@@ -122,8 +122,9 @@ def wide_table_members(names: list[str], defaulted: bool, n_values: int,
     from .._utils._errors import CatEmbedWarning
 
     warnings.warn(
-        f"the table has {n_values} values in {n_rows} rows: the default members CDE, MCA "
-        f"and LCME cost O(values^2) or more whatever the rows, so only "
-        f"{', '.join(WIDE_MEMBERS)} are fitted (name members= to choose others).",
+        f"the table has {n_values} values in {n_rows} rows: the default members CDE and "
+        f"LCME cost O(values^2) or more whatever the rows, so only "
+        f"{', '.join(WIDE_MEMBERS)} are fitted (MCA is left out too, as chosen for wide "
+        "tables; name members= to choose others).",
         CatEmbedWarning, stacklevel=4)
     return list(WIDE_MEMBERS), n_rows * n_values <= 5e7
