@@ -414,15 +414,17 @@ def table_codes(est: Any, df: pd.DataFrame, X: Any = None, *, narrow: bool = Fal
     dtype = code_dtype(pooled_encoding(est.categories_, infrequent)[0]) if narrow else np.int32
     kept = est.__dict__.get("_kept_fit_codes") if X is not None else None
     names = [str(c) for c in est.feature_names_]
-    if kept and kept[0] is X and all(c in kept[1] for c in names):
+    where = {c: j for j, c in enumerate(kept[1])} if kept else {}
+    if kept and kept[0] is X and all(c in where for c in names):  # a dict: m, not m^2
         del est._kept_fit_codes
-        where = {c: j for j, c in enumerate(kept[1])}
         fit_cats = [kept[3][where[c]] for c in names]
         n = max([len(c) for c in fit_cats] + [0]) + 1
-        values = pd.DataFrame({  # each attribute's fitted values, then a missing value
-            name: pd.Series(list(c) + [np.nan] * (n - len(c)), dtype=object)
-            for name, c in zip(names, fit_cats, strict=True)
-        })
+        cells = np.full((n, len(names)), np.nan, dtype=object)
+        for j, c in enumerate(fit_cats):
+            cells[: len(c), j] = c
+        # each attribute's fitted values, then a missing value (one block, not a Series
+        # per column: 1.3 s on 20,000 columns)
+        values = pd.DataFrame(cells, columns=names, dtype=object)
         value_codes = est._encode_values(values)
         codes = np.empty((len(df), len(names)), dtype=dtype, order="F")
         for j, c in enumerate(names):
