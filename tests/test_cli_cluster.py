@@ -166,6 +166,21 @@ def test_evaluate_passthrough_gives_categorical_methods_the_categories(tmp_path,
     assert json.loads(out)["results"][0]["ari_mean"] == idf["ari_mean"]
 
 
+def test_evaluate_passthrough_on_numbers_only_says_why_categorical_methods_fail(tmp_path,
+                                                                                 capsys):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40),
+                       "y": ["p", "q"] * 20})
+    path = tmp_path / "numbers.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run(["evaluate", path, "--target", "y", "--runs", 1, "--json",
+                          "--numeric", "passthrough", "--methods", "idf,famd"], capsys)
+    assert code == 0, err
+    idf, famd = json.loads(out)["results"]
+    assert (idf["status"], famd["status"]) == ("error", "ok")
+    assert "every column is numeric, so idf" in err and "--numeric discretize" in err
+
+
 def test_text_past_the_sampled_rows_is_a_missing_number_said(tmp_path, capsys):
     """A column typed numeric from its first 10,000 rows that holds text further down: its
     numbers still binned (not 12,000 categories), the text named in a warning."""

@@ -126,14 +126,18 @@ def _method_groups(data: Any, methods: list[str]) -> list[tuple[Any, list[str]]]
         return [(data.features, methods)]
     plain = [m for m in methods if not get_method(m).numeric]
     mixed = [m for m in methods if m not in plain]
-    if plain:
+    keep = [c for c in data.features.columns if c not in set(numeric)]
+    if plain and not keep:
+        print(f"catembed: warning: every column is numeric, so {', '.join(plain)}, which "
+              "take categorical columns only, have nothing to embed (each is reported as an "
+              "error); --numeric discretize gives them binned numbers.", file=sys.stderr)
+    elif plain:
         print(f"catembed: note: {', '.join(plain)} take categorical columns only: the "
               f"{len(numeric)} numeric column(s) ({', '.join(numeric[:8])}"
               f"{' ...' if len(numeric) > 8 else ''}) are left out for "
               f"{'them' if len(plain) > 1 else 'it'}"
               + (f" (used by {', '.join(mixed)})" if mixed else "")
               + "; --numeric discretize gives them binned numbers.", file=sys.stderr)
-    keep = [c for c in data.features.columns if c not in set(numeric)]
     return [(X, group) for X, group in ((data.features[keep], plain), (data.features, mixed))
             if group]
 
