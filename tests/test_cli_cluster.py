@@ -144,6 +144,25 @@ def test_profiles_path_refusals(tmp_path, mixed, capsys):
     assert not out.exists()
 
 
+def test_row_number_column_warning(tmp_path, mixed, capsys):
+    """A numeric column 1, 2, ..., n (a row number) is named; a column of ranks in another
+    order (a measurement) is not."""
+    path, df = mixed
+    df = df.head(60).copy()
+    df.insert(0, "obs", np.arange(1, 61))
+    df["rank"] = np.random.default_rng(0).permutation(60) + 1
+    src = tmp_path / "with_obs.csv"
+    df.to_csv(src, index=False)
+    code, _, err = run(["cluster", src, "-k", 3, "--members", "idf", "--n-init", 2,
+                        "--target", "y", "-q"], capsys)
+    assert code == 0, err
+    assert "column(s) obs count the rows (obs goes 1, 2, ... 60" in err
+    assert "rank" not in err.split("count the rows")[0]
+    code, _, err = run(["cluster", src, "-k", 3, "--members", "idf", "--n-init", 2,
+                        "--target", "y", "--id", "obs", "-q"], capsys)
+    assert code == 0 and "count the rows" not in err
+
+
 def test_evaluate_passthrough_gives_categorical_methods_the_categories(tmp_path, mixed,
                                                                        capsys):
     path, df = mixed

@@ -120,9 +120,24 @@ def _read(args: argparse.Namespace, spec: Any, used: list[str], numeric: list[st
     return frame
 
 
-def _warn_identifiers(frame: Any, categorical: list[str]) -> None:
+def row_number_columns(frame: Any, numeric: list[str]) -> list[str]:
+    """The numeric columns that count the rows: integers going up by exactly 1 from each
+    row to the next, none missing, at least 10 rows (``obs`` 1, 2, ..., ``n``). A column of
+    ranks in another order is a measurement and is not listed."""
+    import numpy as np
+
+    out = []
+    for c in numeric:
+        v = frame[c].to_numpy(dtype="float64", na_value=np.nan)
+        if len(v) >= 10 and np.isfinite(v).all() and (np.diff(v) == 1).all():
+            out.append(str(c))
+    return out
+
+
+def _warn_identifiers(frame: Any, categorical: list[str], numeric: list[str]) -> None:
     """The identifier warning ``embed`` gives
-    (:func:`catembed.stats._pooling.identifier_columns`)."""
+    (:func:`catembed.stats._pooling.identifier_columns`), and one for numeric row numbers,
+    which would otherwise be cut into bins of file position (:func:`row_number_columns`)."""
     import warnings
 
     from .._utils._errors import CatEmbedWarning
@@ -133,6 +148,14 @@ def _warn_identifiers(frame: Any, categorical: list[str]) -> None:
     if found:
         warnings.warn(identifier_message(found, flag="--drop or --id"), CatEmbedWarning,
                       stacklevel=2)
+    rows = row_number_columns(frame, numeric)
+    if rows:
+        first = frame[rows[0]]
+        warnings.warn(f"column(s) {', '.join(rows[:10])} count the rows ({rows[0]} goes "
+                      f"{first.iloc[0]:g}, {first.iloc[1]:g}, ... {first.iloc[-1]:g}, up by 1 "
+                      "each row): as numbers they would be cut into bins of position in the "
+                      "file, which groups neighbouring rows. If they are identifiers, drop "
+                      "them (--drop or --id).", CatEmbedWarning, stacklevel=2)
 
 
 def _target_line(frame: Any, target: str, labels: Any) -> str:
@@ -187,7 +210,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     progress.step(f"reading {spec.path.name}")
     frame = _read(args, spec, used, numeric)
     categorical = [c for c in features if c not in set(numeric)]
-    _warn_identifiers(frame, categorical)
+    _warn_identifiers(frame, categorical, numeric)
     model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
                       random_state=args.seed, categorical_features=categorical)
     progress.step("fitting the consensus")  # then the steps of Consensus.fit
