@@ -16,7 +16,10 @@ and the load average beside it. Cases:
 * ``mca-M`` / ``prince-M``: ``MCA(n_components=2).fit_transform`` against prince's
   ``MCA(n_components=2).fit(X).row_coordinates(X)``;
 * ``onehotpca-M`` / ``sklearnpca-M``: ``OneHotPCA(n_components=10).fit_transform`` against
-  scikit-learn's ``OneHotEncoder(sparse_output=False)`` + ``PCA(10)``.
+  scikit-learn's ``OneHotEncoder(sparse_output=False)`` + ``PCA(10)``;
+* ``famd-M`` / ``princefamd-M``: ``FAMD(n_components=2).fit_transform`` against prince's
+  ``FAMD(n_components=2).fit(X).row_coordinates(X)``, the table with one more column
+  ``x`` of standard normal numbers.
 
 The table: column ``j`` holds ``"a"``, ``"b"``, ``"c"`` or ``"d"`` drawn uniformly (seed 0).
 """
@@ -40,6 +43,8 @@ kind, m = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(0)
 df = pd.DataFrame(np.array(["a", "b", "c", "d"], dtype=object)[rng.integers(0, 4, (30, m))],
                   columns=[f"c{j}" for j in range(m)])
+if kind in ("famd", "princefamd"):
+    df["x"] = rng.normal(size=30)
 if kind == "count":
     from catembed.stats import compute_statistics as run
 elif kind == "embed":
@@ -58,6 +63,12 @@ elif kind == "mca":
 elif kind == "prince":
     import prince
     run = lambda X: prince.MCA(n_components=2).fit(X).row_coordinates(X)
+elif kind == "famd":
+    from catembed.embed import FAMD
+    run = lambda X: FAMD(n_components=2).fit_transform(X)
+elif kind == "princefamd":
+    import prince
+    run = lambda X: prince.FAMD(n_components=2).fit(X).row_coordinates(X)
 elif kind == "onehotpca":
     from catembed import OneHotPCA
     run = lambda X: OneHotPCA(n_components=10).fit_transform(X)

@@ -88,3 +88,56 @@ def test_a_wide_table_is_fitted_not_refused(monkeypatch):
     assert Z.shape == (30, 2) and np.isfinite(np.asarray(Z)).all()
     Z = OneHotPCA(n_components=4).fit_transform(df)
     assert Z.shape == (30, 4) and np.isfinite(np.asarray(Z)).all()
+
+
+def _famd_reference(df: pd.DataFrame, num: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """FAMD's ``Z = [x_std, (O - p) / sqrt(p)]`` written out, and its covariance."""
+    x = df[num].to_numpy(dtype=float)
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    O = pd.get_dummies(df.drop(columns=num).astype(str)).to_numpy(dtype=float)
+    p = O.mean(axis=0)
+    Z = np.hstack([z, (O - p) / np.sqrt(p)])
+    return Z, Z.T @ Z / len(df)
+
+
+@pytest.mark.parametrize("rows", [12, 60])  # 12: the thin SVD; 60: Lanczos
+def test_famd_axes_equal_the_dense_decomposition(rows):
+    from catembed.embed._wide_axes import famd_axes
+
+    df = _planted(rows, 40, seed=1)
+    rng = np.random.default_rng(2)
+    num = ["u", "v"]
+    df["u"], df["v"] = rng.normal(size=rows), rng.exponential(size=rows)
+    cat = df.drop(columns=num)
+    stats = _stats(cat, factor=False)
+    codes = np.column_stack([np.searchsorted(stats.categories[j], cat.iloc[:, j].to_numpy())
+                             for j in range(cat.shape[1])])
+    Z, cov = _famd_reference(df, num)
+    n = rows
+    z = Z[:, :2]
+    O = Z[:, 2:] * np.sqrt(stats.counts / n) + stats.counts / n
+    nc = z.T @ O / n / np.sqrt(stats.counts / n)
+    got = famd_axes(z, codes, stats, nc, 3)
+    assert got is not None
+    want_vals, want_vecs = _top_eigen(cov, 3)
+    np.testing.assert_allclose(got[0], want_vals, rtol=1e-9)
+    np.testing.assert_allclose(got[1], want_vecs, atol=1e-8)
+
+
+def test_famd_on_a_wide_table_matches_its_definition():
+    """30 rows x 1,100 four-valued columns and two numbers (4,402 > 4,096 values): fitted
+    without the dense covariance, the same axes and coordinates as ``Z``'s own SVD."""
+    from catembed.embed import FAMD
+
+    df = _planted(30, 1100, seed=3)
+    rng = np.random.default_rng(4)
+    df["u"], df["v"] = rng.normal(size=30), rng.normal(size=30)
+    model = FAMD(n_components=4)
+    coords = model.fit_transform(df)
+    Z, _ = _famd_reference(df, ["u", "v"])
+    _, sv, Vt = np.linalg.svd(Z / np.sqrt(30), full_matrices=False)
+    np.testing.assert_allclose(model.eigenvalues_, sv[:4] ** 2, rtol=1e-9)
+    want = Z @ Vt[:4].T
+    signs = np.sign(np.sum(coords * want, axis=0))
+    np.testing.assert_allclose(coords, want * signs, atol=1e-8)
+    np.testing.assert_allclose(model.total_inertia_, np.sum(sv**2), rtol=1e-9)

@@ -13,6 +13,10 @@ the 80,000 values of 30 x 20,000. Here:
   ``O(n^2 l)``; exact);
 * stored counts: a Lanczos solver (``eigsh``) on products with ``C`` (``O(nnz)`` each).
 
+FAMD's covariance ``Z^T Z / n`` (:class:`catembed.embed.mca.FAMD`) adds the standardised
+numeric columns to the same value block; :func:`famd_axes` finds its leading axes the same
+two ways (one thin SVD of ``Z / sqrt(n)``, or Lanczos on products with its three blocks).
+
 Eigenvalues equal the dense decomposition's up to rounding; each axis' sign is fixed as
 :func:`catembed.embed.mca._top_eigen` fixes it (largest-magnitude entry positive).
 """
@@ -25,7 +29,7 @@ from ..stats._counting import DENSE_LIMIT
 from ..stats._gram import GramCounts
 from ..stats._value_statistics import ValueStatistics
 
-__all__ = ["WideAxesMixin", "leading_axes"]
+__all__ = ["WideAxesMixin", "famd_axes", "leading_axes"]
 
 #: largest ``n x l`` matrix ``Y`` decomposed by one SVD (float64 cells: 512 MiB)
 _SVD_CELLS = 1 << 26
@@ -68,6 +72,63 @@ def leading_axes(stats: ValueStatistics, k: int, a: float,
 
     op = LinearOperator((l_, l_), matvec=matvec, dtype=np.float64)
     start = np.random.default_rng(0).standard_normal(l_)  # deterministic
+    try:
+        w, V = eigsh(op, k=k, which="LA", v0=start, tol=0.0)
+    except ArpackError:
+        return None
+    order = np.argsort(w)[::-1]
+    return _signed(w[order], V[:, order])
+
+
+def famd_axes(z: np.ndarray, codes: np.ndarray, stats: ValueStatistics, nc: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``k`` largest eigenpairs of FAMD's covariance ``Z^T Z / n``,
+    ``Z = [z, (O - 1 p^T) / sqrt(p)]``, without forming it; None where the dense route
+    should run (``k`` near the size or the rank).
+
+    Parameters
+    ----------
+    z : ndarray of shape (n, q)
+        The standardised numeric columns (missing: 0).
+    codes : ndarray of shape (n, m)
+        The categorical codes of ``stats``' values (after pooling).
+    stats : ValueStatistics
+        Of the categorical columns (``p`` = counts / n; ``C`` its co-occurrence counts).
+    nc : ndarray of shape (q, l)
+        The numeric-by-value block ``z^T O / (n sqrt(p))``.
+    k : int
+        Number of axes.
+    """
+    n, q = z.shape
+    l_ = stats.n_values
+    size = q + l_
+    p = stats.counts.astype(np.float64) / n
+    root = np.sqrt(p)
+    if k < min(n, size) and n * size <= _SVD_CELLS and 4 * n < size:
+        Y = np.zeros((n, size))
+        Y[:, :q] = z
+        cols = codes.astype(np.int64) + stats.offsets[:-1][None, :]
+        Y[np.arange(n)[:, None], q + cols] = 1.0
+        Y[:, q:] -= p[None, :]
+        Y[:, q:] /= root[None, :]
+        Y /= np.sqrt(n)
+        _, sv, Vt = np.linalg.svd(Y, full_matrices=False)
+        return _signed(sv[:k] ** 2, Vt[:k].T)
+    if k >= size // 16:
+        return None
+    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
+
+    cooc, zz = stats.cooc, z.T @ z / n
+
+    def matvec(v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float64).ravel()
+        a, b = v[:q], v[q:]
+        top = zz @ a + nc @ b
+        low = nc.T @ a + np.asarray(cooc @ (b / root)).ravel() / (n * root) - root * (root @ b)
+        return np.concatenate([top, low])
+
+    op = LinearOperator((size, size), matvec=matvec, dtype=np.float64)
+    start = np.random.default_rng(0).standard_normal(size)  # deterministic
     try:
         w, V = eigsh(op, k=k, which="LA", v0=start, tol=0.0)
     except ArpackError:

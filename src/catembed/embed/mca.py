@@ -45,7 +45,7 @@ from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._params import check_int, check_pooling
+from .._utils._params import check_int, check_option, check_pooling
 from .._utils._validation import (
     CatEmbedError,
     CatEmbedWarning,
@@ -63,8 +63,8 @@ from ..stats._encoding import encode
 from ..stats._gram import GramCounts
 from ..stats._numeric import check_finite_numbers, read_numbers
 from ..stats._pooling import pool_rare_values, pooled_encoding
-from ..stats._value_statistics import ValueStatistics
-from ._wide_axes import WideAxesMixin, leading_axes
+from ..stats._value_statistics import ValueStatistics, count_table
+from ._wide_axes import WideAxesMixin, famd_axes, leading_axes
 
 __all__ = ["FAMD", "MCA", "famd_embedder"]
 
@@ -296,12 +296,20 @@ class FAMD(TransformerMixin, BaseEstimator):
         self.min_frequency = min_frequency
         self.max_categories = max_categories
 
-    # cost model of check_fit_cost: a few (p + J) x (p + J) matrices, one eigendecomposition
+    # cost model of check_fit_cost: a few (p + J) x (p + J) matrices and one eigen-
+    # decomposition up to the dense limit; above it the axes of famd_axes (a thin SVD or
+    # Lanczos), whose counts of few rows are kept as their factor
+    _prefers_factor = True
+
     def _cost_cells(self, sizes: np.ndarray) -> float:
-        return 4.0 * (len(self.numeric_features_) + float(np.sum(sizes))) ** 2
+        q, l_ = len(self.numeric_features_), float(np.sum(sizes))
+        if q + l_ <= DENSE_LIMIT:
+            return 4.0 * (q + l_) ** 2
+        return 64.0 * (q + l_) + q * l_ + 2.0**26
 
     def _cost_seconds(self, sizes: np.ndarray) -> float:
-        return (len(self.numeric_features_) + float(np.sum(sizes))) ** 3 / 2e8
+        size = len(self.numeric_features_) + float(np.sum(sizes))
+        return size**3 / 2e8 if size <= DENSE_LIMIT else 2e-9 * size * size
 
     # the embedders' cost check before counting (it reads max_categories and the two above)
     _check_cost_before_counting = ValueEmbedder._check_cost_before_counting
@@ -352,26 +360,32 @@ class FAMD(TransformerMixin, BaseEstimator):
         z = self._numeric(df)
         n = len(df)
         blocks_num = z.T @ z / n
+        wide = None
         if cat:
-            stats = ValueStatistics.from_frame(df, columns=cat,
-                                               handle_missing=self.handle_missing,
-                                               before_count=self._check_cost_before_counting)
+            check_option("handle_missing", self.handle_missing, ("category", "error"))
+            stats = count_table(df, columns=cat, handle_missing=self.handle_missing,
+                                before_count=self._check_cost_before_counting, factor=True)
             self.stats_, self.infrequent_categories_ = pool_rare_values(self, stats)
             st = self.stats_
             codes = self._codes(df)
             offs = st.offsets
             p = st.counts.astype(np.float64) / n
             sp_ = np.sqrt(p)
-            cc = st.cooc_dense() / n - np.outer(p, p)
-            cc /= sp_[:, None] * sp_[None, :]
             nc = np.zeros((len(num), st.n_values))
+            sizes = st.sizes  # a property that builds its list: read once, not per column
             for j in range(st.n_features):
                 for a in range(len(num)):
                     nc[a, offs[j]:offs[j + 1]] = np.bincount(
-                        codes[:, j], weights=z[:, a], minlength=int(st.sizes[j])) / n
+                        codes[:, j], weights=z[:, a], minlength=int(sizes[j])) / n
             nc /= sp_[None, :]
-            cov = np.block([[blocks_num, nc], [nc.T, cc]])
             self._p = p
+            if len(num) + st.n_values > DENSE_LIMIT:  # the l x l block is not formed
+                rank = len(num) + st.n_values - st.n_features
+                wide = famd_axes(z, codes, st, nc, min(k, max(rank, 1)))
+            if wide is None:
+                cc = st.cooc_dense() / n - np.outer(p, p)
+                cc /= sp_[:, None] * sp_[None, :]
+                cov = np.block([[blocks_num, nc], [nc.T, cc]])
         else:
             self.stats_ = None
             self.infrequent_categories_ = []
@@ -379,10 +393,15 @@ class FAMD(TransformerMixin, BaseEstimator):
             self._p = np.zeros(0)
         rank = len(num) + (self.stats_.n_values - self.stats_.n_features if cat else 0)
         k = min(k, max(rank, 1))
-        evals, V = _top_eigen(cov, k)
+        if wide is None:
+            evals, V = _top_eigen(cov, k)
+            total = float(np.trace(cov))
+        else:  # the trace: numeric variances plus sum_v (1 - p_v)
+            evals, V = wide
+            total = float(np.trace(blocks_num)) + float(np.sum(1.0 - self._p))
         self.components_ = V
         self.eigenvalues_ = np.maximum(evals, 0.0)
-        self.total_inertia_ = float(np.trace(cov))
+        self.total_inertia_ = total
         self.explained_inertia_ = self.eigenvalues_ / self.total_inertia_
         self.n_components_ = V.shape[1]
         # value-level lookup of the categorical part: t_v = (1 - p_v)/sqrt(p_v) V_v minus the
