@@ -268,8 +268,10 @@ class FAMD(TransformerMixin, BaseEstimator):
         in :class:`MCA` (scikit-learn's ``OneHotEncoder`` meaning, with a warning).
     max_categories : int or None, default=100
         At most this many values per column (the rarest pooled); ``None`` keeps every value.
-        The covariance is ``(p + J) x (p + J)``, so its cost grows with the square of the
-        number of values ``J``.
+        Up to 4,096 numbers and values the covariance ``(p + J) x (p + J)`` is formed
+        and decomposed; above, its leading axes come from one thin SVD of ``Z`` (fewer rows
+        than a quarter of ``p + J``) or by Lanczos on its blocks
+        (:func:`catembed.embed._wide_axes.famd_axes`).
 
     Attributes
     ----------
