@@ -100,9 +100,15 @@ def _famd_reference(df: pd.DataFrame, num: list[str]) -> tuple[np.ndarray, np.nd
     return Z, Z.T @ Z / len(df)
 
 
-@pytest.mark.parametrize("rows", [12, 60])  # 12: the thin SVD; 60: Lanczos
-def test_famd_axes_equal_the_dense_decomposition(rows):
+@pytest.mark.parametrize(("rows", "cells"), [(12, None), (60, None), (60, 0)])
+def test_famd_axes_equal_the_dense_decomposition(rows, cells, monkeypatch):
+    """12 rows: the thin SVD; 60: Lanczos on products with Z's factor, or (no cells
+    allowed for it) with the counts and blocks."""
+    import catembed.embed._wide_axes as wide
     from catembed.embed._wide_axes import famd_axes
+
+    if cells is not None:
+        monkeypatch.setattr(wide, "_SVD_CELLS", cells)
 
     df = _planted(rows, 40, seed=1)
     rng = np.random.default_rng(2)
