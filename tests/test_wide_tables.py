@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import catembed.stats._counting as counting
 import catembed.stats._encoding as encoding
 import catembed.stats._value_statistics as value_statistics
-from catembed import CDE, CatEmbedError
+from catembed import CDE, CatEmbedError, CatEmbedWarning
 from catembed.stats import compute_statistics
 from catembed.stats._gram import GramCounts
 
@@ -268,3 +268,36 @@ def test_column_selection_reads_the_dtypes_once():
         assert select_columns(df, "auto", "drop", "CDE") == (cat, [])
     counted, numeric = select_columns(df, "auto", "discretize", "CDE")
     assert counted == list(df.columns) and numeric == other
+
+
+def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch):
+    """On a wide table the default portfolio (one-hot, IDF) reads no co-occurrence, so the
+    counts are kept as their factor; the labels are those of the stored pairs."""
+    import catembed.cluster._consensus_runs as runs_mod
+    import catembed.cluster.consensus as cons_mod
+    from catembed.cluster import Consensus
+
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, 3, 30)
+    pref = rng.integers(0, 4, (3, 1100))
+    codes = np.where(rng.random((30, 1100)) < 0.6, pref[g], rng.integers(0, 4, (30, 1100)))
+    df = pd.DataFrame(np.array(list("abcd"), dtype=object)[codes],
+                      columns=[f"c{j}" for j in range(1100)])
+    seen = []
+    real = cons_mod.ValueStatistics.from_codes
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append(isinstance(out.cooc, GramCounts))
+        return out
+
+    monkeypatch.setattr(cons_mod.ValueStatistics, "from_codes", spy)
+    with pytest.warns(CatEmbedWarning, match="only onehot, idf are fitted"):
+        factored = Consensus(3, random_state=0).fit(df).labels_
+    real_wide = runs_mod.wide_table_members
+    monkeypatch.setattr(cons_mod, "wide_table_members",
+                        lambda *a: (*real_wide(*a)[:2], False))
+    with pytest.warns(CatEmbedWarning):
+        stored = Consensus(3, random_state=0).fit(df).labels_
+    assert seen == [True, False]
+    assert factored.tolist() == stored.tolist()

@@ -110,15 +110,19 @@ WIDE_VALUES = 3000
 WIDE_MEMBERS = ("onehot", "idf")
 
 
-def wide_table_members(names: list[str], defaulted: bool, n_values: int,
-                       n_rows: int) -> tuple[list[str], bool]:
-    """``(members to fit, full width)``: ``names``, or :data:`WIDE_MEMBERS` with a warning
-    when the default portfolio meets a wide table (members the user named are kept). Full
-    width: the members' embeddings uncompressed (no output PCA, whose cost on such a table
-    is a product with the ``l x l`` co-occurrences per step), when ``n x l`` is at most
-    5e7 cells."""
+def wide_table_members(names: list[str], defaulted: bool, categories: list,
+                       n_rows: int) -> tuple[list[str], bool, bool]:
+    """``(members to fit, full width, factor)``: ``names``, or :data:`WIDE_MEMBERS` with a
+    warning when the default portfolio meets a wide table (members the user named are kept;
+    ``categories``: each column's values).
+    Full width: the members' embeddings uncompressed (no output PCA, whose cost on such a
+    table is a product with the ``l x l`` co-occurrences per step), when ``n x l`` is at
+    most 5e7 cells. Factor: the wide portfolio reads the value counts only, so the
+    co-occurrences are kept as their factor (``n m`` ids, :class:`~catembed.stats._gram.
+    GramCounts`) rather than as up to ``n m^2 / 2`` stored pairs."""
+    n_values = sum(len(c) for c in categories)
     if not defaulted or n_values <= WIDE_VALUES or n_rows * 4 >= n_values:
-        return names, False
+        return names, False, False
     from .._utils._errors import CatEmbedWarning
 
     warnings.warn(
@@ -127,4 +131,4 @@ def wide_table_members(names: list[str], defaulted: bool, n_values: int,
         f"{', '.join(WIDE_MEMBERS)} are fitted (MCA is left out too, as chosen for wide "
         "tables; name members= to choose others).",
         CatEmbedWarning, stacklevel=4)
-    return list(WIDE_MEMBERS), n_rows * n_values <= 5e7
+    return list(WIDE_MEMBERS), n_rows * n_values <= 5e7, True

@@ -309,8 +309,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
         check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
         self.categories_ = cats
-        stats = ValueStatistics.from_codes(codes, cats, self.feature_names_)
-        names, full = wide_table_members(names, self.members is None, stats.n_values, len(df))
+        names, full, factor = wide_table_members(names, self.members is None, cats, len(df))
+        stats = ValueStatistics.from_codes(codes, cats, self.feature_names_, factor=factor)
         l_free = int(stats.n_values) - len(cat)
         rs = check_random_state(self.random_state)
         if ks is not None:  # k chosen without labels: the latent class model's BIC per k
