@@ -270,9 +270,10 @@ def test_column_selection_reads_the_dtypes_once():
     assert counted == list(df.columns) and numeric == other
 
 
-def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch):
+def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch, tmp_path):
     """On a wide table the default portfolio (one-hot, IDF) reads no co-occurrence, so the
-    counts are kept as their factor; the labels are those of the stored pairs."""
+    counts are kept as their factor; the labels are those of the stored pairs. The model
+    saves and loads (its file was refused as damaged: the members are not the defaults)."""
     import catembed.cluster._consensus_runs as runs_mod
     import catembed.cluster.consensus as cons_mod
     from catembed.cluster import Consensus
@@ -293,7 +294,12 @@ def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch):
 
     monkeypatch.setattr(cons_mod.ValueStatistics, "from_codes", spy)
     with pytest.warns(CatEmbedWarning, match="only onehot, idf are fitted"):
-        factored = Consensus(3, random_state=0).fit(df).labels_
+        model = Consensus(3, random_state=0).fit(df)
+    factored = model.labels_
+    model.save(tmp_path / "wide.npz")
+    loaded = Consensus.load(tmp_path / "wide.npz")
+    assert loaded.members_ == ["onehot", "idf"]
+    assert loaded.predict(df).tolist() == factored.tolist()
     real_wide = runs_mod.wide_table_members
     monkeypatch.setattr(cons_mod, "wide_table_members",
                         lambda *a: (*real_wide(*a)[:2], False))

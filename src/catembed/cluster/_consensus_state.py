@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..persist import _decode_value, _encode_value
 from ..persist._model_checks import bad, check_array, check_categories
 from ._consensus_members import check_savable
+from ._consensus_runs import WIDE_MEMBERS
 
 __all__ = ["consensus_state", "restore_consensus_state"]
 
@@ -89,8 +90,11 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     if not n_members or len(members) != n_members or len(run_k) != n_members:
         raise bad(path, f"it lists {n_members} members, {len(members)} fitted members and "
                          f"{len(run_k)} run lists")
-    _check_members(path, configured, member_names, meta.get("failed_members", []), members,
-                   member_classes or {})
+    failed = meta.get("failed_members", [])
+    if (model.members is None and isinstance(failed, list)
+            and set(member_names) | set(map(str, failed)) <= set(WIDE_MEMBERS)):
+        configured = list(WIDE_MEMBERS)  # the default portfolio met a wide table
+    _check_members(path, configured, member_names, failed, members, member_classes or {})
     for est in members:
         if not set(est.feature_names_) <= set(names):
             raise bad(path, "a member was fitted on columns the consensus does not have")
