@@ -180,6 +180,19 @@ def test_save_load_round_trip_both_combinations(tmp_path, mixed, combine):
     np.testing.assert_array_equal(back.cluster_centers_, model.cluster_centers_)
 
 
+def test_untie_member_embeds_as_its_transform_and_saves(tmp_path, mixed):
+    """UNTIE's own projection (``n_components``) is applied to its member embedding, as in
+    its transform: the consensus space is 10 + 10 wide, and the model loads (it was
+    clustered on UNTIE's unprojected vectors, and the file was refused as damaged)."""
+    df, _ = mixed
+    model = Consensus(3, members=["untie", "onehot"], combine="concat", random_state=0,
+                      n_init=2).fit(df)
+    assert model.cluster_centers_.shape == (3, 20)
+    model.save(tmp_path / "untie.npz")
+    back = Consensus.load(tmp_path / "untie.npz")
+    np.testing.assert_array_equal(back.predict(df), model.labels_)
+
+
 def test_save_unfitted_refused(tmp_path):
     from sklearn.exceptions import NotFittedError
 

@@ -149,7 +149,15 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
     for jj, j in enumerate(index):
         m = mapped[: len(categories[j]), jj]
         sub[:, jj] = np.where(codes[:, j] >= 0, m[np.maximum(codes[:, j], 0)], -1)
-    Z = est._lookup(sub)
+    from ..base import ValueEmbedder
+
+    # as the member's transform: an embedder with its own projection (UNTIE's n_components)
+    # applies it; the others look their (projected) value tables up
+    own = type(est)._transform_codes is not ValueEmbedder._transform_codes
+    if own and getattr(est, "_projection", None) is None:
+        Z = est._transform_codes(sub, None)
+    else:
+        Z = est._lookup(sub)
     return np.ascontiguousarray(Z, dtype=np.float32)
 
 
