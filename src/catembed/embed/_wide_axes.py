@@ -61,8 +61,6 @@ def leading_axes(stats: ValueStatistics, k: int, a: float,
         return _signed(sv[:k] ** 2, Vt[:k].T)
     if k >= l_ // 16:
         return None
-    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
-
     cooc, sp_ = _float_counts(stats.cooc), scale * p
 
     def matvec(v: np.ndarray) -> np.ndarray:
@@ -70,14 +68,7 @@ def leading_axes(stats: ValueStatistics, k: int, a: float,
         sv_ = scale * v
         return scale * np.asarray(cooc @ sv_).ravel() / a - (n / a) * sp_ * (sp_ @ v)
 
-    op = LinearOperator((l_, l_), matvec=matvec, dtype=np.float64)
-    start = np.random.default_rng(0).standard_normal(l_)  # deterministic
-    try:
-        w, V = eigsh(op, k=k, which="LA", v0=start, tol=0.0)
-    except ArpackError:
-        return None
-    order = np.argsort(w)[::-1]
-    return _signed(w[order], V[:, order])
+    return _lanczos(matvec, l_, k)
 
 
 def famd_axes(z: np.ndarray, codes: np.ndarray, stats: ValueStatistics, nc: np.ndarray,
@@ -117,7 +108,6 @@ def famd_axes(z: np.ndarray, codes: np.ndarray, stats: ValueStatistics, nc: np.n
     if k >= size // 16:
         return None
     from scipy.sparse import csr_matrix
-    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
 
     if codes.size <= _SVD_CELLS:  # products with Z itself: n m entries, fewer than C's
         m = codes.shape[1]
@@ -139,8 +129,17 @@ def famd_axes(z: np.ndarray, codes: np.ndarray, stats: ValueStatistics, nc: np.n
                    - root * (root @ b))
             return np.concatenate([zz @ a + nc @ b, low])
 
+    return _lanczos(matvec, size, k)
+
+
+def _lanczos(matvec, size: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``k`` largest eigenpairs of the symmetric operator ``matvec`` of order ``size``,
+    largest first, signs fixed (ARPACK from a fixed start: deterministic); None where ARPACK
+    fails (the dense route then runs)."""
+    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
+
     op = LinearOperator((size, size), matvec=matvec, dtype=np.float64)
-    start = np.random.default_rng(0).standard_normal(size)  # deterministic
+    start = np.random.default_rng(0).standard_normal(size)
     try:
         w, V = eigsh(op, k=k, which="LA", v0=start, tol=0.0)
     except ArpackError:
