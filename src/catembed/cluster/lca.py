@@ -174,9 +174,9 @@ class LCA(ClusterMixin, BaseEstimator):
         J = int(self._offsets[-1])
         p = np.zeros(J)
         g = codes + self._offsets[:-1][None, :]
-        for j in range(codes.shape[1]):
-            p += np.bincount(g[:, j], weights=weights, minlength=J)
-        p /= weights.sum()
+        for j, (a, b) in enumerate(zip(self._offsets[:-1], self._offsets[1:], strict=True)):
+            p[a:b] += np.bincount(codes[:, j], weights=weights, minlength=int(b - a))  # own
+        p /= weights.sum()  # values only: m x J work was 22 of 37 s on 30 x 20,000
         theta = np.tile(p, (K, 1))
         for c, r in enumerate(rows):
             theta[c, g[r]] += 1.0
