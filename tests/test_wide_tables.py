@@ -307,3 +307,21 @@ def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch, t
         stored = Consensus(3, random_state=0).fit(df).labels_
     assert seen == [True, False]
     assert factored.tolist() == stored.tolist()
+
+
+@pytest.mark.parametrize("cls", ["IDFEmbedder", "OneHotEmbedder"])
+def test_count_only_embedders_keep_a_wide_tables_factor(cls, monkeypatch):
+    """IDF and one-hot read the value counts only: on 30 rows x 1,100 four-valued columns
+    (4,400 values) the co-occurrences are their factor, and the embedding is the one of the
+    stored pairs."""
+    import catembed.embed as em
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(np.array(list("abcd"), dtype=object)[rng.integers(0, 4, (30, 1100))],
+                      columns=[f"c{j}" for j in range(1100)])
+    model = getattr(em, cls)().fit(df)
+    assert isinstance(model.stats_.cooc, GramCounts)
+    monkeypatch.setattr(getattr(em, cls), "_prefers_factor", False)
+    stored = getattr(em, cls)().fit(df)
+    assert not isinstance(stored.stats_.cooc, GramCounts)
+    np.testing.assert_array_equal(model.transform(df), stored.transform(df))

@@ -98,6 +98,10 @@ class OneHotEmbedder(ValueEmbedder):
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return [np.eye(len(c)) for c in self.categories_]
 
+    # reads the value counts only: a table of few rows and many values keeps its
+    # co-occurrences as their factor (n m ids), not as up to n m^2 / 2 stored pairs
+    _prefers_factor = True
+
     def _cost_cells(self, sizes: np.ndarray) -> float:
         return float(np.sum(np.square(sizes)))  # the identity tables
 
@@ -294,6 +298,10 @@ class IDFEmbedder(ValueEmbedder):
 
     def _fit_values(self, stats: ValueStatistics) -> np.ndarray:
         return np.log(stats.n_rows / stats.counts.astype(float))[:, None]
+
+    # reads the value counts only: a table of few rows and many values keeps its
+    # co-occurrences as their factor (n m ids), not as up to n m^2 / 2 stored pairs
+    _prefers_factor = True
 
     def _cost_cells(self, sizes: np.ndarray) -> float:
         return float(np.sum(sizes))
