@@ -325,3 +325,25 @@ def test_count_only_embedders_keep_a_wide_tables_factor(cls, monkeypatch):
     stored = getattr(em, cls)().fit(df)
     assert not isinstance(stored.stats_.cooc, GramCounts)
     np.testing.assert_array_equal(model.transform(df), stored.transform(df))
+
+
+def test_kmodes_hamming_keeps_a_wide_tables_factor(monkeypatch):
+    """Hamming's tables read the value counts only: k-modes on 30 x 1,100 four-valued
+    columns counts the factor, with the labels of the stored pairs."""
+    from catembed.cluster import KModes
+    from catembed.similarity import CategoricalDistance
+
+    rng = np.random.default_rng(2)
+    g = rng.integers(0, 3, 30)
+    pref = rng.integers(0, 4, (3, 1100))
+    codes = np.where(rng.random((30, 1100)) < 0.6, pref[g], rng.integers(0, 4, (30, 1100)))
+    df = pd.DataFrame(np.array(list("abcd"), dtype=object)[codes],
+                      columns=[f"c{j}" for j in range(1100)])
+    assert CategoricalDistance(metric="hamming")._prefers_factor
+    assert not CategoricalDistance(metric="dilca")._prefers_factor
+    factored = KModes(3, random_state=0).fit(df)
+    assert isinstance(factored.distance_.stats_.cooc, GramCounts)
+    monkeypatch.setattr(CategoricalDistance, "_prefers_factor", property(lambda self: False))
+    stored = KModes(3, random_state=0).fit(df)
+    assert not isinstance(stored.distance_.stats_.cooc, GramCounts)
+    np.testing.assert_array_equal(factored.labels_, stored.labels_)

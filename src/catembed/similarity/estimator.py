@@ -168,6 +168,13 @@ class CategoricalDistance(ValueEmbedder):
     def _fit_values(self, stats: ValueStatistics) -> list[np.ndarray]:
         return value_tables(stats, self.metric, sigma=self.sigma).tables
 
+    @property
+    def _prefers_factor(self) -> bool:
+        """Hamming's and Rough's tables read the value counts only: a table of few rows and
+        many values keeps its co-occurrences as their factor (``n m`` ids), not as up to
+        ``n m^2 / 2`` stored pairs (read by ``fit``'s counting and the cost check)."""
+        return self.metric in ("hamming", "rough", "rough-cluster")
+
     def _cost_cells(self, sizes: np.ndarray) -> float:
         per_column = 2.0 * float(np.sum(np.square(sizes)))  # the tables
         if self.metric in ("hamming", "dm", "rough"):
