@@ -124,7 +124,7 @@ def reference_dilca_tables(stats: ValueStatistics) -> list[np.ndarray]:
             out.append(1.0 - np.eye(blk.stop - blk.start))
             continue
         cols = np.concatenate([np.arange(offs[k], offs[k + 1] - 1) for k in ctx])
-        rows = cond[cols][:, blk].T * np.sqrt(p[cols])[None, :]
+        rows = cond[cols, blk].T * np.sqrt(p[cols])[None, :]  # only the block copied
         den = float(sum(offs[k + 1] - offs[k] for k in ctx))
         out.append(cdist(rows, rows, "euclidean") / np.sqrt(den))
     return out

@@ -222,7 +222,7 @@ def dilca_tables(stats: ValueStatistics, sigma: float = 1.0) -> list[np.ndarray]
             out.append(1.0 - np.eye(blk.stop - blk.start))
             continue
         cols = np.concatenate([np.arange(offs[k], offs[k + 1]) for k in ctx])
-        rows = cond[cols][:, blk].T  # (l_j, sum |V_k|): p(x | u)
+        rows = cond[cols, blk].T  # (l_j, sum |V_k|): p(x | u); only the block copied
         out.append(cdist(rows, rows, "euclidean") / np.sqrt(len(cols)))
     return out
 
