@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 import catembed
-import catembed.stats._value_statistics as vs
+import catembed.stats._counting as counting
 from catembed import CatEmbedError
 from catembed.embed import IDFEmbedder
 from catembed.stats import ValueStatistics, compute_statistics
@@ -31,7 +31,7 @@ def _table(seed: int, n: int = 60, m: int = 9) -> pd.DataFrame:
 def _factored(df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, **kw) -> ValueStatistics:
     """The statistics of ``df`` with the factor forced (the pairs 'do not fit')."""
     with monkeypatch.context() as mp:
-        mp.setattr(vs, "memory_limit", lambda: 0.0)
+        mp.setattr(counting, "memory_limit", lambda: 0.0)
         stats = ValueStatistics.from_frame(df, dense_limit=0, **kw)
     assert isinstance(stats.cooc, GramCounts)
     return stats

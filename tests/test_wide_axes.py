@@ -147,3 +147,19 @@ def test_famd_on_a_wide_table_matches_its_definition():
     signs = np.sign(np.sum(coords * want, axis=0))
     np.testing.assert_allclose(coords, want * signs, atol=1e-8)
     np.testing.assert_allclose(model.total_inertia_, np.sum(sv**2), rtol=1e-9)
+
+
+@pytest.mark.parametrize("cls", [MCA, OneHotPCA])
+def test_few_rows_under_the_dense_limit_take_the_thin_svd(cls, monkeypatch):
+    """60 rows x 300 four-valued columns (1,200 values: above FACTOR_VALUES, under the dense
+    limit): counted as the factor, the axes from one thin SVD; the coordinates are those of
+    the dense decomposition (FACTOR_VALUES raised) to rounding."""
+    import catembed.stats._counting as counting
+
+    df = _planted(60, 300, seed=5)
+    model = cls(n_components=4).fit(df)
+    assert isinstance(model.stats_.cooc, GramCounts)
+    monkeypatch.setattr(counting, "FACTOR_VALUES", 10**9)
+    dense = cls(n_components=4).fit(df)
+    assert not isinstance(dense.stats_.cooc, GramCounts)
+    np.testing.assert_allclose(model.transform(df), dense.transform(df), atol=1e-9)

@@ -381,7 +381,7 @@ class FAMD(TransformerMixin, BaseEstimator):
                         codes[:, j], weights=z[:, a], minlength=int(sizes[j])) / n
             nc /= sp_[None, :]
             self._p = p
-            if len(num) + st.n_values > DENSE_LIMIT:  # the l x l block is not formed
+            if len(num) + st.n_values > DENSE_LIMIT or isinstance(st.cooc, GramCounts):
                 rank = len(num) + st.n_values - st.n_features
                 wide = famd_axes(z, codes, st, nc, min(k, max(rank, 1)))
             if wide is None:

@@ -20,11 +20,15 @@ import scipy.sparse as sp
 
 from .._utils._validation import CatEmbedError
 
-__all__ = ["DENSE_LIMIT", "as_dense", "count_codes", "count_values", "memory_limit",
-           "pair_bytes", "remap_sparse"]
+__all__ = ["DENSE_LIMIT", "FACTOR_VALUES", "as_dense", "count_codes", "count_values",
+           "keeps_factor", "memory_limit", "pair_bytes", "remap_sparse"]
 
 #: largest number of values ``l`` for which the co-occurrence matrix is stored dense
 DENSE_LIMIT = 4096
+#: above this many values, a table of few rows is counted as its factor, also where a dense
+#: matrix would fit, for the methods that ask (``factor=True``): MCA's and one-hot PCA's
+#: axes are then one thin SVD, not an ``l x l`` decomposition (:func:`keeps_factor`)
+FACTOR_VALUES = 1024
 _ROW_BLOCK = 1 << 20
 #: rows per step of the pair counting (the keys stay in the CPU's cache)
 _PAIR_BLOCK = 1 << 16
@@ -247,6 +251,19 @@ def pair_bytes(n_rows: int, sizes: np.ndarray) -> float:
     pairs = min(float(n_rows) * m * (m - 1) / 2,
                 (n_values * n_values - float(np.sum(sizes.astype(np.float64) ** 2))) / 2)
     return 48.0 * pairs
+
+
+def keeps_factor(n_rows: int, sizes: np.ndarray, factor: bool, dense_limit: int) -> bool:
+    """Whether counts of ``n_rows`` rows of columns of ``sizes`` values are kept as their
+    factor (:class:`~catembed.stats._gram.GramCounts`): with ``factor`` (a method that reads
+    the counts' products or the value counts only), fewer rows than a quarter of the values
+    and either more values than ``dense_limit`` or more than :data:`FACTOR_VALUES`; and
+    whatever the method, stored pairs that would not fit in memory (:func:`pair_bytes`)."""
+    n_values = int(np.sum(sizes))
+    dense = n_values <= dense_limit
+    if factor and 4 * n_rows < n_values and (not dense or n_values > FACTOR_VALUES):
+        return True
+    return not dense and pair_bytes(n_rows, sizes) > memory_limit()
 
 
 def count_values(codes: np.ndarray, sizes: np.ndarray) -> np.ndarray:

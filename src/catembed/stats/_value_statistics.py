@@ -25,8 +25,7 @@ from ._counting import (
     as_dense,
     count_codes,
     count_values,
-    memory_limit,
-    pair_bytes,
+    keeps_factor,
     remap_sparse,
 )
 from ._encoding import (
@@ -129,15 +128,14 @@ class ValueStatistics:
         factor: bool = False,
     ) -> ValueStatistics:
         """Count an ``n x m`` matrix of codes (``0 <= codes[:, j] < len(categories[j])``);
-        ``factor``: sparse counts of fewer rows than a quarter of the values are kept as
-        their factor, as are pairs that would not fit in memory (issue 40)."""
+        ``factor``: counts of few rows kept as their factor, as are pairs that would not
+        fit in memory (:func:`~catembed.stats._counting.keeps_factor`; issue 40)."""
         codes = np.asarray(codes, dtype=np.int32)
         if codes.ndim != 2:
             raise CatEmbedError("codes must be a 2-D matrix.")
         sizes = np.array([len(c) for c in categories], dtype=np.int64)
         dense = int(sizes.sum()) <= dense_limit
-        few_rows = factor and 4 * codes.shape[0] < int(sizes.sum())
-        if not dense and (few_rows or pair_bytes(codes.shape[0], sizes) > memory_limit()):
+        if keeps_factor(codes.shape[0], sizes, factor, dense_limit):
             counts = count_values(codes, sizes)
             offsets = np.concatenate([[0], np.cumsum(sizes)])[:-1]
             cooc: Any = GramCounts(codes + offsets, sizes)
