@@ -17,6 +17,9 @@ and the load average beside it. Cases:
   ``MCA(n_components=2).fit(X).row_coordinates(X)``;
 * ``onehotpca-M`` / ``sklearnpca-M``: ``OneHotPCA(n_components=10).fit_transform`` against
   scikit-learn's ``OneHotEncoder(sparse_output=False)`` + ``PCA(10)``;
+* ``idf-M``, ``onehot-M``, ``kmodes-M``, ``dilca-M``, ``lshkreps-M``: ``IDFEmbedder``,
+  ``OneHotEmbedder`` (``fit_transform``), ``KModes(3)``, ``CategoricalDistance("dilca")``,
+  ``LSHKRepresentatives(3)`` (``fit``);
 * ``famd-M`` / ``princefamd-M``: ``FAMD(n_components=2).fit_transform`` against prince's
   ``FAMD(n_components=2).fit(X).row_coordinates(X)``, the table with one more column
   ``x`` of standard normal numbers.
@@ -63,6 +66,16 @@ elif kind == "mca":
 elif kind == "prince":
     import prince
     run = lambda X: prince.MCA(n_components=2).fit(X).row_coordinates(X)
+elif kind in ("idf", "onehot"):
+    from catembed import IDFEmbedder, OneHotEmbedder
+    run = lambda X: (IDFEmbedder if kind == "idf" else OneHotEmbedder)().fit_transform(X)
+elif kind in ("kmodes", "lshkreps"):
+    from catembed.cluster import KModes, LSHKRepresentatives
+    run = lambda X: (KModes(3, random_state=0) if kind == "kmodes"
+                     else LSHKRepresentatives(3)).fit(X)
+elif kind == "dilca":
+    from catembed.similarity import CategoricalDistance
+    run = lambda X: CategoricalDistance(metric="dilca").fit(X)
 elif kind == "famd":
     from catembed.embed import FAMD
     run = lambda X: FAMD(n_components=2).fit_transform(X)
