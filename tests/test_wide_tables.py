@@ -270,6 +270,16 @@ def test_column_selection_reads_the_dtypes_once():
     assert counted == list(df.columns) and numeric == other
 
 
+def _three_groups_wide(seed: int) -> pd.DataFrame:
+    """30 rows x 1,100 four-valued columns (4,400 values), three planted groups."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3, 30)
+    pref = rng.integers(0, 4, (3, 1100))
+    codes = np.where(rng.random((30, 1100)) < 0.6, pref[g], rng.integers(0, 4, (30, 1100)))
+    return pd.DataFrame(np.array(list("abcd"), dtype=object)[codes],
+                      columns=[f"c{j}" for j in range(1100)])
+
+
 def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch, tmp_path):
     """On a wide table the default portfolio (one-hot, IDF) reads no co-occurrence, so the
     counts are kept as their factor; the labels are those of the stored pairs. The model
@@ -278,12 +288,7 @@ def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch, t
     import catembed.cluster.consensus as cons_mod
     from catembed.cluster import Consensus
 
-    rng = np.random.default_rng(0)
-    g = rng.integers(0, 3, 30)
-    pref = rng.integers(0, 4, (3, 1100))
-    codes = np.where(rng.random((30, 1100)) < 0.6, pref[g], rng.integers(0, 4, (30, 1100)))
-    df = pd.DataFrame(np.array(list("abcd"), dtype=object)[codes],
-                      columns=[f"c{j}" for j in range(1100)])
+    df = _three_groups_wide(seed=0)
     seen = []
     real = cons_mod.ValueStatistics.from_codes
 
@@ -333,12 +338,7 @@ def test_kmodes_hamming_keeps_a_wide_tables_factor(monkeypatch):
     from catembed.cluster import KModes
     from catembed.similarity import CategoricalDistance
 
-    rng = np.random.default_rng(2)
-    g = rng.integers(0, 3, 30)
-    pref = rng.integers(0, 4, (3, 1100))
-    codes = np.where(rng.random((30, 1100)) < 0.6, pref[g], rng.integers(0, 4, (30, 1100)))
-    df = pd.DataFrame(np.array(list("abcd"), dtype=object)[codes],
-                      columns=[f"c{j}" for j in range(1100)])
+    df = _three_groups_wide(seed=2)
     assert CategoricalDistance(metric="hamming")._prefers_factor
     assert not CategoricalDistance(metric="dilca")._prefers_factor
     factored = KModes(3, random_state=0).fit(df)
