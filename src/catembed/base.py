@@ -148,7 +148,7 @@ class ValueEmbedder(DaskAwareTransformer):
             apply_numeric(table.frame, self.numeric_bins_), columns=table.categorical,
             handle_missing=self.handle_missing, before_count=self._check_cost_before_counting,
             on_codes=keep_fit_codes(self, X, table.categorical),  # within fit_transform
-            factor=getattr(self, "_prefers_factor", False))  # C's factor: MCA, one-hot PCA
+            factor=getattr(self, "_prefers_factor", False))  # see keeps_factor
         self._fit_statistics(stats)
         return self
 
