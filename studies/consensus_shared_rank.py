@@ -9,8 +9,8 @@ Issue 38's shared-set lines for the default ``Consensus``: on every shared UCI s
 classes), its ARI with the class against the median of its members' ``KMeans(n_init=10)``
 ARI (each member's own embedding from the same fit), and its average rank among
 catembed's clusterers (MGR, OCL, LSH k-representatives), k-modes, LCA and one-hot +
-``KMeans(n_init=10)``. The three combinations (``select``, the default; ``concat``,
-``coassoc``) are fitted; each is ranked against the other columns without the others.
+``KMeans(n_init=10)``. The four combinations (``select``, the default; ``likelihood``,
+``concat``, ``coassoc``) are fitted; each is ranked against the other columns without the others.
 
     CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_shared_rank.py
 """
@@ -53,6 +53,8 @@ def one(name, X, y, k, seed):
                                   .fit(X).labels_)
         km = [ari_codes(y, _km10(Z, k, seed)) for Z in m.spaces_[: len(m.members_)]]
         out["median-km10"], out["best-km10"] = float(np.median(km)), float(np.max(km))
+        out["likelihood"] = ari_codes(y, Recording(k, members=list(POOL), combine="likelihood",
+                                                   random_state=seed).fit(X).labels_)
         out["coassoc"] = ari_codes(y, Recording(k, members=list(POOL), combine="coassoc",
                                                 random_state=seed).fit(X).labels_)
         d = apply_numeric(X, m.numeric_bins_).astype(str)
@@ -72,12 +74,18 @@ def main() -> None:
     ap.add_argument("--max-rows", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--out", default="/tmp/consensus_shared_rank.csv")
+    ap.add_argument("--shard", default="0/1", help="I/N: every N-th set from the I-th")
+    ap.add_argument("--report", nargs="*", help="summarise these CSVs (no runs)")
     args = ap.parse_args()
-    rows = run_tables(shared_tables(args.max_rows), args.seeds, one, args.out)
-    t = pd.DataFrame(rows).groupby("table", sort=False).mean(numeric_only=True)
+    if args.report:
+        rows = pd.concat([pd.read_csv(f) for f in args.report], ignore_index=True)
+    else:
+        i, n = (int(v) for v in args.shard.split("/"))
+        rows = run_tables(list(shared_tables(args.max_rows))[i::n], args.seeds, one, args.out)
+    t = pd.DataFrame(rows).groupby("table", sort=True).mean(numeric_only=True)
     pd.set_option("display.width", 250)
     print(t.drop(columns=["seed"]).round(3).to_string())
-    combos = ("select", "concat", "coassoc")
+    combos = ("select", "likelihood", "concat", "coassoc")
     for focus in combos:
         other = ", ".join(c for c in combos if c != focus)
         cols = [focus, *OTHERS]
