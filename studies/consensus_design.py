@@ -122,9 +122,9 @@ SCENARIOS = ("base", "low-purity", "many-groups", "noise-uniform", "noise-highca
 class _Recording(Consensus):
     """Consensus that keeps its member runs for the study (not for users: O(n L) memory)."""
 
-    def _combine(self, runs_all, rs, weights=None, spaces=None, **kw):  # noqa: ANN001
+    def _combine(self, runs_all, rs, weights=None, spaces=None):  # noqa: ANN001
         self.runs_ = runs_all
-        super()._combine(runs_all, rs, weights, spaces, **kw)
+        super()._combine(runs_all, rs, weights, spaces)
 
 
 def rules(model: _Recording, truth: np.ndarray) -> dict[str, float]:

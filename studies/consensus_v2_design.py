@@ -52,9 +52,9 @@ POOL = ("cde", "mca", "lcme", "idf", "onehot")
 class Recording(Consensus):
     """Consensus that keeps its member runs and its codes (a study tool: O(n L) memory)."""
 
-    def _combine(self, runs_all, rs, weights=None, spaces=None, **kw):  # noqa: ANN001
+    def _combine(self, runs_all, rs, weights=None, spaces=None):  # noqa: ANN001
         self.runs_ = runs_all
-        super()._combine(runs_all, rs, weights, spaces, **kw)
+        super()._combine(runs_all, rs, weights, spaces)
 
     def _member_embed(self, est, codes):  # noqa: ANN001
         Z = super()._member_embed(est, codes)

@@ -35,9 +35,9 @@ def planted():
 class _Runs(Consensus):
     """Keeps the members' runs (to recompute the weights in a test)."""
 
-    def _combine(self, runs_all, rs, weights=None, spaces=None, **kw):  # noqa: ANN001
+    def _combine(self, runs_all, rs, weights=None, spaces=None):  # noqa: ANN001
         self.runs_ = runs_all
-        super()._combine(runs_all, rs, weights, spaces, **kw)
+        super()._combine(runs_all, rs, weights, spaces)
 
 
 @pytest.mark.parametrize("name", ["mgr", "lsh-kreps", "ocl"])

@@ -31,10 +31,10 @@ from ..stats._value_statistics import ValueStatistics
 from ._consensus_runs import _nearest
 
 __all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",
-           "classification_loglik", "select_partition", "side_by_side"]
+           "select_partition", "side_by_side"]
 
 #: the ways the members are combined (``Consensus(combine=...)``)
-COMBINE_RULES = ("select", "concat", "coassoc", "likelihood")
+COMBINE_RULES = ("select", "concat", "coassoc")
 
 
 def mean_square_norm(Z: np.ndarray, chunk: int = 262144) -> float:
@@ -80,54 +80,21 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int,
     return km.cluster_centers_
 
 
-def classification_loglik(codes: np.ndarray, labels: np.ndarray) -> float:
-    """The classification log-likelihood of ``labels`` as the classes of a latent class
-    model of the ``n x m`` table ``codes``: ``sum_c n_c log(n_c / n) + sum_j sum_{c,v}
-    n_cv log(n_cv / n_c)`` (``-n [H(C) + sum_j H(X_j | C)]``; Celeux and Govaert 1992).
-
-    A missing value (code ``-1``) counts as a value of its own. One bincount per column;
-    float64 sums in a fixed order (the same value on any machine and thread count).
-    """
-    lab = np.asarray(labels, dtype=np.int64)
-    k = int(lab.max()) + 1
-    n_c = np.bincount(lab, minlength=k).astype(np.float64)
-
-    def xlogx(a: np.ndarray) -> float:
-        a = a[a > 0]
-        return float((a * np.log(a)).sum())
-
-    total = xlogx(n_c) - len(lab) * np.log(len(lab))
-    for j in range(codes.shape[1]):
-        col = np.asarray(codes[:, j], dtype=np.int64) + 1  # -1 (missing) -> 0
-        v = int(col.max()) + 1
-        joint = np.bincount(lab * v + col, minlength=k * v).astype(np.float64)
-        total += xlogx(joint) - xlogx(n_c)
-    return total
-
-
 def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.ndarray,
-                     k: int, sample_size: int, rs: np.random.RandomState,
-                     codes: np.ndarray | None = None
+                     k: int, sample_size: int, rs: np.random.RandomState
                      ) -> tuple[int, np.ndarray | None, np.ndarray]:
-    """The ``"select"`` and ``"likelihood"`` rules: ``(member index or -1, its centres or
-    None, labels)``.
+    """The ``"select"`` rule: ``(member index or -1, its centres or None, labels)``.
 
     The candidates are the ``concat`` labels and every member's own ``KMeans(n_init=10)``
-    partition of its embedding (:func:`fit_centres`, then the nearest centre).
-    ``codes=None`` (``"select"``): a candidate's support is its mean ARI with the other
-    candidates, and the member with the largest agreement weight replaces ``concat`` only
-    when its support is strictly larger (chosen on a declared design half,
-    ``docs/consensus.md``). With the table's ``codes`` (``"likelihood"``): the candidate
-    with the largest :func:`classification_loglik` on the table (ties: the first,
-    ``concat``; ``studies/consensus_fit_design.py``).
+    partition of its embedding (:func:`fit_centres`, then the nearest centre); a
+    candidate's support is its mean ARI with the other candidates. The member with the
+    largest agreement weight replaces ``concat`` only when its support is strictly larger
+    (label-free; chosen on a declared design half, ``docs/consensus.md``).
     """
     from ..metrics import ari_codes
 
     fits = [fit_centres(Z, k, sample_size, rs) for Z in spaces]
     cands = [concat] + [nearest_labels(Z, c) for Z, c in zip(spaces, fits, strict=True)]
-    if codes is not None:
-        best = int(np.argmax([classification_loglik(codes, c) for c in cands])) - 1
-        return (best, fits[best], cands[1 + best]) if best >= 0 else (-1, None, concat)
     top = int(np.argmax(weights))
 
     def support(i: int) -> float:

@@ -113,7 +113,7 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     dims = [len(est.get_feature_names_out()) for est in members]
     selected = meta.get("selected", -1)
     if type(selected) is not int or not -1 <= selected < n_members or (
-            selected >= 0 and model.combine not in ("select", "likelihood")):
+            selected >= 0 and model.combine != "select"):
         raise bad(path, f"the selected member {selected!r} is not one of its {n_members} "
                          f"members under combine={model.combine!r}")
     if model.combine != "coassoc":

@@ -353,7 +353,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         if not self.members_:
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
-        self._combine(runs_all, rs, spaces=spaces, codes=codes)
+        self._combine(runs_all, rs, spaces=spaces)
         del spaces
         diagnose(self, codes, runs_all, rs)
         if k == 1 and ks is not None:
@@ -366,8 +366,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
                  weights: np.ndarray | None = None,
-                 spaces: list[np.ndarray] | None = None,
-                 codes: np.ndarray | None = None) -> None:
+                 spaces: list[np.ndarray] | None = None) -> None:
         """Weights from the runs (or given), the consensus coordinates (``spaces``: the
         members' embeddings, for ``combine="concat"``), their k-means labels."""
         if weights is None:
@@ -390,10 +389,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs).astype(np.float64)
         self.labels_ = nearest_labels(U, self.cluster_centers_)
         self._selected, self.selected_ = -1, self.combine
-        if self.combine in ("select", "likelihood"):  # concat or a member's own partition
+        if self.combine == "select":  # concat, or the best-agreeing member's own partition
             self._selected, centres, self.labels_ = select_partition(
-                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs,
-                codes if self.combine == "likelihood" else None)
+                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs)
             if centres is not None:
                 self.cluster_centers_ = centres.astype(np.float64)
             self.selected_ = self.members_[self._selected] if centres is not None else "concat"

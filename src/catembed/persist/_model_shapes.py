@@ -192,15 +192,14 @@ def _consensus_spec(path: str, meta: dict[str, Any]) -> Spec:
                  "labels": ("iu", ("N",), True)})
     params = meta.get("params")
     combine = params.get("combine") if isinstance(params, dict) else None
-    chooses = combine in ("select", "likelihood")  # -1: concat, else a chosen member
-    selected = own.get("selected", -1)
+    selected = own.get("selected", -1)  # combine="select": -1 concat, else a member
     if type(selected) is not int or not -1 <= selected < n_members or (
-            selected >= 0 and not chooses):
+            selected >= 0 and combine != "select"):
         raise bad(path, f"the selected member {selected!r} is not one of its {n_members} "
                          f"members under combine={combine!r}")
-    if combine == "concat" or chooses:
+    if combine in ("concat", "select"):
         # the members' embeddings side by side: the centres are as wide as all of them
-        # (or as the one member "select" or "likelihood" chose)
+        # (or as the one member "select" chose)
         width = "+".join(f"D{i}" for i in range(len(run_k))) or "D"
         width = f"D{selected}" if selected >= 0 else width
         spec.update({"scales": vec, "cluster_centers": ("f", (n_clusters, width), True)})
