@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
+import catembed.stats._frame_codes as frame_codes
 from catembed.report._profiles import _text_codes
 
 
@@ -15,7 +17,10 @@ def _old(col: pd.Series):
     return pd.factorize(text.to_numpy(), sort=True)
 
 
-def test_text_codes_equal_pandas_text_on_every_kind_of_column():
+@pytest.mark.parametrize("chunk_cells", [1 << 22, 12, 1])  # all at once; 2 columns; 1
+def test_text_codes_equal_pandas_text_on_every_kind_of_column(chunk_cells, monkeypatch):
+    # a tall table's text columns are read a few at a time (bounded memory): the same
+    monkeypatch.setattr(frame_codes, "CHUNK_CELLS", chunk_cells)
     df = pd.DataFrame({
         "text": ["b", "a", None, "b", "c", "a"],
         "mixed": ["1", 1, 2.5, None, np.nan, True],

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 import catembed.stats._counting as counting
 import catembed.stats._encoding as encoding
+import catembed.stats._frame_codes as frame_codes
 import catembed.stats._value_statistics as value_statistics
 from catembed import CDE, CatEmbedError, CatEmbedWarning
 from catembed.stats import compute_statistics
@@ -57,7 +58,10 @@ def _same_categories(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_factorize_frame_equals_one_column_at_a_time(seed):
+@pytest.mark.parametrize("chunk_cells", [1 << 22, 50, 1])  # one pass; 2 columns; 1 column
+def test_factorize_frame_equals_one_column_at_a_time(seed, chunk_cells, monkeypatch):
+    # a tall table's text columns are coded a few at a time (bounded memory): the same
+    monkeypatch.setattr(frame_codes, "CHUNK_CELLS", chunk_cells)
     df = _table(23 + seed, seed)
     names = list(df.columns)
     with mock.patch.object(encoding, "factorize", wraps=encoding.factorize) as one:
@@ -71,7 +75,9 @@ def test_factorize_frame_equals_one_column_at_a_time(seed):
         assert _same_categories(cats[j], k), name
 
 
-def test_joint_text_path_with_pd_na_nat_and_all_missing_columns():
+@pytest.mark.parametrize("chunk_cells", [1 << 22, 7])
+def test_joint_text_path_with_pd_na_nat_and_all_missing_columns(chunk_cells, monkeypatch):
+    monkeypatch.setattr(frame_codes, "CHUNK_CELLS", chunk_cells)
     values = {
         "none": [None] * 5, "empty": [""] * 5,
         "string": pd.array([pd.NA, "a", "b", pd.NA, ""], dtype="string"),
@@ -104,7 +110,9 @@ def test_factorize_frame_first_error_as_one_by_one():
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32])
-def test_encode_frame_equals_one_column_at_a_time(dtype):
+@pytest.mark.parametrize("chunk_cells", [1 << 22, 70])
+def test_encode_frame_equals_one_column_at_a_time(dtype, chunk_cells, monkeypatch):
+    monkeypatch.setattr(frame_codes, "CHUNK_CELLS", chunk_cells)
     fit, new = _table(25, 4), _table(31, 5)
     names = list(fit.columns)
     _, cats = encoding.factorize_frame(fit, names)

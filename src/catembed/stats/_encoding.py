@@ -25,6 +25,7 @@ from .._utils._validation import (
 )
 from ._frame_codes import (
     block_groups,
+    column_chunks,
     encode_text_block,
     factorize_number_block,
     factorize_text_block,
@@ -171,19 +172,21 @@ def factorize_frame(
     cats: list[np.ndarray | None] = [None] * len(names)
     n_missing: dict[int, int] = {}
     text, numbers = block_groups(df, names)
-    if text:
-        cells, miss, ok = text_cells(df, [names[j] for j in text])
-        n = len(df)
+    n = len(df)
+    for chunk in column_chunks(text, n):  # a few columns of a tall table at a time
+        cells, miss, ok = text_cells(df, [names[j] for j in chunk])
         keep = np.flatnonzero(ok)
-        if len(keep):
+        if len(keep) < len(chunk):  # only the all-text columns (no copy when all are)
             sel = (keep[:, None] * n + np.arange(n)).ravel()
-            block, block_cats, block_miss = factorize_text_block(cells[sel], miss[sel], n,
-                                                                 len(keep))
-            cols = [text[g] for g in keep]
+            cells, miss = cells[sel], miss[sel]
+        if len(keep):
+            block, block_cats, block_miss = factorize_text_block(cells, miss, n, len(keep))
+            cols = [chunk[g] for g in keep]
             codes[:, cols] = block
             for g, j in enumerate(cols):
                 cats[j] = block_cats[g]
                 n_missing[j] = int(block_miss[g])
+        del cells, miss
     for group in numbers.values():
         block, block_cats = factorize_number_block(df[[names[j] for j in group]].to_numpy())
         codes[:, group] = block
@@ -390,17 +393,23 @@ def _encode_text_columns(
         fit_text.append(all(type(v) is str for v in k.tolist()))
         known.append(k)
         missing_codes.append(len(cats) - 1 if has_nan else -1)
-    cells, miss, ok = text_cells(df, [names[j] for j in text])
-    keep = np.flatnonzero(ok & np.asarray(fit_text, dtype=bool))
-    if not len(keep):
-        return set(), {}
-    n = len(df)
-    sel = (keep[:, None] * n + np.arange(n)).ravel()
-    block, block_miss = encode_text_block(cells[sel], miss[sel], n, [known[g] for g in keep],
-                                          np.asarray(missing_codes)[keep])
-    cols = [text[g] for g in keep]
-    codes[:, cols] = block.astype(codes.dtype)
-    return set(cols), {j: int(block_miss[g]) for g, j in enumerate(cols)}
+    n, done, n_missing = len(df), set(), {}
+    for chunk in column_chunks(list(range(len(text))), n):  # positions in text
+        cells, miss, ok = text_cells(df, [names[text[g]] for g in chunk])
+        keep = [g for g, good in zip(chunk, ok, strict=True) if good and fit_text[g]]
+        if not keep:
+            continue
+        if len(keep) < len(chunk):  # a chunk is consecutive positions
+            local = np.array(keep) - chunk[0]
+            sel = (local[:, None] * n + np.arange(n)).ravel()
+            cells, miss = cells[sel], miss[sel]
+        block, block_miss = encode_text_block(cells, miss, n, [known[g] for g in keep],
+                                              np.asarray(missing_codes)[keep])
+        cols = [text[g] for g in keep]
+        codes[:, cols] = block.astype(codes.dtype)
+        done.update(cols)
+        n_missing.update({j: int(block_miss[i]) for i, j in enumerate(cols)})
+    return done, n_missing
 
 
 def union_categories(a: np.ndarray, b: np.ndarray) -> np.ndarray:

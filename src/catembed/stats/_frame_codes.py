@@ -24,11 +24,23 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["block_groups", "encode_text_block", "factorize_number_block",
+__all__ = ["block_groups", "column_chunks", "encode_text_block", "factorize_number_block",
            "factorize_text_block", "text_cells"]
 
 #: the fewest columns worth a joint path (below that the per-column path is as fast)
 _MIN_COLUMNS = 8
+#: the most cells coded together: a tall table's text columns go a few at a time (each
+#: cell is a Python object and several index arrays while it is coded: at 1M rows x 20
+#: columns, all at once peaked at 3.8 GB), a wide table of few rows all at once
+CHUNK_CELLS = 1 << 22
+
+
+def column_chunks(columns: list[int], n_rows: int) -> list[list[int]]:
+    """``columns`` in consecutive groups of at most :data:`CHUNK_CELLS` cells (at least one
+    column each). A column's codes and categories do not depend on the others coded with
+    it, so the groups give what one joint pass gives."""
+    per = max(1, CHUNK_CELLS // max(n_rows, 1))
+    return [columns[i:i + per] for i in range(0, len(columns), per)]
 
 
 def _is_text_dtype(dtype: object) -> bool:
