@@ -51,6 +51,21 @@ _FLOOR = 1e-12
 
 
 
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """``scipy.special.logsumexp(a, axis=1)`` for a finite real 2-D array, by SciPy's own
+    arithmetic (1.17: the largest entries of a row taken out of the sum, ``log1p`` of the
+    rest over their count), so the same bits, without its array-API overhead (two thirds of
+    the E-step's time on Nursery)."""
+    top = a.max(axis=1, keepdims=True)
+    at_top = a == top
+    rest = a.copy()
+    rest[at_top] = -np.inf
+    m = at_top.sum(axis=1, keepdims=True, dtype=a.dtype)
+    s = np.exp(rest - top).sum(axis=1, keepdims=True)
+    s = np.where(s == 0, s, s / m)
+    return (np.log1p(s) + np.log(m) + top)[:, 0]
+
+
 def _add_columns(out: np.ndarray, log_theta: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``out[i] += log_theta[:, g[i, j]]`` for each column ``j`` in turn (in place).
 
@@ -143,7 +158,7 @@ class LCA(ClusterMixin, BaseEstimator):
         u = len(codes)
         step = int(self.chunk_size)
         chunks = [(s, min(s + step, u)) for s in range(0, u, step)]
-        ind = [self._indicator(codes[a:b]) for a, b in chunks]
+        ind = [self._indicator(codes[a:b]).T for a, b in chunks]  # value x row, made once
         prev = -np.inf
         ll = -np.inf
         converged = False
@@ -155,10 +170,10 @@ class LCA(ClusterMixin, BaseEstimator):
             ll = 0.0
             for (a, b), O in zip(chunks, ind, strict=True):
                 lj = self._log_joint(codes[a:b], log_theta, log_pi)
-                lse = logsumexp(lj, axis=1)
+                lse = _logsumexp_rows(lj)
                 ll += float(weights[a:b] @ lse)
                 R = np.exp(lj - lse[:, None]) * weights[a:b, None]
-                counts += np.asarray(O.T @ R).T
+                counts += np.asarray(O @ R).T
             nk = counts[:, : sizes[0]].sum(axis=1)
             log_pi = np.log(np.maximum(nk / n, _FLOOR))
             theta = counts / np.maximum(nk, _FLOOR)[:, None]
