@@ -92,3 +92,24 @@ def _lca_expected_failures(estimator):
 @parametrize_with_checks([LCA(2, random_state=0)], expected_failed_checks=_lca_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_e_step_helpers_equal_the_plain_forms():
+    """The E-step's row gathers and row-wise logsumexp give the plain forms' values (the
+    gathers the same bits: the same additions in the same order)."""
+    from scipy.special import logsumexp
+
+    from catembed.cluster.lca import _add_columns, _logsumexp_rows
+
+    rng = np.random.default_rng(0)
+    log_theta = np.log(rng.random((4, 9)))
+    g = rng.integers(0, 9, size=(50, 3))
+    plain = np.tile(np.log(np.full(4, 0.25)), (50, 1))
+    for j in range(3):
+        plain += log_theta[:, g[:, j]].T
+    fast = _add_columns(np.tile(np.log(np.full(4, 0.25)), (50, 1)), log_theta, g)
+    np.testing.assert_array_equal(fast, plain)
+    a = rng.normal(size=(60, 5)) * 40
+    a[::3, 1] = a[::3, 0]  # ties at the maximum
+    a[::7] = a[::7, :1]  # a row of equal entries
+    np.testing.assert_allclose(_logsumexp_rows(a), logsumexp(a, axis=1), rtol=1e-14)
