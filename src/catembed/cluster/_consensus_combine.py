@@ -30,7 +30,7 @@ from sklearn.cluster import KMeans
 from ..stats._value_statistics import ValueStatistics
 from ._consensus_runs import _nearest
 
-__all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "fit_coassoc",
+__all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "distinct_rows", "fit_coassoc",
            "select_partition", "side_by_side"]
 
 #: the ways the members are combined (``Consensus(combine=...)``)
@@ -67,11 +67,45 @@ def side_by_side(spaces: list[np.ndarray], scales: np.ndarray) -> np.ndarray:
     return out
 
 
-def fit_centres(U: np.ndarray, k: int, sample_size: int,
-                rs: np.random.RandomState) -> np.ndarray:
+#: tables of at most this many distinct rows (and at most 100,000 rows) fit every final
+#: k-means on the distinct rows, each weighted by its count: the same objective as on all
+#: rows, with as many more starts as the rows are fewer (the same work: 10 starts times the
+#: rows k-means would read, over the distinct rows, at most DISTINCT_STARTS), so its
+#: optimum is found more often (issue 38's ``studies/consensus_distinct_design.py``; 0
+#: turns it off)
+DISTINCT_LIMIT = 2000
+DISTINCT_STARTS = 100
+
+
+def distinct_rows(codes: np.ndarray) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
+    """``(number of distinct rows, (a row of each, its count) or None)``: the pair when the
+    table has at most 100,000 rows and :data:`DISTINCT_LIMIT` distinct ones (a row's
+    embedding is a function of its codes, so equal codes give equal coordinates); above
+    100,000 rows the count is not computed (``n`` is returned)."""
+    if len(codes) > 100000:
+        return len(codes), None
+    _, first, counts = np.unique(codes, axis=0, return_index=True, return_counts=True)
+    if len(first) > DISTINCT_LIMIT:
+        return len(first), None
+    return len(first), (first, counts.astype(np.float64))
+
+
+def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomState,
+                distinct: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Centres of ``KMeans(k, n_init=10)`` fitted on at most ``sample_size`` rows of ``U``
-    (the random draws in the order the co-association step makes them)."""
-    km = KMeans(k, n_init=10, random_state=rs.randint(2**31 - 1))
+    (the random draws in the order the co-association step makes them); with ``distinct``
+    (:func:`distinct_rows`, at least ``k`` of them), k-means on those rows of ``U`` weighted
+    by their counts, with ``10 * min(n, sample_size) / n_distinct`` starts (10 to
+    :data:`DISTINCT_STARTS`)."""
+    seed = rs.randint(2**31 - 1)
+    if distinct is not None and len(distinct[0]) >= k:
+        starts = 10 * min(len(U), sample_size) // len(distinct[0])
+        km = KMeans(k, n_init=int(min(DISTINCT_STARTS, max(10, starts))), random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            km.fit(U[distinct[0]], sample_weight=distinct[1])
+        return km.cluster_centers_
+    km = KMeans(k, n_init=10, random_state=seed)
     sub = U if len(U) <= sample_size else U[rs.choice(len(U), size=sample_size,
                                                       replace=False)]
     with warnings.catch_warnings():  # fewer distinct rows than k: k-means warns
@@ -81,7 +115,8 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int,
 
 
 def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.ndarray,
-                     k: int, sample_size: int, rs: np.random.RandomState
+                     k: int, sample_size: int, rs: np.random.RandomState,
+                     distinct: tuple[np.ndarray, np.ndarray] | None = None
                      ) -> tuple[int, np.ndarray | None, np.ndarray]:
     """The ``"select"`` rule: ``(member index or -1, its centres or None, labels)``.
 
@@ -93,7 +128,7 @@ def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.n
     """
     from ..metrics import ari_codes
 
-    fits = [fit_centres(Z, k, sample_size, rs) for Z in spaces]
+    fits = [fit_centres(Z, k, sample_size, rs, distinct) for Z in spaces]
     cands = [concat] + [nearest_labels(Z, c) for Z, c in zip(spaces, fits, strict=True)]
     top = int(np.argmax(weights))
 

@@ -16,20 +16,19 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    issue 26, which gave a perfectly stable one-column split half the weight (issue 38).
 5. Combination (``combine``). ``"concat"`` (issue 38's combination study): the members'
    embeddings, each scaled to unit mean squared row norm and by the square root of its
-   weight, side by side, clustered by k-means (10 starts); new rows are scaled with the
-   stored factors and take the nearest stored centre. ``"select"`` (the default, issue 38's
-   selection study): the ``"concat"`` partition, or the best-agreeing member's own k-means
-   partition when it agrees more with the candidates. ``"coassoc"`` (issue 26's step):
-   evidence accumulation, with ``H`` the ``n x L`` one-hot matrix of all the partitions (a
-   column per cluster of each run), the co-association matrix is ``H W H^T / sum(w)``.
-   Its normalised form's leading eigenvectors are the left singular vectors of the small
-   bipartite matrix ``B = D_r^-1/2 H W^1/2 D_c^-1/2`` (``D_c`` the weighted cluster sizes),
-   computed from the ``L x L`` Gram matrix ``B^T B``. The rows' coordinates on the top
-   ``n_clusters`` of them, normalised to unit length, are clustered by k-means
-   (Ng-Jordan-Weiss spectral clustering on the co-association graph; Fred & Jain's evidence
-   accumulation; Fern & Brodley's bipartite formulation). Memory is ``O(n L)`` in sparse
-   indicators and ``O(n k)`` in coordinates, never ``n x n``
-   (:mod:`catembed.cluster._consensus_combine`).
+   weight, side by side, clustered by k-means (10 starts; at most 2,000 distinct rows: on
+   those, weighted, with more starts); new rows take the nearest stored centre.
+   ``"select"`` (the default, issue 38): the ``"concat"`` partition, or the best-agreeing
+   member's own k-means partition if it agrees more. ``"coassoc"`` (issue 26): evidence
+   accumulation, with ``H`` the ``n x L`` one-hot matrix of all the partitions (a column per
+   cluster of each run), the co-association matrix is ``H W H^T / sum(w)``. Its normalised
+   form's leading eigenvectors are the left singular vectors of the small bipartite matrix
+   ``B = D_r^-1/2 H W^1/2 D_c^-1/2`` (``D_c`` the weighted cluster sizes), computed from the
+   ``L x L`` Gram matrix ``B^T B``. The rows' coordinates on the top ``n_clusters`` of them,
+   normalised to unit length, are clustered by k-means (Ng-Jordan-Weiss spectral clustering
+   on the co-association graph; Fred & Jain's evidence accumulation; Fern & Brodley's
+   bipartite formulation). Memory is ``O(n L)`` in sparse indicators and ``O(n k)`` in
+   coordinates, never ``n x n`` (:mod:`catembed.cluster._consensus_combine`).
 
 ``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
 "no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
@@ -73,6 +72,7 @@ from ._consensus_combine import (
     block_scales,
     check_combine,
     coassoc_coordinates,
+    distinct_rows,
     fit_centres,
     fit_coassoc,
     mean_square_norm,
@@ -266,11 +266,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             cat = [c for c in cat if c not in other]
         bad = [c for c in other if not is_numeric(df[c])]
         if bad:
-            raise CatEmbedError(
-                f"Consensus clusters categorical and numeric columns; "
-                f"{', '.join(map(str, bad[:10]))} are neither; cast them to str or list them "
-                "in categorical_features."
-            )
+            names = ", ".join(map(str, bad[:10]))
+            raise CatEmbedError(f"Consensus clusters categorical and numeric columns; {names} "
+                                "are neither; cast them to str or list them in "
+                                "categorical_features.")
         return cat, other
 
     # ------------------------------------------------------------------ fit
@@ -302,7 +301,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         step("counting the values")  # one pass: factorise, count
         codes, cats = factorize_frame(df, cat, self.handle_missing)
         codes = np.ascontiguousarray(codes)  # row-major, as before
-        n_distinct = len(np.unique(codes, axis=0)) if len(df) <= 100000 else len(df)
+        n_distinct, self._distinct = distinct_rows(codes)
         if n_distinct < k:
             raise CatEmbedError(f"the table has only {n_distinct} distinct row(s), fewer "
                                 f"than n_clusters={k}; use fewer clusters.")
@@ -386,12 +385,14 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             self._scales = None
             self._cluster_table = fit_coassoc(runs_all, self._run_k, self.member_weights_, k)
             U = coassoc_coordinates(self._cluster_table, runs_all, self._run_k)
-        self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs).astype(np.float64)
+        self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs,
+                                            self._distinct).astype(np.float64)
         self.labels_ = nearest_labels(U, self.cluster_centers_)
         self._selected, self.selected_ = -1, self.combine
         if self.combine == "select":  # concat, or the best-agreeing member's own partition
             self._selected, centres, self.labels_ = select_partition(
-                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs)
+                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs,
+                self._distinct)
             if centres is not None:
                 self.cluster_centers_ = centres.astype(np.float64)
             self.selected_ = self.members_[self._selected] if centres is not None else "concat"
@@ -438,9 +439,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             return coassoc_coordinates(self._cluster_table, runs, self._run_k)
 
     def predict(self, X: Any) -> np.ndarray:
-        """Nearest consensus centre: the rows' consensus coordinates (every member embeds
-        them; ``"coassoc"``: its runs label them), then the nearest centre. On the training
-        rows this reproduces ``labels_`` exactly."""
+        """The nearest consensus centre of the rows' consensus coordinates (``"coassoc"``:
+        from its runs' labels); on the training rows exactly ``labels_``."""
         return nearest_labels(self._coordinates_of(X), self.cluster_centers_)
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
