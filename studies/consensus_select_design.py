@@ -96,7 +96,9 @@ def choose(cands: dict[str, np.ndarray], w: np.ndarray, runs: list) -> dict[str,
             "anmi": names[int(np.argmax(anmi))]}
 
 
-def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict:
+def candidates(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int):
+    """One default fit's candidates: ``(model, {name: labels}, {name: ARI}, row)``; the row
+    holds the table, seed, concat's ARI and the median and best member's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = Recording(k, members=list(POOL), random_state=seed).fit(df)
@@ -107,6 +109,11 @@ def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict
     out = {"table": name, "seed": seed, "concat": score["concat"]}
     members = [score[m] for m in model.members_]
     out["median-km10"], out["best-km10"] = float(np.median(members)), float(np.max(members))
+    return model, cands, score, out
+
+
+def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict:
+    model, cands, score, out = candidates(name, df, y, k, seed)
     for rule, pick in choose(cands, np.asarray(model.member_weights_), model.runs_).items():
         out[rule], out[f"pick:{rule}"] = score[pick], pick
     out.update({f"km10:{m}": score[m] for m in model.members_})
