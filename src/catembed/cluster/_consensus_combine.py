@@ -2,11 +2,12 @@
 
 ``"concat"`` (the default since issue 38's combination study): every member's embedding is
 scaled to unit mean squared row norm and by the square root of the member's weight, the
-blocks are placed side by side, and k-means (10 starts, on at most ``sample_size`` rows)
-clusters them; every row takes its nearest centre. The scale factors (one per member) and
-the centres are kept, so ``predict`` embeds new rows through each member, scales them with
-the stored factors and takes the nearest stored centre. With the square-root weights, a
-block's share of the squared distances is its member's weight.
+blocks are placed side by side, and k-means (10 starts, on at most ``sample_size`` rows;
+on a table of at most :data:`DISTINCT_LIMIT` distinct rows, on those rows weighted by their
+counts, with more starts) clusters them; every row takes its nearest centre. The scale
+factors (one per member) and the centres are kept, so ``predict`` embeds new rows through
+each member, scales them with the stored factors and takes the nearest stored centre. With
+the square-root weights, a block's share of the squared distances is its member's weight.
 
 ``"select"`` (the default since issue 38's selection study,
 ``studies/consensus_select_design.py``): the ``"concat"`` partition or the partition of
@@ -77,28 +78,30 @@ DISTINCT_LIMIT = 2000
 DISTINCT_STARTS = 100
 
 
-def distinct_rows(codes: np.ndarray) -> tuple[int, tuple[np.ndarray, np.ndarray] | None]:
-    """``(number of distinct rows, (a row of each, its count) or None)``: the pair when the
-    table has at most 100,000 rows and :data:`DISTINCT_LIMIT` distinct ones (a row's
-    embedding is a function of its codes, so equal codes give equal coordinates); above
-    100,000 rows the count is not computed (``n`` is returned)."""
+def distinct_rows(codes: np.ndarray) -> tuple[int, tuple[np.ndarray, ...] | None]:
+    """``(number of distinct rows, (a row of each, its count, each row's group) or None)``:
+    the triple when the table has at most 100,000 rows and :data:`DISTINCT_LIMIT` distinct
+    ones; above 100,000 rows the count is not computed (``n`` is returned)."""
     if len(codes) > 100000:
         return len(codes), None
-    _, first, counts = np.unique(codes, axis=0, return_index=True, return_counts=True)
+    _, first, inverse, counts = np.unique(codes, axis=0, return_index=True,
+                                          return_inverse=True, return_counts=True)
     if len(first) > DISTINCT_LIMIT:
         return len(first), None
-    return len(first), (first, counts.astype(np.float64))
+    return len(first), (first, counts.astype(np.float64), inverse.ravel())
 
 
 def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomState,
-                distinct: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                distinct: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """Centres of ``KMeans(k, n_init=10)`` fitted on at most ``sample_size`` rows of ``U``
     (the random draws in the order the co-association step makes them); with ``distinct``
     (:func:`distinct_rows`, at least ``k`` of them), k-means on those rows of ``U`` weighted
     by their counts, with ``10 * min(n, sample_size) / n_distinct`` starts (10 to
-    :data:`DISTINCT_STARTS`)."""
+    :data:`DISTINCT_STARTS`). A member's embedding is a function of a row's codes, so equal
+    codes give equal coordinates; that is checked (else: the rows, as without)."""
     seed = rs.randint(2**31 - 1)
-    if distinct is not None and len(distinct[0]) >= k:
+    if (distinct is not None and len(distinct[0]) >= k
+            and np.array_equal(U[distinct[0]][distinct[2]], U)):
         starts = 10 * min(len(U), sample_size) // len(distinct[0])
         km = KMeans(k, n_init=int(min(DISTINCT_STARTS, max(10, starts))), random_state=seed)
         with warnings.catch_warnings():
@@ -116,7 +119,7 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomSta
 
 def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.ndarray,
                      k: int, sample_size: int, rs: np.random.RandomState,
-                     distinct: tuple[np.ndarray, np.ndarray] | None = None
+                     distinct: tuple[np.ndarray, ...] | None = None
                      ) -> tuple[int, np.ndarray | None, np.ndarray]:
     """The ``"select"`` rule: ``(member index or -1, its centres or None, labels)``.
 
