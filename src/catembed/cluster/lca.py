@@ -50,7 +50,6 @@ __all__ = ["LCA", "lca_labels"]
 _FLOOR = 1e-12
 
 
-
 def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     """``scipy.special.logsumexp(a, axis=1)`` for a finite real 2-D array, by SciPy's own
     arithmetic (1.17: the largest entries of a row taken out of the sum, ``log1p`` of the
@@ -75,6 +74,7 @@ def _add_columns(out: np.ndarray, log_theta: np.ndarray, g: np.ndarray) -> np.nd
     for col in np.ascontiguousarray(g.T):
         out += T.take(col, axis=0)
     return out
+
 
 class LCA(ClusterMixin, BaseEstimator):
     """Latent class analysis of a categorical table, by EM over chunks of distinct rows.
