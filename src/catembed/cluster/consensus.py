@@ -353,7 +353,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
         self._combine(runs_all, rs, spaces=spaces)
-        del spaces
+        del spaces, self._distinct  # fit-time only (its row groups are n long)
         diagnose(self, codes, runs_all, rs)
         if k == 1 and ks is not None:
             warnings.warn(f"no clear groups: the columns are as good as independent (their "
@@ -386,13 +386,13 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             self._cluster_table = fit_coassoc(runs_all, self._run_k, self.member_weights_, k)
             U = coassoc_coordinates(self._cluster_table, runs_all, self._run_k)
         self.cluster_centers_ = fit_centres(U, k, int(self.sample_size), rs,
-                                            self._distinct).astype(np.float64)
+                                            getattr(self, "_distinct", None)).astype(np.float64)
         self.labels_ = nearest_labels(U, self.cluster_centers_)
         self._selected, self.selected_ = -1, self.combine
         if self.combine == "select":  # concat, or the best-agreeing member's own partition
             self._selected, centres, self.labels_ = select_partition(
                 self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs,
-                self._distinct)
+                getattr(self, "_distinct", None))
             if centres is not None:
                 self.cluster_centers_ = centres.astype(np.float64)
             self.selected_ = self.members_[self._selected] if centres is not None else "concat"
