@@ -95,21 +95,35 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_e_step_helpers_equal_the_plain_forms():
-    """The E-step's row gathers and row-wise logsumexp give the plain forms' values (the
-    gathers the same bits: the same additions in the same order)."""
+    """The E-step's gathers (row-major for the posteriors, class-major in EM) give the
+    plain form's bits (the same additions in the same order); the class-major logsumexp
+    and its sums over the classes give the plain forms' values, through every branch of
+    the pairwise order (under 8 classes, 8-128, above)."""
     from scipy.special import logsumexp
 
-    from catembed.cluster.lca import _add_columns, _logsumexp_rows
+    from catembed.cluster.lca import (
+        _add_columns,
+        _log_joint_classes,
+        _logsumexp_classes,
+        _sum_over_rows,
+    )
 
     rng = np.random.default_rng(0)
     log_theta = np.log(rng.random((4, 9)))
+    log_pi = np.log(np.full(4, 0.25))
     g = rng.integers(0, 9, size=(50, 3))
-    plain = np.tile(np.log(np.full(4, 0.25)), (50, 1))
+    plain = np.tile(log_pi, (50, 1))
     for j in range(3):
         plain += log_theta[:, g[:, j]].T
-    fast = _add_columns(np.tile(np.log(np.full(4, 0.25)), (50, 1)), log_theta, g)
+    fast = _add_columns(np.tile(log_pi, (50, 1)), log_theta, g)
     np.testing.assert_array_equal(fast, plain)
+    np.testing.assert_array_equal(
+        _log_joint_classes(np.ascontiguousarray(g.T), log_theta, log_pi), plain.T)
     a = rng.normal(size=(60, 5)) * 40
     a[::3, 1] = a[::3, 0]  # ties at the maximum
     a[::7] = a[::7, :1]  # a row of equal entries
-    np.testing.assert_allclose(_logsumexp_rows(a), logsumexp(a, axis=1), rtol=1e-14)
+    np.testing.assert_allclose(_logsumexp_classes(np.ascontiguousarray(a.T)),
+                               logsumexp(a, axis=1), rtol=1e-14)
+    for k in (1, 3, 8, 9, 17, 130, 300):
+        b = rng.random((k, 40))
+        np.testing.assert_allclose(_sum_over_rows(b), b.sum(axis=0), rtol=1e-13)

@@ -50,19 +50,60 @@ __all__ = ["LCA", "lca_labels"]
 _FLOOR = 1e-12
 
 
-def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    """``scipy.special.logsumexp(a, axis=1)`` for a finite real 2-D array, by SciPy's own
-    arithmetic (1.17: the largest entries of a row taken out of the sum, ``log1p`` of the
-    rest over their count), so the same bits, without its array-API overhead (two thirds of
+#: numpy's pairwise summation: fewer terms than this are added in one loop, more are split
+_PW_BLOCK = 128
+
+
+def _sum_over_rows(a: np.ndarray, lo: int = 0, n: int | None = None) -> np.ndarray:
+    """``a[lo:lo + n].sum(axis=0)`` added in the order in which NumPy's ``sum(axis=1)``
+    adds a C-contiguous ``(u, K)`` array's rows (its pairwise summation: one loop under 8
+    terms, 8 running sums up to 128, halves above), elementwise over the ``u`` columns of
+    the ``(K, u)`` array ``a``: the E-step's sums over the classes in the class-major
+    layout, with the bits of the row-major layout's."""
+    n = len(a) - lo if n is None else n
+    if n < 8:
+        res = np.zeros(a.shape[1])
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= _PW_BLOCK:
+        r = a[lo:lo + 8].copy()
+        i = 8
+        while i < n - n % 8:
+            r += a[lo + i:lo + i + 8]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for j in range(lo + i, lo + n):
+            res += a[j]
+        return res
+    half = n // 2
+    half -= half % 8
+    return _sum_over_rows(a, lo, half) + _sum_over_rows(a, lo + half, n - half)
+
+
+def _logsumexp_classes(a: np.ndarray) -> np.ndarray:
+    """``scipy.special.logsumexp(a, axis=0)`` of a finite real ``(K, u)`` array, by SciPy's
+    own arithmetic (1.17: the largest entries taken out of the sum, ``log1p`` of the rest
+    over their count). The class-major layout makes every step an elementwise pass over
+    the ``u`` rows (the row-major form's reductions over ``K`` numbers were two thirds of
     the E-step's time on Nursery)."""
-    top = a.max(axis=1, keepdims=True)
+    top = a.max(axis=0)
     at_top = a == top
-    rest = a.copy()
-    rest[at_top] = -np.inf
-    m = at_top.sum(axis=1, keepdims=True, dtype=a.dtype)
-    s = np.exp(rest - top).sum(axis=1, keepdims=True)
+    m = at_top.sum(axis=0, dtype=a.dtype)
+    s = _sum_over_rows(np.exp(np.where(at_top, -np.inf, a) - top))
     s = np.where(s == 0, s, s / m)
-    return (np.log1p(s) + np.log(m) + top)[:, 0]
+    return np.log1p(s) + np.log(m) + top
+
+
+def _log_joint_classes(gT: np.ndarray, log_theta: np.ndarray, log_pi: np.ndarray
+                       ) -> np.ndarray:
+    """``log pi_c + sum_j log theta_{cj}(x_ij)`` in the class-major layout ``(K, u)``;
+    ``gT``: the ``(m, u)`` value indices (codes plus offsets). The same additions in the
+    same order as :func:`_add_columns` on ``tile(log_pi)``."""
+    out = np.repeat(log_pi[:, None], gT.shape[1], axis=1)
+    for col in gT:
+        out += log_theta.take(col, axis=1)
+    return out
 
 
 def _add_columns(out: np.ndarray, log_theta: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -159,6 +200,9 @@ class LCA(ClusterMixin, BaseEstimator):
         step = int(self.chunk_size)
         chunks = [(s, min(s + step, u)) for s in range(0, u, step)]
         ind = [self._indicator(codes[a:b]).T for a, b in chunks]  # value x row, made once
+        # the value indices, column by column (each row of gT one attribute), made once
+        gts = [np.ascontiguousarray((codes[a:b] + self._offsets[:-1][None, :]).T)
+               for a, b in chunks]
         prev = -np.inf
         ll = -np.inf
         converged = False
@@ -168,12 +212,12 @@ class LCA(ClusterMixin, BaseEstimator):
             n_iter = it
             counts = np.zeros_like(log_theta)
             ll = 0.0
-            for (a, b), O in zip(chunks, ind, strict=True):
-                lj = self._log_joint(codes[a:b], log_theta, log_pi)
-                lse = _logsumexp_rows(lj)
+            for (a, b), O, gT in zip(chunks, ind, gts, strict=True):
+                lj = _log_joint_classes(gT, log_theta, log_pi)  # K x rows
+                lse = _logsumexp_classes(lj)
                 ll += float(weights[a:b] @ lse)
-                R = np.exp(lj - lse[:, None]) * weights[a:b, None]
-                counts += np.asarray(O @ R).T
+                R = np.exp(lj - lse) * weights[a:b]
+                counts += np.asarray(O @ np.ascontiguousarray(R.T)).T
             nk = counts[:, : sizes[0]].sum(axis=1)
             log_pi = np.log(np.maximum(nk / n, _FLOOR))
             theta = counts / np.maximum(nk, _FLOOR)[:, None]
