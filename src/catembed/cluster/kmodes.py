@@ -395,7 +395,7 @@ default="cao"
         return categorical_input_tags(super().__sklearn_tags__())
 
 
-KModes.__doc__ = KModes.__doc__.replace("{shared}", _SHARED.strip("\n"))
+KModes.__doc__ = KModes.__doc__.replace("{shared}", _SHARED.strip("\n").lstrip())
 
 
 def kmodes_labels(X: Any, n_clusters: int, *, random_state: Any = None,

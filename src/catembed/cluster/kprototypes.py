@@ -275,7 +275,7 @@ class KPrototypes(_Base):
         return tags
 
 
-KPrototypes.__doc__ = KPrototypes.__doc__.replace("{shared}", _SHARED.strip("\n"))
+KPrototypes.__doc__ = KPrototypes.__doc__.replace("{shared}", _SHARED.strip("\n").lstrip())
 
 
 def _warn_unscaled(numeric: np.ndarray, names: Any, gamma: float | None) -> None:

@@ -184,7 +184,9 @@ class Dataset:
 
         head = self.name + (f" [preset {preset['name']}]" if preset.get("name") else "")
         parts = [fig("n_rows", "rows"), fig("n_features", "attributes"),
-                 fig("n_values", "values"), fig("n_classes", "classes")]
+                 fig("n_values", "values")]
+        if self.labels is not None and not self.meta.get("no_target"):
+            parts.append(fig("n_classes", "class" if d["n_classes"] == 1 else "classes"))
         if d["n_numeric"]:
             parts.insert(2, f"{d['n_numeric']} numeric")
         tail = f" [(ok): as {preset['paper']} reports in meta.json]" if paper else ""

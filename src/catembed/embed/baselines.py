@@ -131,9 +131,10 @@ class OneHotPCA(WideAxesMixin, ValueEmbedder):
 
     Parameters
     ----------
-    beta : float, default=1e-10
     n_components : int or None, default=None
-        Keep at most this many components (after the beta rule).
+        Keep at most this many components (after the beta rule); the first parameter, as
+        in scikit-learn's ``PCA`` and in ``MCA`` and ``FAMD`` (``OneHotPCA(10)``).
+    beta : float, default=1e-10
     min_frequency : int, float or None, default=None
         Values seen fewer than ``min_frequency`` times (a float: a fraction of the rows)
         are pooled into one ``infrequent`` value per column (scikit-learn's
@@ -167,9 +168,9 @@ class OneHotPCA(WideAxesMixin, ValueEmbedder):
 
     def __init__(
         self,
+        n_components: int | None = None,
         *,
         beta: float = 1e-10,
-        n_components: int | None = None,
         min_frequency: int | float | None = None,
         max_categories: int | None = 100,
         handle_unknown: str = "error",

@@ -95,4 +95,4 @@ class Couplings(ValueEmbedder):
 
 
 
-Couplings.__doc__ = Couplings.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")
+Couplings.__doc__ = Couplings.__doc__.replace("{shared}", _SHARED_DOC.strip("\n").lstrip() + "\n")

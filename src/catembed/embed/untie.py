@@ -496,4 +496,4 @@ def _json_float(v: float) -> float | str:
     return v if np.isfinite(v) else str(v)
 
 
-UNTIE.__doc__ = UNTIE.__doc__.replace("{shared}", _SHARED_DOC.strip("\n") + "\n")
+UNTIE.__doc__ = UNTIE.__doc__.replace("{shared}", _SHARED_DOC.strip("\n").lstrip() + "\n")

@@ -245,7 +245,7 @@ def load_input(text: str, target: str | None, preset: str | None,
         if require_target:
             raise _error(f"{spec.name}: meta.json names no target; give --target COL.")
         data.frame = data.frame.assign(**{NO_TARGET: "all"})
-        data.meta = {**data.meta, "target": NO_TARGET,
+        data.meta = {**data.meta, "target": NO_TARGET, "no_target": True,
                      "columns": {**data.column_kinds, NO_TARGET: "target"}}
     if drop:
         missing = [c for c in drop if c not in data.frame.columns and c not in left_out]
