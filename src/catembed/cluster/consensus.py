@@ -121,10 +121,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_clusters : int, "auto", "lo:hi" or (lo, hi), default=8
-        The number of clusters, or the range it is chosen from without labels by the
-        latent class model's BIC (``"auto"``: 1 to 10; k = 1 means "no clear groups":
-        every row in cluster 0, with a warning).
+    n_clusters : int, "auto", "lo:hi" or (lo, hi), default="auto"
+        The number of clusters, or the range it is chosen from without labels by the latent
+        class model's BIC (``"auto"``, the default as in the CLI: 1 to 10; k = 1 means "no
+        clear groups": every row in cluster 0, with a warning).
     members : sequence of str or None, default=None
         Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
         ``"mgr"``, ``"lsh-kreps"``, ``"ocl"``: a partition-only clusterer, its block the
@@ -199,7 +199,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     estimators_ : list of fitted embedders
     """
 
-    def __init__(self, n_clusters: Any = 8, *, members: Any = None, n_init: int = 5,
+    def __init__(self, n_clusters: Any = "auto", *, members: Any = None, n_init: int = 5,
                  member_components: int = 10, weights: str = "agreement",
                  weight_power: float = 1.0, combine: str = "select",
                  sample_size: int = 20000, random_state: Any = None,
