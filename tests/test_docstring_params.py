@@ -70,3 +70,10 @@ def test_summary_counts_classes_only_with_a_class_column():
     none = Dataset("t", frame, {"target": "y", "columns": kinds, "no_target": True},
                    Path("."))
     assert none.summary() == "t: 4 rows, 2 attributes, 4 values"
+
+
+def test_consensus_chooses_k_by_default_as_the_command_does():
+    from catembed.cluster import Consensus
+
+    assert Consensus().n_clusters == "auto"
+    assert inspect.signature(Consensus).parameters["n_clusters"].default == "auto"
