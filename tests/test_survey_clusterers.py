@@ -127,10 +127,20 @@ def test_lsh_kreps_toy_cost_by_hand():
     assert m.predict(pd.DataFrame({"A": ["zz"], "B": ["a"], "C": ["a"]})).tolist() == [c]
 
 
-def test_lsh_kreps_empty_cluster_is_filled():
-    df = pd.DataFrame({"a": list("xxxxy"), "b": list("uuuuv")})
+def test_lsh_kreps_empty_cluster_is_filled_with_a_whole_row_group():
+    """Two hash buckets for three clusters: the empty one takes a distinct row with all its
+    copies (issue 52: it took one row, splitting identical rows)."""
+    df = pd.DataFrame({"a": list("xxxxyyz"), "b": list("uuuuvvw")})
     m = LSHKRepresentatives(3).fit(df)
-    assert len(set(m.labels_)) == 3
+    assert adjusted_rand_score(m.labels_, [0, 0, 0, 0, 1, 1, 2]) == 1.0
+    assert m.predict(df).tolist() == m.labels_.tolist()
+
+
+def test_lsh_kreps_fewer_distinct_rows_than_clusters_warns():
+    df = pd.DataFrame({"a": list("xxxxy"), "b": list("uuuuv")})
+    with pytest.warns(ConvergenceWarning, match="2 cluster.*2 distinct row"):
+        m = LSHKRepresentatives(3).fit(df)
+    assert adjusted_rand_score(m.labels_, [0, 0, 0, 0, 1]) == 1.0
 
 
 def test_lsh_kreps_hash_distances_differ_on_zoo():

@@ -24,7 +24,7 @@ cut ``cut_j / |V_j|`` give the hash bits, ``h(x) = ([x_j in S_j])_j``, and
 ``b = floor(log2(2 n))``, at most ``m - 1`` (the package's rule). Rows of one hash value form
 a bucket.
 
-The ``k`` largest buckets (the first met on equal sizes) are the seeds; every bucket joins
+The ``k`` largest buckets (the smaller hash value on equal sizes) are the seeds; every bucket joins
 the seed of the nearest hash value in Hamming distance (the first seed on ties). With fewer
 than ``k`` buckets the missing seeds take the hash value 0, as the package does.
 
@@ -36,23 +36,33 @@ row ``x`` to it
 
 Every row moves to its nearest representative (the first on ties), then the
 representatives are recomputed (batch form); an emptied cluster takes the row farthest from
-its representative in the largest cluster. Stop when no row moves and the cost
-``sum_x min_c D(x, c)`` repeats, or after ``max_iter`` passes. Each pass is
-``O(n m k)``: per attribute one gather of the ``k`` frequencies of every row's value.
+its representative in the largest cluster that holds two distinct rows or more (the row of
+the smallest codes among equally far ones), with every copy of that row. Stop when no row
+moves and the cost ``sum_x min_c D(x, c)`` repeats, or after ``max_iter`` passes; the
+labels are then the nearest representative of every row, as ``predict`` gives them. Each
+pass is ``O(n m k)``: per attribute one gather of the ``k`` frequencies of every row's
+value.
+
+So identical rows always share a cluster, and no tie is broken by the rows' order:
+permuting the rows permutes the labels and nothing else (issue 52). A table of fewer
+distinct rows than ``n_clusters`` gives that many clusters, with a ``ConvergenceWarning``.
 
 The method is deterministic (no random start): it has no ``random_state``. Differences from
-the package, which only show on degenerate input: an emptied cluster takes the farthest row
-of the largest cluster under the current representatives (the package can take a row of
-another cluster, then counts it in two clusters).
+the package, which only show on ties or degenerate input: equal-sized buckets are ordered
+by hash value, not in the order met; an emptied cluster takes the farthest row of the
+largest cluster under the current representatives, with its copies (the package takes one
+row, can take a row of another cluster, then counts it in two clusters).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from .._utils._params import check_int, check_option
 from .._utils._validation import categorical_input_tags
@@ -180,10 +190,8 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 def bucket_start(keys: np.ndarray, k: int) -> np.ndarray:
     """The starting cluster of every row from its hash value (see the module's text)."""
-    uniq, first, inverse, sizes = np.unique(keys, return_index=True, return_inverse=True,
-                                            return_counts=True)
-    met = np.argsort(first, kind="stable")  # buckets in the order met
-    by_size = met[np.argsort(-sizes[met], kind="stable")]
+    uniq, inverse, sizes = np.unique(keys, return_inverse=True, return_counts=True)
+    by_size = np.argsort(-sizes, kind="stable")  # equal sizes: the smaller hash value first
     master_keys = list(uniq[by_size[:k]]) + [0] * max(0, k - len(uniq))
     cluster_of_key = {}
     for c, key in enumerate(master_keys):
@@ -253,12 +261,14 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        The partition of the last pass; it equals ``predict(X)`` once the iterations have
-        converged (``n_iter_ < max_iter``).
+        The nearest representative of every row (``predict(X)`` on the training table);
+        identical rows share a label. Fewer than ``n_clusters`` clusters (with a
+        ``ConvergenceWarning``) when the table has fewer distinct rows, or rarely when the
+        passes stop at ``max_iter``.
     frequencies_ : list of ndarray of shape (n_clusters, l_j)
         The representatives: ``f_c(v)`` for each attribute's values.
     cost_ : float
-        ``sum_x min_c D(x, c)`` of the last pass.
+        ``sum_x min_c D(x, c)`` under the final representatives.
     n_iter_ : int
     hash_features_ : ndarray of str
         The attributes that give the hash bits.
@@ -304,7 +314,7 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         labels = self._fill_empty(g, labels, freq, k)
         freq = self._frequencies(codes, labels, k)
         last_cost = math.inf
-        n_iter = 0
+        n_iter, converged = 0, False
         for it in range(int(self.max_iter)):
             n_iter = it + 1
             dist = self._distances(g, freq)
@@ -316,8 +326,21 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
             labels = new
             freq = self._frequencies(codes, labels, k)
             if moved == 0 and cost == last_cost:
+                # a fixed point: the labels are the nearest representatives (an emptied
+                # cluster filled with a row's copies holds them at distance 0)
+                converged = True
                 break
             last_cost = cost
+        if not converged:  # stopped at max_iter: every row to its nearest representative
+            dist = self._distances(g, freq)
+            labels = np.argmin(dist, axis=1)
+            cost = float(dist[np.arange(len(g)), labels].sum())
+        found = len(np.unique(labels))
+        if found < k:
+            warnings.warn(
+                f"LSHKRepresentatives: {found} cluster(s) found, fewer than n_clusters={k} "
+                f"(the table has {len(np.unique(codes, axis=0))} distinct row(s); identical "
+                "rows are never split).", ConvergenceWarning, stacklevel=2)
         self._freq = freq
         self.frequencies_ = [freq[:, self._offsets[j]:self._offsets[j + 1]].copy()
                              for j in range(len(sizes))]
@@ -348,7 +371,9 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
     def _fill_empty(self, g: np.ndarray, labels: np.ndarray, freq: np.ndarray, k: int,
                     dist: np.ndarray | None = None) -> np.ndarray:
         """Give each empty cluster the row farthest from its representative in the largest
-        cluster (the first such row)."""
+        cluster of two distinct rows or more (of equally far rows, the one of the smallest
+        codes), with all its copies; no tie depends on the rows' order. A cluster stays
+        empty when every cluster holds copies of one row only."""
         size = np.bincount(labels, minlength=k)
         if size.min() > 0:
             return labels
@@ -356,15 +381,18 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         if dist is None:
             dist = self._distances(g, freq)
         own = dist[np.arange(len(labels)), labels]
-        moved = np.zeros(len(labels), dtype=bool)
         for c in np.flatnonzero(size == 0):
-            big = int(np.argmax(size))
-            rows = np.flatnonzero((labels == big) & ~moved)
-            r = int(rows[np.argmax(own[rows])])
-            labels[r] = c
-            moved[r] = True
-            size[big] -= 1
-            size[c] += 1
+            for big in np.argsort(-size, kind="stable"):  # the largest first
+                rows = np.flatnonzero(labels == big)
+                if len(rows) < 2 or (g[rows] == g[rows[0]]).all():
+                    continue  # empty, or copies of one row: nothing to split off
+                far = rows[own[rows] == own[rows].max()]
+                r = far[np.lexsort(g[far].T[::-1])[0]]  # the smallest codes
+                same = rows[(g[rows] == g[r]).all(axis=1)]
+                labels[same] = c
+                size[big] -= len(same)
+                size[c] += len(same)
+                break
         return labels
 
     def predict(self, X: Any) -> np.ndarray:
