@@ -63,11 +63,14 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def check_nonnegative(name: str, value: Any) -> float:
+def check_nonnegative(name: str, value: Any, *, maximum: float | None = None,
+                      why: str = "") -> float:
     """Return ``value`` as a ``float`` when it is a finite real number of at least 0 (not a
-    bool)."""
-    if not (is_real(value) and 0 <= value < np.inf):
-        raise CatEmbedError(f"{name} must be a non-negative number; got {value!r}.")
+    bool), and at most ``maximum`` when given (``why``: the reason, appended)."""
+    if not (is_real(value) and 0 <= value < np.inf) or (maximum is not None
+                                                          and value > maximum):
+        bound = f" of at most {maximum:g}{why}" if maximum is not None else ""
+        raise CatEmbedError(f"{name} must be a non-negative number{bound}; got {value!r}.")
     return float(value)
 
 

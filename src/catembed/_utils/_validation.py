@@ -270,7 +270,10 @@ def missing_mask(col: pd.Series) -> np.ndarray:
     mask = np.array(col.isna().to_numpy(dtype=bool, na_value=True), dtype=bool, copy=True)
     if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
         with np.errstate(all="ignore"):
-            empty = (col == "").to_numpy(dtype=bool, na_value=False)
+            try:
+                empty = (col == "").to_numpy(dtype=bool, na_value=False)
+            except ValueError:  # cells that are arrays (a Parquet list column): no category
+                raise unhashable_error(col.name, col) from None
         mask |= empty
     elif isinstance(col.dtype, pd.CategoricalDtype):
         cats = col.cat.categories

@@ -90,16 +90,27 @@ def agreement_with_others(runs_all: list[list[np.ndarray]], rs: np.random.Random
     return agree.sum(axis=1) / (m - 1)
 
 
+#: the largest ``Consensus(weight_power=...)``: a member at agreement .8 then weighs 8e-6 of
+#: one at .9, so a larger power changes nothing but the rounding (issue 52 item 13)
+MAX_WEIGHT_POWER = 100.0
+
+
 def member_weights(rule: str, stability: np.ndarray, runs_all: list[list[np.ndarray]],
                    rs: np.random.RandomState, power: float) -> np.ndarray:
     """The members' (unnormalised) weights under ``rule``: ``"agreement"``, each member's
     mean ARI with the other members (:func:`agreement_with_others`); ``"stability"``, the
-    mean ARI between its own runs; ``"equal"``, one each. Raised to ``power``."""
+    mean ARI between its own runs; ``"equal"``, one each. Each at least ``1e-3``, raised to
+    ``power``; where every power underflows (``1e-3 ** 103`` is 0), the ratios to the
+    largest are raised instead, so the largest weighs 1 (never all 0, whose sum gave NaN)."""
     step("combining the members' runs")
     if rule == "equal":
         return np.ones(len(runs_all))
     base = stability if rule == "stability" else agreement_with_others(runs_all, rs)
-    return np.maximum(np.asarray(base, dtype=np.float64), 1e-3) ** power
+    base = np.maximum(np.asarray(base, dtype=np.float64), 1e-3)
+    w = base ** power
+    if w.max() < np.finfo(np.float64).tiny:  # underflow: the same ratios, the largest 1
+        w = (base / base.max()) ** power
+    return w
 
 
 #: above this many values, on a table with fewer rows than a quarter of them, the default

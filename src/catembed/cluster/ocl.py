@@ -60,7 +60,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._utils._params import check_int
+from .._utils._params import check_int, check_random_state_param
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 from ._ocl_passes import _counts, _Distances, _first_min, _rows_matrix, _Tally
@@ -283,6 +283,7 @@ class OCL(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> OCL:
         """Cluster the rows of ``X``."""
         k = check_common(self)
+        check_random_state_param(self.random_state)  # NumPy's own error named no parameter
         codes = fit_codes(self, X)
         n, m = codes.shape
         sizes = np.array([len(c) for c in self.categories_], dtype=np.int64)
