@@ -335,7 +335,7 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
             dist = self._distances(g, freq)
             labels = np.argmin(dist, axis=1)
             cost = float(dist[np.arange(len(g)), labels].sum())
-        found = len(np.unique(labels))
+        found = int((np.bincount(labels, minlength=k) > 0).sum())
         if found < k:
             warnings.warn(
                 f"LSHKRepresentatives: {found} cluster(s) found, fewer than n_clusters={k} "
