@@ -241,6 +241,15 @@ def load_input(text: str, target: str | None, preset: str | None,
             kinds[old] = "id"  # the file's own target is not a feature
         kinds[target] = "target"
         data.meta = {**data.meta, "target": target, "columns": kinds}
+    if data.target and data.frame[data.target].dtype == object:  # bytes: the one rule's text
+        import pandas as pd
+
+        from .._utils._text import value_texts
+
+        y = data.frame[data.target]
+        if pd.api.types.infer_dtype(y, skipna=True) == "bytes":  # scored by their text
+            data.frame = data.frame.assign(**{data.target: pd.Series(
+                value_texts(y), index=y.index, dtype=object).where(y.notna(), None)})
     if not data.target:
         if require_target:
             raise _error(f"{spec.name}: meta.json names no target; give --target COL.")

@@ -35,6 +35,42 @@ def _created(tmp: Path) -> Any:
     return arrow_file(tmp, "wb")
 
 
+def _bytes_as_text(df: Any) -> Any:
+    """``df`` with its columns of bytes (a Parquet binary id or target column copied to a
+    CSV) as text by the one rule (:func:`catembed._utils._text.value_texts`: UTF-8, other
+    bytes as ``\\xNN``): pyarrow's CSV writer refused bytes that are not UTF-8 ("Invalid
+    UTF8 payload") and pandas wrote ``b'...'``. Other columns are not touched."""
+    import pandas as pd
+
+    from .._utils._text import value_texts
+
+    found = [c for c in df.columns if df[c].dtype == object and pd.api.types.infer_dtype(
+        df[c], skipna=True) in ("bytes", "mixed") and df[c].map(
+            lambda v: isinstance(v, bytes | bytearray)).any()]
+    if not found:
+        return df
+    df = df.copy()
+    for c in found:
+        df[c] = pd.Series(value_texts(df[c]), index=df.index, dtype=object).where(
+            df[c].notna(), None)
+    return df
+
+
+def _arrow_text(table: Any) -> Any:
+    """A ``pyarrow.Table`` for a CSV file: its binary columns as text by the same rule."""
+    import pyarrow as pa
+
+    from .._utils._text import value_texts
+
+    for i, f in enumerate(table.schema):
+        if pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type):
+            col = table.column(i)
+            text = pa.array(value_texts(col.to_pylist()), type=pa.string(),
+                            mask=col.is_null().to_numpy(zero_copy_only=False))
+            table = table.set_column(i, pa.field(f.name, pa.string()), text)
+    return table
+
+
 class TableWriter:
     """Append DataFrame chunks to a CSV or Parquet file (format from the suffix).
 
@@ -103,6 +139,11 @@ class TableWriter:
             )
         if arrow is not None and self.path is None:
             df = arrow.to_pandas()
+        if self.path is None or table_format(self.path) != "parquet":  # CSV: bytes as text
+            if arrow is not None and self.path is not None:
+                df = arrow = _arrow_text(arrow)
+            else:
+                df = _bytes_as_text(df)
         self.rows += len(df)
         self._chunks += 1
         if self.path is None:

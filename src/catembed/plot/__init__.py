@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._utils._params import check_option
-from .._utils._text import plot_text
+from .._utils._text import plot_text, value_texts
 from ..report._profiles import cluster_profiles
 from .map2d import axis_spread, palette, project_2d, value_map_xy
 
@@ -123,7 +123,7 @@ def values(model: Any, *, ax: Any = None, method: str = "pca", neighbours: bool 
     ax = _axes(ax, (9.0, 6.5))
     coords = model.value_coordinates_
     attrs = coords.index.get_level_values(0).astype(str)
-    vals = coords.index.get_level_values(1).astype(str)
+    vals = value_texts(coords.index.get_level_values(1))  # bytes: one rule
     data = coords.to_numpy()
     stats = model.stats_
     counts = np.asarray(stats.counts, dtype=np.float64)

@@ -44,7 +44,7 @@ from typing import Any
 
 from .._utils._files import read_text_file
 from .._utils._pathtext import path_text
-from .._utils._text import plot_text
+from .._utils._text import plot_text, value_texts
 from ._html import render_html
 from ._profiles import cluster_profiles
 
@@ -181,7 +181,7 @@ def _value_points(est: Any, max_points: int = MAP_VALUES) -> dict[str, Any]:
     return {"x": [round(float(v), 5) for v in xy[:, 0]],
             "y": [round(float(v), 5) for v in xy[:, 1]],
             "column": [pos[a] for a in attrs],
-            "value": [str(v) for v in values],
+            "value": value_texts(values).tolist(),  # bytes: the one rule
             "count": [int(c) for c in counts], "columns": columns,
             "colours": [mcolors.to_hex(c) for c in palette(len(columns))],
             "lim": [[round(float(v), 5) for v in row] for row in robust_limits(xy)[0]]}

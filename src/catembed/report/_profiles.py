@@ -119,6 +119,7 @@ def _text_codes(df: Any) -> Any:
     before."""
     import pandas as pd
 
+    from .._utils._text import value_texts
     from ..stats._frame_codes import column_chunks
 
     kinds = [pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t)
@@ -144,6 +145,7 @@ def _text_codes(df: Any) -> Any:
             codes, uniques = pd.factorize(values, sort=True)
             yield col, codes, uniques
             continue
-        text = df[col].astype(object).where(df[col].notna(), "(missing)").astype(str)
-        codes, uniques = pd.factorize(text.to_numpy(), sort=True)
+        # bytes by the one rule (_utils._text.value_texts): astype(str) decoded them strictly
+        text = value_texts(df[col].astype(object).where(df[col].notna(), "(missing)"))
+        codes, uniques = pd.factorize(text, sort=True)
         yield col, codes, uniques

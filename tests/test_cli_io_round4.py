@@ -1,0 +1,89 @@
+"""What the command line reads, writes and prints (issue 52, items 4, 9, 10, 11, 12, 14):
+bytes that are not UTF-8, a Parquet file's pandas index in ``cluster``'s labels, streams
+that cannot take the text, pipes given as the table, long output names and spreadsheet
+formulas in ``--profiles``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed.cli import main
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _table(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.choice(list("xyz"), n)
+    return pd.DataFrame({"a": a, "b": np.where(rng.random(n) < 0.8, np.char.add(a, "1"), "q"),
+                         "c": rng.choice(list("uv"), n)})
+
+
+# ------------------------------------------------------------------ item 4: bytes
+
+
+def test_value_text_rule():
+    from catembed._utils._text import value_text, value_texts
+
+    assert value_text(b"\x00\xff") == "\\x00\\xff"
+    assert value_text(b"caf\xc3\xa9") == "café"
+    assert value_text("a\x00") == "a\x00" and value_text(3) == "3"
+    got = value_texts(np.array([b"\xff", "a", None, 1.5, b"ok"], dtype=object))
+    assert got[0] == "\\xff" and got[1] == "a" and got[3] == "1.5" and got[4] == "ok"
+    assert list(value_texts(["p", "q"])) == ["p", "q"]
+
+
+@pytest.fixture
+def bytes_parquet(tmp_path):
+    frame = _table()
+    frame["raw"] = [b"\x00\xff" if x == "x" else b"ok" for x in frame["a"]]
+    path = tmp_path / "bytes.parquet"
+    frame.to_parquet(path)
+    return path
+
+
+def test_cluster_on_bytes_that_are_not_utf8(tmp_path, bytes_parquet, capsys):
+    out, prof = tmp_path / "l.csv", tmp_path / "p.csv"
+    code, stdout, err = run(["cluster", bytes_parquet, "-k", "3", "--members", "mca,onehot",
+                             "-o", out, "--profiles", prof], capsys)
+    assert code == 0, err
+    assert len(pd.read_csv(out)) == 60
+    profiles = pd.read_csv(prof, keep_default_na=False)
+    assert "\\x00\\xff" in set(profiles.loc[profiles["column"] == "raw", "value"])
+    assert "raw=\\x00\\xff" in stdout
+
+
+def test_report_on_bytes_that_are_not_utf8(tmp_path, bytes_parquet, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    code, _, err = run(["report", bytes_parquet, "-o", out, "--runs", "1"], capsys)
+    assert code == 0, err
+    assert "\\x00\\xff" in out.read_text(encoding="utf-8")
+    code, _, err = run(["report", bytes_parquet, "--target", "raw", "-o", out, "--runs", "1"],
+                       capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_bytes_id_column_copied_to_the_output(tmp_path, bytes_parquet, capsys, suffix):
+    """A CSV holds the bytes as text by the same rule (pyarrow refused them: "Invalid UTF8
+    payload"), on stdout too (pandas wrote ``b'ok'``); Parquet keeps the bytes."""
+    for cmd in (["embed", bytes_parquet, "--id", "raw"],
+                ["cluster", bytes_parquet, "--id", "raw", "-k", "2", "--members", "mca"]):
+        out = tmp_path / f"o{suffix}"
+        code, _, err = run([*cmd, "-q", "-o", out], capsys)
+        assert code == 0, err
+        if suffix == ".csv":
+            got = pd.read_csv(out, keep_default_na=False)["raw"]
+            assert set(got) == {"\\x00\\xff", "ok"}
+        else:
+            assert set(pd.read_parquet(out)["raw"]) == {b"\x00\xff", b"ok"}
+        code, stdout, err = run([*cmd, "-q"], capsys)
+        assert code == 0, err
+        assert "\\x00\\xff" in stdout and "b'ok'" not in stdout
