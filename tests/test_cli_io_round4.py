@@ -5,6 +5,8 @@ formulas in ``--profiles``."""
 
 from __future__ import annotations
 
+from io import StringIO
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,3 +89,40 @@ def test_bytes_id_column_copied_to_the_output(tmp_path, bytes_parquet, capsys, s
         code, stdout, err = run([*cmd, "-q"], capsys)
         assert code == 0, err
         assert "\\x00\\xff" in stdout and "b'ok'" not in stdout
+
+
+# ------------------------------------------------------------------ item 9: pandas index
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", None])
+def test_cluster_keeps_a_parquet_index_as_embed_does(tmp_path, capsys, suffix):
+    frame = _table().set_index(pd.Index([f"r{i}" for i in range(60)], name="rid"))
+    src = tmp_path / "t.parquet"
+    frame.to_parquet(src)
+    got = {}
+    for cmd in (["embed", src], ["cluster", src, "-k", "2", "--members", "mca"]):
+        out = tmp_path / f"{cmd[0]}{suffix}" if suffix else None
+        code, stdout, err = run([*cmd, "-q", *(["-o", out] if out else [])], capsys)
+        assert code == 0, err
+        if suffix == ".parquet":
+            got[cmd[0]] = pd.read_parquet(out).index
+        else:
+            got[cmd[0]] = pd.read_csv(out if out else StringIO(stdout),
+                                      index_col=0).index
+    assert got["cluster"].name == "rid" and list(got["cluster"]) == list(frame.index)
+    assert got["cluster"].equals(got["embed"])
+
+
+def test_cluster_refuses_an_index_named_cluster(tmp_path, capsys):
+    src = tmp_path / "t.parquet"
+    _table().rename_axis("cluster").to_parquet(src)
+    code, _, err = run(["cluster", src, "-k", "2", "--members", "mca", "-q"], capsys)
+    assert code == 2 and "pandas index" in err
+
+
+def test_cluster_without_a_stored_index_writes_none(tmp_path, capsys):
+    src = tmp_path / "t.parquet"
+    _table().to_parquet(src, index=False)
+    code, stdout, err = run(["cluster", src, "-k", "2", "--members", "mca", "-q"], capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[0] == "cluster"

@@ -59,6 +59,10 @@ with a target column, the ARI of the consensus with it on the rows that have one
 too (the fit never sees it).
 """
 
+#: the refusal of an input column named as the labels' column
+LABEL_CLASH = ("the output's label column is named 'cluster', and so is an --id or --target "
+               "column (or the pandas index) of the input; rename that column.")
+
 
 def _columns(args: argparse.Namespace, spec: Any, columns: list[str]) -> tuple[Any, list[str]]:
     """The column roles under ``--numeric`` and the numeric columns clustered as numbers.
@@ -202,13 +206,14 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     features = roles.features
     after = [roles.target] if roles.target else []
     if "cluster" in roles.ids + after:  # the labels' column: one of them would replace it
-        raise CatEmbedError("the output's label column is named 'cluster', and so is an "
-                            "--id or --target column of the input; rename that column.")
+        raise CatEmbedError(LABEL_CLASH)
     used = roles.ids + features + after
     progress.step(f"counting the rows of {spec.path.name}")
     check_ragged(args, spec)
     progress.step(f"reading {spec.path.name}")
     frame = _read(args, spec, used, numeric)
+    if "cluster" in frame.index.names:  # a Parquet file's pandas index, copied to the output
+        raise CatEmbedError(LABEL_CLASH)
     categorical = [c for c in features if c not in set(numeric)]
     _warn_identifiers(frame, categorical, numeric)
     model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
@@ -231,7 +236,9 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
         if args.profiles:
             profiles.to_csv(publish.enter_context(io.atomic_output(args.profiles)),
                             index=False)
-        with io.TableWriter(args.output, index=False) as writer:
+        # a Parquet file's pandas index is copied first, as embed copies it (write_chunks)
+        index = not (type(out.index).__name__ == "RangeIndex" and out.index.name is None)
+        with io.TableWriter(args.output, index=index) as writer:
             writer.write(out)
     progress.close()
     if not args.quiet:
