@@ -5,6 +5,11 @@ formulas in ``--profiles``."""
 
 from __future__ import annotations
 
+import errno
+import io
+import os
+import subprocess
+import sys
 from io import StringIO
 
 import numpy as np
@@ -126,3 +131,69 @@ def test_cluster_without_a_stored_index_writes_none(tmp_path, capsys):
     code, stdout, err = run(["cluster", src, "-k", "2", "--members", "mca", "-q"], capsys)
     assert code == 0, err
     assert stdout.splitlines()[0] == "cluster"
+
+
+# ------------------------------------------------------------------ item 10: streams
+
+
+@pytest.fixture
+def named_csv(tmp_path):
+    path = tmp_path / "uni.csv"
+    frame = _table().rename(columns={"a": "café"})
+    frame.insert(0, "nº", [f"é{i}" for i in range(len(frame))])
+    frame.to_csv(path, index=False)
+    return path
+
+
+class _Failing(io.TextIOBase):
+    """A standard error on a full disk: every write raises ENOSPC."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def flush(self):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("command", ["embed", "cluster"])
+def test_failing_stderr_never_loses_the_result(named_csv, capsys, monkeypatch, command):
+    monkeypatch.setattr(sys, "stderr", _Failing())
+    extra = ["--id", "nº", *(["-k", "2", "--members", "mca"] if command == "cluster" else [])]
+    code = main([command, str(named_csv), *extra])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert len(pd.read_csv(StringIO(out))) == 60
+
+
+@pytest.mark.parametrize("output", [False, True])
+def test_ascii_streams_take_any_name(tmp_path, named_csv, monkeypatch, output):
+    """The summary names 'café' on an ASCII stdout (-o) or stderr: written ``caf\\xe9``;
+    a table on an ASCII stdout is UTF-8, as a CSV file is."""
+    streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+               for name in ("stdout", "stderr")}
+    for name, stream in streams.items():
+        monkeypatch.setattr(sys, name, stream)
+    out = tmp_path / "l.csv"
+    code = main(["cluster", str(named_csv), "-k", "2", "--members", "mca", "--id", "nº",
+                 *(["-o", str(out)] if output else [])])
+    raw = {}
+    for name, stream in streams.items():
+        stream.flush()
+        raw[name] = stream.buffer.getvalue()
+    assert code == 0, raw["stderr"]
+    summary = raw["stdout" if output else "stderr"]
+    assert b"caf\\xe9=" in summary
+    table = out.read_bytes() if output else raw["stdout"]
+    assert pd.read_csv(io.BytesIO(table))["nº"].iloc[3] == "é3"
+    assert streams["stdout"].errors == "strict"  # the streams are given back as they were
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_stderr_on_dev_full_as_a_command(named_csv):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "catembed", "cluster", str(named_csv),
+                               "-k", "2", "--members", "mca", "--id", "nº"],
+                              stdout=subprocess.PIPE, stderr=full, env={**os.environ, "PYTHONIOENCODING": "ascii"},
+                              timeout=120)
+    assert done.returncode == 0
+    assert len(pd.read_csv(io.BytesIO(done.stdout))) == 60

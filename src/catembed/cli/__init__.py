@@ -118,11 +118,61 @@ def _catch_signals() -> dict[int, Any]:
     return old
 
 
+class _QuietFailures:
+    """Standard error for the command's run: a message that cannot be written (a full disk,
+    a closed pipe, ``2>/dev/full``) is dropped, and so are the ones after it, so that a
+    failing stderr never ends the command or loses its result (the labels were never
+    written when a warning's write raised ``OSError``). Everything else is the stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                return int(self._stream.write(text) or 0)
+            except (OSError, ValueError):  # ValueError: a closed stream
+                self.failed = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.failed = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _text_errors(stream: Any, errors: str | None) -> str | None:
+    """Set a text stream's encoding error handler; returns the old one (None: not a
+    ``TextIOWrapper``, left as it is)."""
+    old = getattr(stream, "errors", None)
+    try:
+        if errors is not None and old is not None and old != errors:
+            stream.reconfigure(errors=errors)
+    except (AttributeError, ValueError, OSError):
+        return None
+    return old
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    While it runs, text that the terminal's (or ``PYTHONIOENCODING``'s) encoding cannot
+    hold is written ``\\xNN`` on both text streams (a column name in the summary ended the
+    command with exit 1 after its output was written), and standard error drops what it
+    cannot write (:class:`_QuietFailures`). Tables on standard output are UTF-8 whatever
+    the stream's encoding (:class:`catembed.io.TableWriter`)."""
     import signal
 
     old = _catch_signals()
+    stdout, stderr = sys.stdout, sys.stderr
+    errors = (_text_errors(stdout, "backslashreplace"), _text_errors(stderr, "backslashreplace"))
+    sys.stderr = _QuietFailures(stderr)
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
     except Terminated as exc:
@@ -132,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         print("catembed: interrupted", file=sys.stderr)
         return 130
     finally:
+        sys.stderr = stderr
+        _text_errors(stdout, errors[0])
+        _text_errors(stderr, errors[1])
         for signum, handler in old.items():
             signal.signal(signum, handler)
 

@@ -56,6 +56,29 @@ def _bytes_as_text(df: Any) -> Any:
     return df
 
 
+def _csv_to_stdout(df: Any, **kwargs: Any) -> None:
+    """``df.to_csv`` on standard output in UTF-8, as a CSV file is written, whatever the
+    stream's encoding (``PYTHONIOENCODING=ascii`` ended the command at the first name or
+    value it cannot hold, with part of the table written): the bytes go to the stream's
+    buffer, after the text already written to it. A stream without a buffer takes text."""
+    import io
+    import sys
+
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or not isinstance(out, io.TextIOBase):
+        df.to_csv(out, **kwargs)
+        return
+    out.flush()
+    text = io.TextIOWrapper(buffer, encoding="utf-8", errors="backslashreplace", newline="",
+                            write_through=True)
+    try:
+        df.to_csv(text, **kwargs)
+        text.flush()
+    finally:
+        text.detach()  # the buffer stays open: it is standard output's
+
+
 def _arrow_text(table: Any) -> Any:
     """A ``pyarrow.Table`` for a CSV file: its binary columns as text by the same rule."""
     import pyarrow as pa
@@ -124,7 +147,6 @@ class TableWriter:
             self._write(df)
 
     def _write(self, df: Any) -> None:
-        import sys
 
         import pyarrow as pa
 
@@ -147,7 +169,7 @@ class TableWriter:
         self.rows += len(df)
         self._chunks += 1
         if self.path is None:
-            df.to_csv(sys.stdout, index=self.index, header=not self._csv_header_done)
+            _csv_to_stdout(df, index=self.index, header=not self._csv_header_done)
             self._csv_header_done = True
             return
         if table_format(self.path) == "parquet":
