@@ -193,7 +193,7 @@ def test_stderr_on_dev_full_as_a_command(named_csv):
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "catembed", "cluster", str(named_csv),
                                "-k", "2", "--members", "mca", "--id", "nº"],
-                              stdout=subprocess.PIPE, stderr=full, env={**os.environ, "PYTHONIOENCODING": "ascii"},
-                              timeout=120)
+                              stdout=subprocess.PIPE, stderr=full, timeout=120,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0
     assert len(pd.read_csv(io.BytesIO(done.stdout))) == 60
