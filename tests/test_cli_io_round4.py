@@ -197,3 +197,26 @@ def test_stderr_on_dev_full_as_a_command(named_csv):
                               env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0
     assert len(pd.read_csv(io.BytesIO(done.stdout))) == 60
+
+
+# ------------------------------------------------------------------ item 11: pipes
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("command", [["embed"], ["cluster", "-k", "2"], ["report", "--target", "b"],
+                                     ["evaluate", "--target", "b"]])
+def test_a_fifo_as_the_table_is_not_a_regular_file(tmp_path, capsys, command):
+    fifo = tmp_path / "t.csv"
+    os.mkfifo(fifo)
+    code, _, err = run([command[0], fifo, *command[1:]], capsys)
+    assert code == 2
+    assert "is not a regular file (a FIFO, socket or device); give a table file" in err
+    assert "not found" not in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")
+def test_dev_stdin_from_a_pipe_is_not_a_regular_file(named_csv):
+    done = subprocess.run([sys.executable, "-m", "catembed", "cluster", "/dev/stdin"],
+                          input=named_csv.read_bytes(), capture_output=True, timeout=120)
+    assert done.returncode == 2
+    assert b"/dev/stdin is not a regular file" in done.stderr

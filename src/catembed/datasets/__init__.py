@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._utils._errors import CatEmbedError
-from .._utils._files import read_text_file
+from .._utils._files import check_input_file, read_text_file
 from .._utils._pathtext import path_text
 
 if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
@@ -459,6 +459,8 @@ def resolve_input(text: str) -> InputSpec:
                          meta)
     if p.is_dir() and not (p / "data.csv").exists():
         raise CatEmbedError(f"{p} is a directory without a data.csv; give a table file.")
+    if p.exists() and not p.is_dir():  # a FIFO, socket or device (a pipe, /dev/stdin,
+        check_input_file(p)            # <(...)): "not a regular file", not "not found"
     try:
         folder = dataset_path(text)
     except CatEmbedError:
