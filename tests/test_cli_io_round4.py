@@ -220,3 +220,57 @@ def test_dev_stdin_from_a_pipe_is_not_a_regular_file(named_csv):
                           input=named_csv.read_bytes(), capture_output=True, timeout=120)
     assert done.returncode == 2
     assert b"/dev/stdin is not a regular file" in done.stderr
+
+
+# ------------------------------------------------------------------ item 12: long names
+
+
+def _name(tmp_path, size, suffix, char="a"):
+    """A file name of ``size`` bytes ending in ``suffix``."""
+    stem = char * ((size - len(suffix.encode())) // len(char.encode()))
+    name = stem + "a" * (size - len((stem + suffix).encode())) + suffix
+    assert len(name.encode()) == size
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("size", [238, 247, 255])
+def test_output_names_up_to_name_max_are_written(tmp_path, named_csv, capsys, size):
+    from catembed.io._paths import _name_max
+
+    if _name_max(tmp_path) < 255:
+        pytest.skip("a file system with shorter names")
+    out, model = _name(tmp_path, size, ".csv"), _name(tmp_path, size, ".npz", "é")
+    code, _, err = run(["embed", named_csv, "-q", "-o", out, "--save-model", model], capsys)
+    assert code == 0, err
+    labels, profiles = _name(tmp_path, size, ".parquet"), _name(tmp_path, size, ".csv", "p")
+    code, _, err = run(["cluster", named_csv, "-q", "-k", "2", "--members", "mca", "-o", labels,
+                        "--profiles", profiles], capsys)
+    assert code == 0, err
+    assert len(pd.read_csv(out)) == 60 and len(pd.read_parquet(labels)) == 60
+    assert model.stat().st_size > 0 and len(pd.read_csv(profiles)) > 0
+    # exactly the names given, nothing else left in the folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (named_csv, out, model, labels, profiles))
+
+
+def test_temporary_names_fit_in_name_max(tmp_path):
+    from catembed.io._paths import _name_max, _side_name, _temp_name
+
+    most = _name_max(tmp_path)
+    for char in ("a", "é", "\U0001f600"):
+        for size in (9, 200, most - 20, most):
+            path = _name(tmp_path, size, ".parquet", char)
+            for tmp in (_temp_name(path), _side_name(path, "probe")):
+                assert len(tmp.name.encode()) <= most
+                assert tmp.name.startswith(".") and tmp.parent == tmp_path
+                tmp.name.encode("utf-8")  # whole characters, never half of one
+            assert _temp_name(path).name.endswith(".tmp.parquet")
+
+
+def test_a_name_longer_than_name_max_is_refused_with_its_size(tmp_path, named_csv, capsys):
+    from catembed.io._paths import _name_max
+
+    out = _name(tmp_path, _name_max(tmp_path) + 1, ".csv")
+    code, _, err = run(["embed", named_csv, "-q", "-o", out], capsys)
+    assert code == 2
+    assert f"has {_name_max(tmp_path) + 1} bytes" in err and "at most" in err

@@ -85,6 +85,10 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     cannot be created (probed with a temporary file, removed at once).
     """
     path = Path(path)
+    size, most = len(os.fsencode(path.name)), _name_max(path.parent)
+    if size > most:  # checked first: os.stat of such a name raises "File name too long"
+        raise CatEmbedError(f"{flag}: the file name {path.name} has {size} bytes; the folder "
+                            f"{path.parent} takes names of at most {most}. Give a shorter name.")
     if path.is_dir():
         raise CatEmbedError(f"{flag} {path} is a folder; give a file name inside it, e.g. "
                             f"{path / ('model.npz' if '.npz' in suffixes else 'out.csv')}.")
@@ -100,7 +104,7 @@ def check_output_path(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     probe = None
     try:
         while True:  # a probe file in the folder, removed at once
-            probe = parent / f".{path.name}.{secrets.token_hex(5)}.probe"
+            probe = _side_name(path, "probe")
             if _reserve(probe):
                 break
     except OSError as exc:
@@ -141,9 +145,34 @@ def arrow_file(path: str | os.PathLike, mode: str = "rb") -> Any:
     return name
 
 
+def _name_max(folder: Path) -> int:
+    """The longest file name the folder's file system takes, in bytes (NAME_MAX; 255 when
+    it cannot say)."""
+    try:
+        value = os.pathconf(folder, "PC_NAME_MAX")
+    except (AttributeError, ValueError, OSError):
+        value = -1
+    return value if value and value > 0 else 255
+
+
+def _side_name(path: Path, tag: str) -> Path:
+    """``.NAME.RANDOM.TAG`` in ``path``'s folder (a temporary file or a probe), with NAME cut
+    (whole characters) so that the name fits in NAME_MAX: a valid output name of 238 to 255
+    bytes was refused as "cannot write in the folder (File name too long)", the temporary
+    name adding 17 to 19 bytes to it."""
+    token = secrets.token_hex(5)
+    room = _name_max(path.parent) - len(os.fsencode(f"..{token}.{tag}"))
+    name = path.name[:max(room, 0)]
+    while name and len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return path.parent / f".{name}.{token}.{tag}"
+
+
 def _temp_name(path: Path) -> Path:
-    """A free temporary name in ``path``'s folder (``.NAME.RANDOM.tmpSUFFIX``); not created."""
-    return path.parent / f".{path.name}.{secrets.token_hex(5)}.tmp{path.suffix}"
+    """A free temporary name in ``path``'s folder (``.NAME.RANDOM.tmpSUFFIX``, NAME cut for a
+    long name: :func:`_side_name`); not created."""
+    suffix = path.suffix if len(os.fsencode(path.suffix)) <= 16 else ""
+    return _side_name(path, f"tmp{suffix}")
 
 
 def _reserve(tmp: Path) -> bool:
