@@ -274,3 +274,38 @@ def test_a_name_longer_than_name_max_is_refused_with_its_size(tmp_path, named_cs
     code, _, err = run(["embed", named_csv, "-q", "-o", out], capsys)
     assert code == 2
     assert f"has {_name_max(tmp_path) + 1} bytes" in err and "at most" in err
+
+
+# ------------------------------------------------------------------ item 14: formulas
+
+
+FORMULAS = ['=HYPERLINK("http://x.example/?a=1";"click")', "+cmd|' /C calc'!A0", "@SUM(1+1)",
+            "-2+3", "\tx", "\r=1"]
+
+
+def test_profiles_never_hold_a_formula(tmp_path, capsys):
+    n = 60
+    frame = pd.DataFrame({"=col": [FORMULAS[i % len(FORMULAS)] for i in range(n)],
+                          "b": [("p", "q", "-1", "+2.5")[i % 4] for i in range(n)]})
+    src, prof = tmp_path / "f.csv", tmp_path / "p.csv"
+    frame.to_csv(src, index=False)
+    code, _, err = run(["cluster", src, "-k", "2", "--members", "onehot", "-q", "--profiles",
+                        prof, "--drop", "b"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(prof, keep_default_na=False)
+    assert set(got["column"]) == {"'=col"}
+    assert all(v.startswith("'") for v in got["value"])  # each one a formula as read
+    assert {"'" + f for f in FORMULAS[:4]} & set(got["value"])
+    code, _, err = run(["cluster", src, "-k", "2", "--members", "onehot", "-q", "--profiles",
+                        prof, "--drop", "=col"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(prof, keep_default_na=False, dtype=str)
+    assert {"-1", "+2.5"} & set(got["value"])  # a plain number is not a formula
+
+
+def test_spreadsheet_text_rule():
+    from catembed._utils._text import spreadsheet_text
+
+    assert [spreadsheet_text(f) for f in FORMULAS] == ["'" + f for f in FORMULAS]
+    for plain in ("-1", "+2.5", "-3e-2", ".5", "a=b", "'=x", "", 3, None):
+        assert spreadsheet_text(plain) == plain

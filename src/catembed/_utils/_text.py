@@ -20,6 +20,12 @@ not UTF-8, and each control character, written ``\\xNN``: ``b"\\x00\\xff"`` is s
 the eight characters ``\\x00\\xff``, as Python writes it (pandas' ``astype(str)`` raised
 ``UnicodeDecodeError`` on it: issue 52, item 4).
 
+A cell of a CSV file meant for a spreadsheet (``catembed cluster --profiles``) goes through
+:func:`spreadsheet_text`: a text that a spreadsheet would run as a formula (it starts with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and is not a plain number) gets a
+leading ``'``, as OWASP's "CSV injection" page advises, so ``=HYPERLINK(...)`` is shown as
+the text it is (issue 52, item 14).
+
 ``tests/test_text_escaping.py`` checks that the rendering modules do not bypass them.
 """
 
@@ -27,14 +33,19 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
-__all__ = ["html_text", "plot_text", "script_json", "value_text", "value_texts"]
+__all__ = ["html_text", "plot_text", "script_json", "spreadsheet_frame", "spreadsheet_text",
+           "value_text", "value_texts"]
 
 # the characters that can end or change a <script> element's raw text, and the two line
 # separators that older JavaScript did not allow in a string literal
 _SCRIPT_UNSAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# what starts a formula in a spreadsheet cell, and a plain number (which is not one)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # the control characters of a bytes value, written as Python writes them in a bytes literal
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
 
@@ -84,3 +95,31 @@ def value_texts(values: Any) -> Any:
         cells = np.array([value_text(v) if isinstance(v, bytes | bytearray | memoryview)
                           else v for v in cells.tolist()], dtype=object)
     return pd.Series(cells, dtype=object).astype(str).to_numpy(dtype=object)
+
+
+def spreadsheet_text(value: Any) -> Any:
+    """A cell for a CSV file opened in a spreadsheet: a text that would be read as a formula
+    (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain
+    number such as ``-1.5``) with a leading ``'``, which spreadsheets show as text; any other
+    value unchanged."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(
+            value):
+        return "'" + value
+    return value
+
+
+def spreadsheet_frame(frame: Any) -> Any:
+    """``frame`` with each text cell through :func:`spreadsheet_text` (a copy when any cell
+    changes; numbers are never touched)."""
+    import pandas as pd
+
+    out = frame
+    for c in frame.columns:
+        col = frame[c]
+        if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
+            continue
+        safe = col.map(spreadsheet_text, na_action="ignore")
+        if not safe.equals(col):
+            out = out.copy() if out is frame else out
+            out[c] = safe
+    return out

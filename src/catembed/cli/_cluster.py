@@ -183,6 +183,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     import contextlib
 
     from .. import io
+    from .._utils._text import spreadsheet_frame
     from ..cluster._describe import describe_clusters, profile_lines
     from ..cluster.consensus import DEFAULT_MEMBERS, Consensus, _member_class
 
@@ -234,8 +235,10 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     # file beside its target, and both are renamed only once both are complete
     with contextlib.ExitStack() as publish:
         if args.profiles:
-            profiles.to_csv(publish.enter_context(io.atomic_output(args.profiles)),
-                            index=False)
+            # a derived report for a spreadsheet: a value that would run as a formula gets
+            # a leading ' (docs/cli-errors.md)
+            spreadsheet_frame(profiles).to_csv(
+                publish.enter_context(io.atomic_output(args.profiles)), index=False)
         # a Parquet file's pandas index is copied first, as embed copies it (write_chunks)
         index = not (type(out.index).__name__ == "RangeIndex" and out.index.name is None)
         with io.TableWriter(args.output, index=index) as writer:
