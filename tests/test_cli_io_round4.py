@@ -66,6 +66,13 @@ def test_cluster_on_bytes_that_are_not_utf8(tmp_path, bytes_parquet, capsys):
     assert "raw=\\x00\\xff" in stdout
 
 
+def test_cluster_scores_a_bytes_target(bytes_parquet, capsys):
+    code, _, err = run(["cluster", bytes_parquet, "-k", "2", "--members", "mca", "--target",
+                        "raw"], capsys)
+    assert code == 0, err
+    assert "ARI with the target 'raw'" in err
+
+
 def test_report_on_bytes_that_are_not_utf8(tmp_path, bytes_parquet, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "r.html"

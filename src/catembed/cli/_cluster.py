@@ -169,7 +169,9 @@ def _target_line(frame: Any, target: str, labels: Any) -> str:
     has = frame[target].notna().to_numpy()
     if not has.any():
         return f"  no row has a value of the target {target!r}: nothing to score"
-    ari = adjusted_rand_score(frame[target][has].astype(str), labels[has])
+    from .._utils._text import value_texts
+
+    ari = adjusted_rand_score(value_texts(frame[target][has]), labels[has])  # bytes too
     rows = "" if has.all() else f", on the {int(has.sum())} of {len(has)} rows that have one"
     return f"  ARI with the target {target!r} (not used in the fit{rows}): {ari:.3f}"
 
