@@ -353,7 +353,8 @@ def register(sub: Any) -> None:
                    "binned; drop: left out")
     p.add_argument("--profiles", metavar="FILE.csv",
                    help="write what each cluster holds (its values of largest lift, its "
-                   "medians against the table's) to this CSV")
+                   "medians against the table's) to this CSV, for a spreadsheet: a text that "
+                   "would run as a formula (=, +, -, @) is written with a leading '")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",

@@ -101,7 +101,9 @@ class TableWriter:
     is renamed to ``path`` when the block ends without an exception and removed otherwise:
     a failed or interrupted run leaves neither a half-written output nor a changed old one.
     The file gets the permissions a plain write would give (:func:`~._paths.output_mode`).
-    The index is written when ``index=True``; ``path=None`` writes CSV to standard output.
+    The index is written when ``index=True``; ``path=None`` writes CSV to standard output,
+    in UTF-8 whatever the stream's encoding. A column of bytes (a Parquet binary column) is
+    written to a CSV as text by :func:`catembed._utils._text.value_texts`; Parquet keeps it.
     """
 
     def __init__(self, path: str | os.PathLike | None, *, index: bool = False) -> None:
