@@ -67,17 +67,20 @@ def test_default_bins_numbers_and_writes_profiles(tmp_path, mixed, capsys):
     written = pd.read_csv(prof, keep_default_na=False, na_values=[""])
     expected = describe_clusters(frame, labels, numeric_features=["amount"])
     assert list(written.columns) == list(expected.columns)
-    assert len(written) == len(expected)
-    np.testing.assert_allclose(written["lift"], expected["lift"].astype(float))
-    np.testing.assert_allclose(written["median_in_cluster"],
-                               expected["median_in_cluster"].astype(float))
+    # every value and number (issue 54), then 5 paragons per cluster
+    assert (written["kind"] != "paragon").sum() == len(expected)
+    assert written.loc[written["kind"] == "paragon"].groupby("cluster").size().tolist() == [5] * 3
+    stats = written[written["kind"] != "paragon"].reset_index(drop=True)
+    for col in ["lift", "median_in_cluster", "v.test", "p.value", "Eta2"]:
+        np.testing.assert_allclose(stats[col], expected[col].astype(float), err_msg=col)
     assert set(written["value"]) >= {"median"}
-    # the printed block: a line per cluster, its size and values of largest lift
+    # the printed block: a line per cluster, its size, its significant values by v-test
     lines = [s.strip() for s in printed.splitlines()]
+    assert any(s.startswith("clusters (significant values, p <= 0.05") for s in lines)
     for c in range(3):
         n = int((labels == c).sum())
         assert any(s.startswith(f"cluster {c} (n={n}, ") for s in lines), printed
-    assert any(" (x" in s for s in lines if s.startswith("cluster 0"))
+    assert any(" vs " in s and ", v=+" in s for s in lines if s.startswith("cluster 0"))
     assert not list(tmp_path.glob(".*"))  # no temporary file left
 
 

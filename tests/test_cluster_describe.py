@@ -83,7 +83,10 @@ def test_default_numeric_columns_follow_consensus(planted):
 def test_top_and_refusals(planted):
     df, labels = planted
     prof = describe_clusters(df, labels, numeric_features=[], top=1)
-    assert prof.groupby("cluster").size().tolist() == [1, 1]
+    # top=1: per cluster its most over-represented value and its most under-represented one
+    assert prof.groupby("cluster").size().tolist() == [2, 2]
+    assert list(prof["value"]) == ["red", "blue", "blue", "red"]
+    assert (np.sign(prof["v.test"]) == [1, -1, 1, -1]).all()
     with pytest.raises(CatEmbedError, match="one label per row"):
         describe_clusters(df, labels[:-1])
     with pytest.raises(CatEmbedError, match="not in the table: weight"):
@@ -92,15 +95,82 @@ def test_top_and_refusals(planted):
         describe_clusters(df, labels, numeric_features=["color"])
     with pytest.raises(CatEmbedError, match="top must be"):
         describe_clusters(df, labels, top=0)
+    with pytest.raises(CatEmbedError, match="proba must be"):
+        describe_clusters(df, labels, proba=2.0)
+    with pytest.raises(CatEmbedError, match="embedding must have one row per row"):
+        describe_clusters(df, labels, embedding=np.zeros((3, 2)))
+    with pytest.raises(CatEmbedError, match="centers must have one row per cluster"):
+        describe_clusters(df, labels, embedding=np.zeros((10, 2)), centers=np.zeros((3, 2)))
+
+
+def test_tests_ranking_and_filters(planted):
+    df, labels = planted
+    prof = describe_clusters(df, labels, numeric_features=["size"])
+    # the 2 x 2 table [[3, 1], [1, 5]]: red is 3 of cluster 0's 4 rows, 4 of 10 overall;
+    # X hypergeometric (10 rows, 4 red, 4 drawn): P(X < 3) = 185/210, P(X = 3) = 24/210,
+    # P(X > 3) = 1/210, so p = (2 + 24) / 210 and v = Phi^-1(1 - 13/210)
+    red = prof[(prof["cluster"] == 0) & (prof["value"] == "red")].iloc[0]
+    assert red["kind"] == "category" and red["count"] == 3
+    assert red["p.value"] == pytest.approx(26 / 210, rel=1e-12)
+    assert red["v.test"] == pytest.approx(1.5389786, abs=1e-6)
+    assert (red["Cla/Mod"], red["Mod/Cla"], red["Global"]) == pytest.approx((75, 75, 40))
+    blue = prof[(prof["cluster"] == 0) & (prof["value"] == "blue")].iloc[0]
+    assert blue["v.test"] == pytest.approx(-red["v.test"])  # under-represented: negative
+    assert red["column_test"] == "chi2" and red["column_df"] == 1
+    # per cluster: values by v-test (what it is first, what it is not last), then numbers
+    assert list(prof.loc[prof["cluster"] == 0, "kind"]) == ["category", "category", "number"]
+    assert prof.loc[prof["cluster"] == 0, "v.test"].iloc[:2].is_monotonic_decreasing
+    num = prof[prof["kind"] == "number"].set_index("cluster")
+    assert num.loc[0, "mean_in_cluster"] == pytest.approx(11.5)
+    assert num.loc[1, "mean_in_cluster"] == pytest.approx(30.4)
+    assert num["Eta2"].iloc[0] == pytest.approx(num["Eta2"].iloc[1])
+    assert (num["column_test"] == "F").all() and num["v.test"].loc[0] < 0 < num["v.test"].loc[1]
+    # proba keeps the significant rows only: here the number's (the colours' p is 0.124)
+    kept = describe_clusters(df, labels, numeric_features=["size"], proba=0.05)
+    assert set(kept["kind"]) == {"number"} and (kept["p.value"] <= 0.05).all()
+    # min_support drops over-represented values held by few of the cluster
+    few = describe_clusters(df[["color"]], labels, min_support=0.8)
+    found = set(zip(few["cluster"], few["value"], strict=True))
+    assert found == {(0, "blue"), (1, "blue"), (1, "red")}
+
+
+def test_paragons(planted):
+    df, labels = planted
+    Z = np.c_[df["size"].fillna(20.0), np.zeros(len(df))]
+    prof = describe_clusters(df, labels, numeric_features=["size"], embedding=Z,
+                             n_paragons=2)
+    para = prof[prof["kind"] == "paragon"]
+    assert (para["column"] == "(paragon)").all()
+    # centres: the cluster means 11.5 and 28.67; ties (rows 4 and 8 at 30) go to the earlier
+    assert list(para["value"]) == ["1", "2", "6", "4"]
+    np.testing.assert_allclose(para["distance"], [0.5, 0.5, 1 / 3, 4 / 3])
+    given = describe_clusters(df, labels, numeric_features=[], embedding=Z,
+                              centers=[[13.0, 0.0], [32.0, 0.0]], n_paragons=1)
+    assert list(given.loc[given["kind"] == "paragon", "value"]) == ["3", "7"]
+    # no embedding: no paragons
+    assert "paragon" not in set(describe_clusters(df, labels)["kind"])
 
 
 def test_profile_lines(planted):
     df, labels = planted
     prof = describe_clusters(df, labels, numeric_features=["size"])
     lines = profile_lines(prof, len(df))
-    assert lines[0] == "cluster 0 (n=4, 40%): color=red (x1.9), size median 11.5 (all 29)"
-    # cluster 1's median moved by 1/18 of the IQR: not shown
-    assert lines[1] == "cluster 1 (n=6, 60%): color=blue (x1.4)"
+    # the colours' p-value 0.124 is not significant: only the number is named
+    assert lines[0] == "cluster 0 (n=4, 40%): size mean 11.5 (all 22, v=-2.8)"
+    assert lines[1] == "cluster 1 (n=6, 60%): size mean 30.4 (all 22, v=+2.8)"
+    assert profile_lines(prof, len(df), proba=0.2)[0] == (
+        "cluster 0 (n=4, 40%): size mean 11.5 (all 22, v=-2.8), color=red (75% vs 40%, "
+        "v=+1.5)")
+    rng = np.random.default_rng(0)
+    g = np.repeat([0, 1], 100)
+    big = pd.DataFrame({"a": np.where(g == 0, "x", "y"), "b": np.where(g == 0, "p", "q"),
+                        "c": rng.choice(["u", "w"], 200)})
+    lines = profile_lines(describe_clusters(big, g), 200)
+    # each column named once per cluster; what the cluster is not: none left (a, b used)
+    assert lines[0] == ("cluster 0 (n=100, 50%): a=x (100% vs 50%, v=+16.3), b=p (100% vs "
+                        "50%, v=+16.3)")
+    none = profile_lines(describe_clusters(big[["c"]], g), 200)
+    assert none[0] == "cluster 0 (n=100, 50%): no value stands out"
 
 
 def test_attach_profiles_uses_the_estimators_numeric_columns():
@@ -113,6 +183,14 @@ def test_attach_profiles_uses_the_estimators_numeric_columns():
     model = Consensus(2, members=["idf", "onehot"], n_init=2, random_state=0).fit(df)
     assert model.numeric_features_ == ["num"]
     assert attach_profiles(model, df, model.labels_) is model
-    expected = describe_clusters(df, model.labels_, numeric_features=["num"])
+    expected = describe_clusters(df, model.labels_, numeric_features=["num"],
+                                 embedding=model.transform(df),
+                                 centers=model.cluster_centers_)
     pd.testing.assert_frame_equal(model.profiles_, expected)
-    assert set(model.profiles_.loc[model.profiles_["value"] == "median", "column"]) == {"num"}
+    assert set(model.profiles_.loc[model.profiles_["kind"] == "number", "column"]) == {"num"}
+    # the paragons: 5 rows of each cluster, nearest its centre first
+    para = model.profiles_[model.profiles_["kind"] == "paragon"]
+    assert para.groupby("cluster").size().tolist() == [5, 5]
+    rows = para["value"].astype(int).to_numpy()
+    np.testing.assert_array_equal(model.labels_[rows], para["cluster"].to_numpy())
+    assert para.groupby("cluster")["distance"].apply(lambda d: d.is_monotonic_increasing).all()

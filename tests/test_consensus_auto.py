@@ -204,7 +204,11 @@ def test_profiles_after_fit():
     sizes = p.groupby("cluster")["size"].first()
     assert sizes.sum() == 300
     assert sizes.tolist() == np.bincount(m.labels_).tolist()
-    assert (p["lift"] > 0).all()
+    cats = p[p["kind"] == "category"]
+    assert (cats["lift"] >= 0).all() and cats["v.test"].notna().all()
+    # each cluster's first row: its most over-represented value (issue 54: ranked by v-test)
+    assert (cats.groupby("cluster")["lift"].first() > 1).all()
+    assert (p["kind"] == "paragon").sum() == 15
 
 
 # ---------------------------------------------------------------- the command line

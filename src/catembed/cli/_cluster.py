@@ -54,7 +54,9 @@ the summary gives the criterion per k when k is chosen, how far to trust the par
 single column it follows most closely), each member's stability (mean ARI between its
 k-means runs), its weight in the consensus (its mean ARI with the other members) and its
 agreement (mean ARI of its runs with the consensus labels), then per cluster its size and
-its most characteristic values (lift: how many times more often than in the whole table);
+its most characteristic values (largest v-test of FactoMineR's catdes, significant at
+p <= 0.05: the share of the cluster holding the value against the whole table's) and what it
+is not (its most under-represented values);
 with a target column, the ARI of the consensus with it on the rows that have one is printed
 too (the fit never sees it).
 """
@@ -263,7 +265,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
             lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
         if model.failed_members_:
             lines.append(f"  left out (refused on this table): {', '.join(model.failed_members_)}")
-        lines.append("  clusters (values of largest lift: x times as common as overall"
+        lines.append("  clusters (significant values, p <= 0.05, largest v-test first: share "
+                     "in the cluster vs overall; not: the most under-represented"
                      + ("" if args.profiles else "; --profiles FILE writes them all") + "):")
         lines += [f"  {line}" for line in profile_lines(profiles, len(labels))]
         if after:
@@ -352,9 +355,12 @@ def register(sub: Any) -> None:
                    "distinct numbers (codes), read as categories; discretize: every one "
                    "binned; drop: left out")
     p.add_argument("--profiles", metavar="FILE.csv",
-                   help="write what each cluster holds (its values of largest lift, its "
-                   "medians against the table's) to this CSV, for a spreadsheet: a text that "
-                   "would run as a formula (=, +, -, @) is written with a leading '")
+                   help="write what each cluster holds to this CSV: per cluster and value "
+                   "its shares, lift, hypergeometric p-value and v-test (catdes' Cla/Mod, "
+                   "Mod/Cla, Global, p.value, v.test), per column its chi-square test, per "
+                   "number Eta2, v-test, mean, sd, median and IQR, and the paragons; for a "
+                   "spreadsheet, a text that would run as a formula (=, +, -, @) is written "
+                   "with a leading '")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",

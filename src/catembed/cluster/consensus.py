@@ -360,7 +360,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                           f"dependence is {self.dependence_z_:.1f} null standard deviations "
                           "above column-shuffled copies'); every row is in cluster 0. See "
                           "dependence_z_ and k_scores_.", CatEmbedWarning, stacklevel=3)
-        attach_profiles(self, df_in, self.labels_)
+        attach_profiles(self, df_in, self.labels_, codes=codes)
         return self
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
@@ -424,10 +424,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         or the co-association spectral coordinates (unit rows, ``"coassoc"``)."""
         return self._coordinates_of(X)
 
-    def _coordinates_of(self, X: Any) -> np.ndarray:
+    def _coordinates_of(self, X: Any, codes: np.ndarray | None = None) -> np.ndarray:
         """:meth:`transform` as NumPy whatever ``set_output`` says (``predict`` reads it)."""
         with one_thread():
-            codes = self._codes_of(X)
+            codes = self._codes_of(X) if codes is None else codes  # fit: its own codes
             if getattr(self, "_selected", -1) >= 0:  # "select" chose a member's partition
                 return self._member_embed(self.estimators_[self._selected], codes)
             if getattr(self, "_cluster_table", None) is None:  # combine="concat"

@@ -1,0 +1,149 @@
+"""Issue 54's oracle: :func:`catembed.cluster.describe_clusters` against FactoMineR's ``catdes``.
+
+R exports three of FactoMineR's tables with a fixed partition (``tea`` and ``poison``: HCPC's
+cut of their MCA, no consolidation; ``hobbies``: its ``Age`` column, with missing
+professions) and ``catdes(proba = 1)``'s every cell, at test time, into a temporary folder;
+nothing of R's is committed. Skipped where ``Rscript`` or FactoMineR is missing (Debian:
+``apt-get install r-base-core r-cran-factominer``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed.cluster import describe_clusters
+from catembed.cluster._describe import profile_lines, summary_rows
+
+RSCRIPT = shutil.which("Rscript")
+
+
+def _has_factominer() -> bool:
+    if RSCRIPT is None:
+        return False
+    done = subprocess.run([RSCRIPT, "-e", "library(FactoMineR)"], capture_output=True,
+                          timeout=120, check=False)
+    return done.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _has_factominer(),
+                                reason="needs Rscript and the R package FactoMineR")
+
+EXPORT = r"""
+suppressMessages(library(FactoMineR))
+out <- commandArgs(TRUE)[1]
+cells <- function(res, part) do.call(rbind, lapply(names(res[[part]]), function(cl) {
+  m <- res[[part]][[cl]]
+  if (is.null(m)) return(NULL)
+  data.frame(cluster = cl, name = rownames(m), m, check.names = FALSE)
+}))
+dump <- function(name, df, clusters) {
+  df$cluster <- factor(clusters)
+  path <- function(what) file.path(out, paste0(name, "_", what, ".csv"))
+  write.csv(df, path("data"), row.names = FALSE, na = "")
+  res <- catdes(df, num.var = ncol(df), proba = 1)
+  write.csv(cells(res, "category"), path("category"), row.names = FALSE)
+  write.csv(cells(res, "quanti"), path("quanti"), row.names = FALSE)
+  write.csv(data.frame(name = rownames(res$test.chi2), res$test.chi2, check.names = FALSE),
+            path("chi2"), row.names = FALSE)
+  write.csv(data.frame(name = rownames(res$quanti.var), res$quanti.var, check.names = FALSE),
+            path("eta2"), row.names = FALSE)
+}
+data(tea); data(poison); data(hobbies)
+mca <- MCA(tea, quanti.sup = 19, quali.sup = 20:36, graph = FALSE)
+dump("tea", tea, HCPC(mca, nb.clust = 3, consol = FALSE, graph = FALSE)$data.clust$clust)
+mca <- MCA(poison, quanti.sup = 1:2, quali.sup = 3:4, graph = FALSE)
+dump("poison", poison, HCPC(mca, nb.clust = 4, consol = FALSE, graph = FALSE)$data.clust$clust)
+dump("hobbies", hobbies[, names(hobbies) != "Age"], hobbies$Age)
+"""
+
+NUMERIC = {"tea": ["age"], "poison": ["Age", "Time"], "hobbies": ["nb.activitees"]}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("catdes")
+    script = folder / "export.R"
+    script.write_text(EXPORT)
+    subprocess.run([RSCRIPT, str(script), str(folder)], check=True, capture_output=True,
+                   timeout=600)
+    return folder
+
+
+def _read(folder, name, what):
+    return pd.read_csv(folder / f"{name}_{what}.csv", keep_default_na=False,
+                       na_values=[""], dtype={"cluster": str})
+
+
+def _profiles(folder, name):
+    head = pd.read_csv(folder / f"{name}_data.csv", nrows=1).columns
+    data = pd.read_csv(folder / f"{name}_data.csv", keep_default_na=False, na_values=[""],
+                       dtype={c: str for c in head if c not in NUMERIC[name]})
+    labels = data.pop("cluster").to_numpy()
+    prof = describe_clusters(data, labels, numeric_features=NUMERIC[name])
+    # catdes' names: spaces in column names become dots, a missing value is the level "NA"
+    prof["name"] = prof["column"].str.replace(" ", ".")
+    cat = prof["kind"] == "category"
+    prof.loc[cat, "name"] += "=" + prof.loc[cat, "value"].replace("(missing)", "NA")
+    return data, labels, prof
+
+
+@pytest.mark.parametrize("name", ["tea", "poison", "hobbies"])
+def test_v_tests_and_p_values_equal_catdes(exported, name):
+    data, labels, prof = _profiles(exported, name)
+    if name == "hobbies":
+        assert data["Profession"].isna().sum() == 1498  # the missing values are a value
+    ours = prof[prof["kind"] == "category"].set_index(["cluster", "name"])
+    theirs = _read(exported, name, "category").set_index(["cluster", "name"])
+    assert len(ours) == len(theirs) and set(ours.index) == set(theirs.index)
+    ours = ours.loc[theirs.index]
+    for col in ["Cla/Mod", "Mod/Cla", "Global", "p.value", "v.test"]:
+        np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-9, atol=1e-6, err_msg=col)
+    # the p-values far below 1e-6 too: relative, where R's is not 0
+    small = (theirs["p.value"] > 0).to_numpy()
+    np.testing.assert_allclose(ours["p.value"][small], theirs["p.value"][small], rtol=1e-9)
+    chi = _read(exported, name, "chi2").set_index("name")
+    cols = prof[prof["kind"] == "category"].drop_duplicates("column")
+    cols = cols.set_index(cols["column"].str.replace(" ", ".")).loc[chi.index]
+    np.testing.assert_allclose(cols["column_p.value"], chi["p.value"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(cols["column_df"], chi["df"])
+    # numbers: v-test, means, standard deviations, Eta2 and the F-test
+    num = prof[prof["kind"] == "number"].set_index(["cluster", "name"])
+    quanti = _read(exported, name, "quanti").set_index(["cluster", "name"])
+    num = num.loc[quanti.index]
+    for ours_col, theirs_col in [("v.test", "v.test"), ("p.value", "p.value"),
+                                 ("mean_in_cluster", "Mean in category"),
+                                 ("mean_overall", "Overall mean"),
+                                 ("sd_in_cluster", "sd in category"),
+                                 ("sd_overall", "Overall sd")]:
+        np.testing.assert_allclose(num[ours_col], quanti[theirs_col], rtol=1e-9, atol=1e-6,
+                                   err_msg=ours_col)
+    eta = _read(exported, name, "eta2").set_index("name")
+    first = prof[prof["kind"] == "number"].drop_duplicates("column").set_index("name")
+    np.testing.assert_allclose(first.loc[eta.index, "Eta2"], eta["Eta2"], rtol=1e-9)
+    np.testing.assert_allclose(first.loc[eta.index, "column_p.value"], eta["P-value"],
+                               rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", ["tea", "poison", "hobbies"])
+def test_summary_names_distinct_significant_columns(exported, name):
+    data, labels, prof = _profiles(exported, name)
+    lines = profile_lines(prof, len(labels))
+    chosen = summary_rows(prof)
+    assert len(lines) == len(chosen) == len(set(labels))
+    named = 0
+    for line, (cluster, size, over, under) in zip(lines, chosen, strict=True):
+        assert line.startswith(f"cluster {cluster} (n={size}, ")
+        both = pd.concat([over, under])
+        assert both["column"].is_unique, line
+        assert (both["p"] <= 0.05).all()
+        assert (over["v"].abs() >= 1.959).all() and (under["v"] <= -1.959).all()
+        # what a cluster is not: its most under-represented value of another column
+        if len(under):
+            assert "; not: " in line or line.split(": ", 1)[1].startswith("not: ")
+        named += len(both)
+    assert named > 0
