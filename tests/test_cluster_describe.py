@@ -194,3 +194,28 @@ def test_attach_profiles_uses_the_estimators_numeric_columns():
     rows = para["value"].astype(int).to_numpy()
     np.testing.assert_array_equal(model.labels_[rows], para["cluster"].to_numpy())
     assert para.groupby("cluster")["distance"].apply(lambda d: d.is_monotonic_increasing).all()
+
+
+def test_describe_classes_of_an_lca():
+    from catembed.cluster import LCA, describe_classes
+
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, 2, 300)
+    df = pd.DataFrame({"a": np.where(rng.random(300) < 0.9, g, 1 - g).astype(str),
+                       "b": np.where(rng.random(300) < 0.8, g, 1 - g).astype(str),
+                       "c": rng.choice(list("xyz"), 300)})
+    model = LCA(2, random_state=0, n_init=3).fit(df)
+    out = describe_classes(model)
+    assert list(out.columns) == ["cluster", "share", "column", "value", "probability",
+                                 "overall", "lift"]
+    assert len(out) == 2 * (2 + 2 + 3)
+    np.testing.assert_allclose(out.groupby("cluster")["share"].first(), model.weights_)
+    # each class's probabilities of one column sum to 1; the row for (class 1, b, value)
+    # is the model's theta
+    np.testing.assert_allclose(out.groupby(["cluster", "column"])["probability"].sum(), 1.0)
+    row = out[(out["cluster"] == 1) & (out["column"] == "b")].iloc[0]
+    j = model.feature_names_.index("b")
+    v = list(model.categories_[j]).index(row["value"])
+    assert row["probability"] == pytest.approx(model.probabilities_[j][1, v])
+    assert row["overall"] == pytest.approx(model.weights_ @ model.probabilities_[j][:, v])
+    assert 0.5 < out.attrs["entropy"] == model.entropy_ <= 1.0

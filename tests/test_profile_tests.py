@@ -101,3 +101,13 @@ def test_hypergeom_parts_match_scipy():
         np.testing.assert_allclose(mass, ref.pmf(x), rtol=1e-8, atol=1e-300)
         np.testing.assert_allclose(below, ref.cdf(x - 1), rtol=1e-8, atol=1e-14)
         np.testing.assert_allclose(above, ref.sf(x), rtol=1e-8, atol=1e-14)
+
+
+def test_relative_entropy_by_hand():
+    from catembed.stats._profile_tests import relative_entropy
+
+    assert relative_entropy([[1.0, 0.0], [0.0, 1.0]]) == pytest.approx(1.0)
+    assert relative_entropy([[0.5, 0.5], [0.5, 0.5]]) == pytest.approx(0.0, abs=1e-15)
+    # one row certain, one uniform over 2 classes, counted 3 times: 1 - 3 log 2 / (4 log 2)
+    assert relative_entropy([[1.0, 0.0], [0.5, 0.5]], [1, 3]) == pytest.approx(0.25)
+    assert relative_entropy([[1.0], [1.0]]) == 1.0

@@ -11,13 +11,15 @@
 * :class:`OCL`: k-modes-type clustering with a learned order of each attribute's values
   (Zhang et al. 2024).
 * :class:`Consensus`: a label-free consensus of several embeddings' k-means runs.
-* :func:`describe_clusters`: what each cluster means (its values of largest lift, its
-  medians against the table's).
+* :func:`describe_clusters`: what each cluster means (FactoMineR's ``catdes`` statistics:
+  shares, hypergeometric p-values and v-tests, chi-square per column, Eta2 and v-tests of
+  numbers, paragons); :func:`describe_classes`: an :class:`LCA`'s class shares and
+  class-conditional probabilities.
 * :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
   an embedding, the papers' evaluation protocol's clusterers.
 """
 
-from ._describe import describe_clusters
+from ._describe import describe_classes, describe_clusters
 from ._kmodes_core import kmodes_lloyd
 from ._kmodes_init import init_cao, init_huang
 from .consensus import Consensus
@@ -48,6 +50,7 @@ __all__ = [
     "OneHotKMeans",
     "SimilaritySpectral",
     "connect_components",
+    "describe_classes",
     "describe_clusters",
     "init_cao",
     "init_huang",

@@ -44,6 +44,7 @@ from .._utils._validation import (
     select_categorical,
 )
 from ..stats._encoding import encode, factorize_frame
+from ..stats._profile_tests import relative_entropy
 
 __all__ = ["LCA", "lca_labels"]
 
@@ -156,6 +157,11 @@ class LCA(ClusterMixin, BaseEstimator):
         Of the fitted model on the training table.
     n_iter_ : int
     converged_ : bool
+    entropy_ : float
+        The relative entropy of the classification on the training rows: 1 when each row's
+        class is certain, 0 when every posterior is uniform
+        (:func:`catembed.stats._profile_tests.relative_entropy`). The class-conditional
+        probabilities and class shares as a tidy frame: :func:`~catembed.cluster.describe_classes`.
     categories_ : list of ndarray
     feature_names_ : list of str
     """
@@ -292,6 +298,7 @@ class LCA(ClusterMixin, BaseEstimator):
         self.converged_ = converged
         resp_u = self._posterior(uniq)
         self.labels_ = np.argmax(resp_u, axis=1)[inverse.ravel()]
+        self.entropy_ = relative_entropy(resp_u, weights)
         return self
 
     def _posterior(self, codes: np.ndarray) -> np.ndarray:

@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["chi2_test", "hypergeom_parts", "numeric_tests", "paragons", "value_tests"]
+__all__ = ["chi2_test", "hypergeom_parts", "numeric_tests", "paragons", "relative_entropy",
+           "value_tests"]
 
 
 def value_tests(table: Any) -> dict[str, np.ndarray]:
@@ -278,3 +279,20 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
         for r, i in enumerate(order[starts[c]:min(ends[c], starts[c] + n_paragons)]):
             out.append((c, r, int(i), float(dist[i])))
     return out
+
+
+def relative_entropy(posterior: Any, weights: Any = None) -> float:
+    """The relative entropy of a latent class model's classification (the "entropy R^2" of
+    latent class software): ``1 - sum_i w_i sum_c -p_ic log p_ic / (sum_i w_i log K)``.
+
+    1 when every row belongs to one class with certainty, 0 when every row's posterior is
+    uniform over the ``K`` classes; 1 for a single class. ``posterior``: ``(n, K)`` rows of
+    class probabilities; ``weights``: each row's multiplicity (default 1)."""
+    p = np.asarray(posterior, dtype=np.float64)
+    w = np.ones(len(p)) if weights is None else np.asarray(weights, dtype=np.float64)
+    k = p.shape[1]
+    if k < 2 or not len(p):
+        return 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, -p * np.log(p), 0.0)
+    return float(1.0 - (w @ terms.sum(axis=1)) / (w.sum() * np.log(k)))
