@@ -24,7 +24,7 @@ import pandas as pd
 from .._utils._progress import step
 from .._utils._validation import CatEmbedError, as_frame, select_categorical
 from ..stats._numeric import as_float, is_numeric
-from ..stats._profile_tests import chi2_test, numeric_tests, paragons, value_tests
+from ..stats._profile_tests import chi2_test, numeric_tests, paragons, value_tests_many
 
 __all__ = ["PROFILE_COLUMNS", "PROBA", "attach_profiles", "describe_classes", "describe_clusters",
            "profile_lines", "summary_rows"]
@@ -154,13 +154,14 @@ def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
     cols: dict[str, list[Any]] = {name: [] for name in (
         "cluster", "column", "value", "count", "Cla/Mod", "Mod/Cla", "Global", "p.value",
         "v.test", "column_statistic", "column_df", "column_p.value")}
+    tables = []
     for col, vcodes, uniques in _text_codes(df):
         table = np.bincount(vcodes * k + codes, minlength=len(uniques) * k).reshape(
             len(uniques), k)
-        table = table[table.sum(axis=1) > 0]
-        uniques = np.asarray(uniques, dtype=object)[np.bincount(vcodes, minlength=len(
-            uniques)) > 0]
-        tests = value_tests(table)
+        seen = table.sum(axis=1) > 0
+        tables.append((col, table[seen], np.asarray(uniques, dtype=object)[seen]))
+    all_tests = value_tests_many([t for _, t, _ in tables])
+    for (col, table, uniques), tests in zip(tables, all_tests, strict=True):
         stat, dof, p = chi2_test(table)
         cols["cluster"].append(np.tile(np.arange(k), len(uniques)))
         cols["column"].append(np.full(table.size, str(col), dtype=object))
