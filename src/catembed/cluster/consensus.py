@@ -188,8 +188,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         (the single column the partition follows most closely); see
         :mod:`catembed.cluster._consensus_trust`. Not saved with the model.
     profiles_ : DataFrame
-        What each cluster holds (:func:`catembed.cluster.describe_clusters`). Not saved
-        with the model.
+        What each cluster is and is not (FactoMineR's catdes statistics) and its paragons
+        (:func:`catembed.cluster.describe_clusters`). Not saved with the model.
     cluster_centers_ : ndarray of shape (n_clusters_, n_coordinates)
         Centres in the consensus coordinates (see :meth:`transform`): the scaled members'
         embeddings side by side (``"concat"``, their widths added), the chosen member's

@@ -257,8 +257,9 @@ def numeric_tests(x: Any, codes: Any, n_clusters: int) -> dict[str, Any]:
             f_p = float(fdtrc(groups - 1, n - groups, f_stat))
         scale = np.sqrt(var_all / count * (n - count) / (n - 1)) if n > 1 else np.nan
         v_test = np.where(scale > 0, mean_dev / scale, np.nan)
+        sd_in = np.sqrt(within / count)
     return {"Eta2": eta2, "F p.value": f_p, "count": count,
-            "mean_in_cluster": mean_all + mean_dev, "sd_in_cluster": np.sqrt(within / count),
+            "mean_in_cluster": mean_all + mean_dev, "sd_in_cluster": sd_in,
             "mean_overall": mean_all, "sd_overall": float(np.sqrt(var_all)),
             "v.test": v_test, "p.value": 2.0 * ndtr(-np.abs(v_test))}
 
