@@ -147,3 +147,56 @@ def test_summary_names_distinct_significant_columns(exported, name):
             assert "; not: " in line or line.split(": ", 1)[1].startswith("not: ")
         named += len(both)
     assert named > 0
+
+
+CATDES_OF_LABELS = r"""
+suppressMessages(library(FactoMineR))
+args <- commandArgs(TRUE)
+df <- read.csv(args[1], check.names = FALSE, stringsAsFactors = TRUE, na.strings = "")
+df$cluster <- factor(df$cluster)
+res <- catdes(df, num.var = ncol(df), proba = 1)
+cells <- do.call(rbind, lapply(names(res$category), function(cl) {
+  m <- res$category[[cl]]
+  data.frame(cluster = cl, name = rownames(m), m, check.names = FALSE)
+}))
+write.csv(cells, args[2], row.names = FALSE)
+q <- do.call(rbind, lapply(names(res$quanti), function(cl) {
+  m <- res$quanti[[cl]]
+  data.frame(cluster = cl, name = rownames(m), m, check.names = FALSE)
+}))
+write.csv(q, args[3], row.names = FALSE)
+"""
+
+
+@pytest.mark.filterwarnings("ignore::catembed.CatEmbedWarning")  # weak structure at k = 3
+def test_consensus_profiles_equal_catdes_of_its_labels(exported, tmp_path):
+    """``Consensus.profiles_`` itself, on tea: catdes of the consensus labels."""
+    from catembed.cluster import Consensus
+
+    head = pd.read_csv(exported / "tea_data.csv", nrows=1).columns
+    data = pd.read_csv(exported / "tea_data.csv", keep_default_na=False, na_values=[""],
+                       dtype={c: str for c in head if c != "age"}).drop(columns="cluster")
+    model = Consensus(3, members=["mca", "idf"], n_init=2, random_state=0).fit(data)
+    assert model.numeric_features_ == ["age"]
+    table = data.assign(cluster=model.labels_)
+    table.to_csv(tmp_path / "labelled.csv", index=False)
+    script = tmp_path / "catdes.R"
+    script.write_text(CATDES_OF_LABELS)
+    subprocess.run([RSCRIPT, str(script), str(tmp_path / "labelled.csv"),
+                    str(tmp_path / "cells.csv"), str(tmp_path / "quanti.csv")],
+                   check=True, capture_output=True, timeout=300)
+    prof = model.profiles_.assign(cluster=lambda p: p["cluster"].astype(str))
+    prof["name"] = prof["column"] + "=" + prof["value"]
+    ours = prof[prof["kind"] == "category"].set_index(["cluster", "name"])
+    theirs = pd.read_csv(tmp_path / "cells.csv", keep_default_na=False,
+                         dtype={"cluster": str}).set_index(["cluster", "name"])
+    assert set(ours.index) == set(theirs.index)
+    ours = ours.loc[theirs.index]
+    for col in ["p.value", "v.test", "Cla/Mod", "Mod/Cla", "Global"]:
+        np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-9, atol=1e-6, err_msg=col)
+    quanti = pd.read_csv(tmp_path / "quanti.csv", dtype={"cluster": str})
+    num = prof[prof["kind"] == "number"].set_index(["cluster", "column"])
+    num = num.loc[list(zip(quanti["cluster"], quanti["name"], strict=True))]
+    np.testing.assert_allclose(num["v.test"], quanti["v.test"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(num["p.value"], quanti["p.value"], rtol=1e-9, atol=1e-6)
+    assert (prof["kind"] == "paragon").sum() == 15
