@@ -286,7 +286,10 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
     Z = np.asarray(Z, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
     centers = np.asarray(centers, dtype=np.float64)
-    dist = np.sqrt(((Z - centers[labels]) ** 2).sum(axis=1))
+    dist = np.empty(len(Z))
+    for a in range(0, len(Z), 65536):  # a block of rows at a time: no second n x d array
+        diff = Z[a:a + 65536] - centers[labels[a:a + 65536]]
+        dist[a:a + 65536] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     out = []
     order = np.lexsort((np.arange(len(dist)), dist, labels))  # by cluster, distance, row
     starts = np.searchsorted(labels[order], np.arange(len(centers)))
