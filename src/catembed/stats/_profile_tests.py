@@ -281,7 +281,8 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
     -------
     list of (cluster, rank, row, distance)
         ``row``: the position in ``Z``; per cluster the ``n_paragons`` nearest rows, nearest
-        first (ties: the earlier row). One sort of the rows (``n log n``).
+        first (ties: the earlier row). A stable sort of the labels, then a partition of each
+        cluster's distances.
     """
     Z = np.asarray(Z, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
@@ -291,12 +292,16 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
         diff = Z[a:a + 65536] - centers[labels[a:a + 65536]]
         dist[a:a + 65536] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     out = []
-    order = np.lexsort((np.arange(len(dist)), dist, labels))  # by cluster, distance, row
-    starts = np.searchsorted(labels[order], np.arange(len(centers)))
-    ends = np.searchsorted(labels[order], np.arange(len(centers)), side="right")
+    order = np.argsort(labels, kind="stable")  # each cluster's rows, in row order
+    bounds = np.searchsorted(labels[order], np.arange(len(centers) + 1))
     for c in range(len(centers)):
-        for r, i in enumerate(order[starts[c]:min(ends[c], starts[c] + n_paragons)]):
-            out.append((c, r, int(i), float(dist[i])))
+        rows = order[bounds[c]:bounds[c + 1]]
+        d = dist[rows]
+        if len(rows) > n_paragons:  # those within the n-th smallest distance, ties included
+            rows = rows[d <= np.partition(d, n_paragons - 1)[n_paragons - 1]]
+            d = dist[rows]
+        pick = np.lexsort((rows, d))[:n_paragons]
+        out += [(c, r, int(rows[i]), float(d[i])) for r, i in enumerate(pick)]
     return out
 
 
