@@ -97,6 +97,9 @@ def test_top_and_refusals(planted):
         describe_clusters(df, labels, top=0)
     with pytest.raises(CatEmbedError, match="proba must be"):
         describe_clusters(df, labels, proba=2.0)
+    with pytest.raises(CatEmbedError, match="proba must be"):
+        describe_clusters(df, labels, proba=True)
+    assert len(describe_clusters(df, labels, proba=np.float32(0.5)))
     with pytest.raises(CatEmbedError, match="embedding must have one row per row"):
         describe_clusters(df, labels, embedding=np.zeros((3, 2)))
     with pytest.raises(CatEmbedError, match="centers must have one row per cluster"):

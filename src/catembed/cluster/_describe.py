@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._utils._params import is_real
 from .._utils._progress import step
 from .._utils._validation import CatEmbedError, as_frame, select_categorical
 from ..stats._numeric import as_float, is_numeric
@@ -115,7 +116,7 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
             continue
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise CatEmbedError(f"{name} must be a positive integer; got {value!r}.")
-    if proba is not None and not (isinstance(proba, (float, int)) and 0 <= proba <= 1):
+    if proba is not None and not (is_real(proba) and 0 <= proba <= 1):
         raise CatEmbedError(f"proba must be a number in [0, 1] or None; got {proba!r}.")
     numeric = _numeric_columns(df, numeric_features)
     categorical = [c for c in df.columns if c not in set(numeric)]
