@@ -22,7 +22,8 @@ sums, linear in the rows, never an ``n x n`` array:
   deviations, divided by the count) and the v-test
   ``(mean_c - mean) / sqrt(var / n_c * (N - n_c) / (N - 1))`` with its two-sided normal
   p-value;
-* paragons (:func:`paragons`): the rows of each cluster closest to its centre.
+* paragons (:func:`paragons`): the rows of each cluster closest to its centre;
+* a latent class model's relative entropy (:func:`relative_entropy`).
 
 The hypergeometric probabilities are computed as R computes them (Loader's saddle-point
 form of the point probability, the smaller tail summed term by term), vectorised over the
