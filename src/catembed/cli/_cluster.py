@@ -21,6 +21,7 @@ from typing import Any
 
 from .._utils._errors import CatEmbedError
 from .._utils._pathtext import path_text
+from .._utils._spelling import cli_spelling
 from ._input import (
     _note,
     check_outputs,
@@ -49,8 +50,10 @@ examples:
       a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
       each cluster holds written to profiles.csv
 
-the summary gives the criterion per k when k is chosen, how far to trust the partition
-(stability: mean ARI of the members' runs with it; agreement between the members; the
+the summary gives the rule that decided k (the dependence test, its value and threshold,
+then the latent class BIC per k), how far to trust the partition (per cluster, the
+resample Jaccard of fpc clusterboot: >= .75 stable, <= .5 dissolved, doubtful between;
+stability: mean ARI of the members' runs with it; agreement between the members; the
 single column it follows most closely), each member's stability (mean ARI between its
 k-means runs), its weight in the consensus (its mean ARI with the other members) and its
 agreement (mean ARI of its runs with the consensus labels), then per cluster its size and
@@ -223,7 +226,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                       random_state=args.seed, categorical_features=categorical)
     progress.step("fitting the consensus")  # then the steps of Consensus.fit
     t_start = time.perf_counter()
-    labels = model.fit(frame[features]).labels_
+    with cli_spelling():  # the warnings name -k, --drop ... (issue 53)
+        labels = model.fit(frame[features]).labels_
     t_fit = time.perf_counter() - t_start
     profiles = getattr(model, "profiles_", None)
     if profiles is None and (args.profiles or not args.quiet):
@@ -256,16 +260,21 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                  f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); "
                  f"fit {t_fit:.2f} s, total {time.perf_counter() - t0:.2f} s"
                  + (f"; wrote {' and '.join(wrote)}" if wrote else ""),
-                 *_choice_lines(model), _trust_line(model),
-                 f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}"]
-        for name, s, w, a in zip(model.members_, model.member_stability_,
-                                 model.member_weights_, model.member_agreement_, strict=True):
-            lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
+                 *_choice_lines(model), _trust_line(model)]
+        if k > 1:  # at k = 1 every member's figures are 1 by construction: not evidence
+            lines.append(f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}")
+            for name, s, w, a in zip(model.members_, model.member_stability_,
+                                     model.member_weights_, model.member_agreement_,
+                                     strict=True):
+                lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
+        else:
+            lines.append(f"  members: {', '.join(model.members_)}")
         if model.failed_members_:
             lines.append(f"  left out (refused on this table): {', '.join(model.failed_members_)}")
         lines.append("  clusters (values of largest lift: x times as common as overall"
                      + ("" if args.profiles else "; --profiles FILE writes them all") + "):")
-        lines += [f"  {line}" for line in profile_lines(profiles, len(labels))]
+        lines += [f"  {line}" for line in profile_lines(profiles, len(labels),
+                                                         stability=_cluster_stability(model))]
         if after:
             lines.append(_target_line(frame, after[0], labels))
         print("\n".join(lines), file=stream)
@@ -292,25 +301,29 @@ _k_arg.__name__ = "n-clusters"
 
 
 def _choice_lines(model: Any) -> list[str]:
-    """The criterion per k and the k chosen, when k was chosen."""
-    scores = getattr(model, "k_scores_", None)
-    if scores is None:
-        return []
-    best = int(model.n_clusters_)
-    cells = "  ".join(f"{k}{'*' if k == best else ''}: {v:.1f}"
-                      for k, v in scores["bic"].items())
-    answer = "no clear groups (k = 1)" if best == 1 else f"k = {best}"
-    return [f"  k chosen without labels: {answer}; latent class BIC per k (lowest wins): "
-            f"{cells}"]
+    """The rule that decided k, with its value and threshold; the BIC per k, marked "lowest
+    wins" only among the k it decided (:func:`catembed.cluster._consensus_clusterwise.
+    choice_lines`); at k given, the dependence test."""
+    from ..cluster._consensus_clusterwise import choice_lines
+
+    return choice_lines(model)
 
 
 def _trust_line(model: Any) -> str:
-    d = model.diagnostics_
-    col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
-           if d["split_column"] is not None else "")
-    return (f"  structure: stability {d['stability']:.2f} (mean ARI of the members' runs with "
-            f"the partition), agreement between members {d['member_agreement']:.2f}{col}"
-            + _selection_text(model))
+    """How many clusters are stable, doubtful, dissolved (per-cluster resample Jaccard),
+    then the members' figures; at k = 1, the pointer to the evidence instead."""
+    from ..cluster._consensus_clusterwise import trust_line
+
+    return trust_line(model) + _selection_text(model)
+
+
+def _cluster_stability(model: Any) -> dict[int, str] | None:
+    """Per cluster, ``"Jaccard 0.91 stable"`` for the profile lines (none at k = 1)."""
+    d = getattr(model, "diagnostics_", {})
+    if int(model.n_clusters_) < 2 or "cluster_jaccard" not in d:
+        return None
+    return {c: f"Jaccard {j:.2f} {s}" for c, (j, s) in enumerate(
+        zip(d["cluster_jaccard"], d["cluster_status"], strict=True))}
 
 
 def _selection_text(model: Any) -> str:

@@ -186,14 +186,15 @@ def _number(v: float) -> str:
 
 
 def profile_lines(profiles: pd.DataFrame, n_rows: int, *, per_cluster: int = 3,
-                  min_shift: float = 0.5) -> list[str]:
+                  min_shift: float = 0.5, stability: dict | None = None) -> list[str]:
     """The printed summary of :func:`describe_clusters`' frame: a line per cluster with
     its size and its ``per_cluster`` most characteristic values, e.g.
     ``cluster 0 (n=41, 40.6%): legs=4 (x2.1), hair=1 (x1.8), age median 52 (all 40)``.
 
     The values are the categorical ones of largest lift above 1; a numeric column whose
     median moved by at least ``min_shift`` of the overall interquartile range takes the last
-    place (every place if no categorical value qualifies)."""
+    place (every place if no categorical value qualifies). ``stability``: cluster -> a
+    note printed after the share (``"Jaccard 0.91 stable"``)."""
     lines = []
     for cluster, rows in profiles.groupby("cluster", sort=True):
         size = int(rows["size"].iloc[0])
@@ -205,6 +206,7 @@ def profile_lines(profiles: pd.DataFrame, n_rows: int, *, per_cluster: int = 3,
         items += [f"{r.column} median {_number(r.median_in_cluster)} (all "
                   f"{_number(r.median_overall)})" for r in nums.head(n_num).itertuples()]
         share = 100.0 * size / n_rows if n_rows else 0.0
-        lines.append(f"cluster {cluster} (n={size}, {share:.0f}%): "
+        note = f", {stability[cluster]}" if stability and cluster in stability else ""
+        lines.append(f"cluster {cluster} (n={size}, {share:.0f}%{note}): "
                      + (", ".join(items) if items else "no value stands out"))
     return lines
