@@ -41,8 +41,9 @@ MAX_SEED = 2**32 - 1
 EXAMPLES = """\
 examples:
   catembed cluster soybean_small -o labels.csv
-      k chosen without labels (the latent class model's BIC for k = 1..10; k = 1 means
-      "no clear groups"); a bundled data set's target is copied beside the labels
+      k chosen without labels (a test of the columns' dependence decides whether there
+      are groups at all, k = 1 meaning "no clear groups"; then the latent class model's
+      BIC for k = 2..10); a bundled data set's target is copied beside the labels
   catembed cluster soybean_small -k 4 -o labels.csv      (k given)
   catembed cluster soybean_small -k 2:6 -o labels.csv    (k chosen from 2..6)
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
