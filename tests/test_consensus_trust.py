@@ -148,6 +148,13 @@ def test_top_of_the_range_says_how_to_widen_it():
     with cli_spelling():
         assert "-k 2:6" in evidence_messages(m.diagnostics_, 3, [2, 3],
                                              m.k_scores_["bic"])[0]
+        assert choice_lines(m)[-1] == ("  k = 3 is the top of the range tried and the BIC "
+                                       "still falls there: widen it (-k 2:6)")
+    assert choice_lines(m)[-1].endswith("(n_clusters='2:6')")
+    # a k below the top: no such line
+    m, said = _fit(df, "2:8")
+    assert not any("top of the range" in s for s in said)
+    assert not any("top of the range" in line for line in choice_lines(m))
 
 
 def test_spelling_follows_the_interface():

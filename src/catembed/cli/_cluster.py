@@ -307,7 +307,8 @@ def _choice_lines(model: Any) -> list[str]:
     choice_lines`); at k given, the dependence test."""
     from ..cluster._consensus_clusterwise import choice_lines
 
-    return choice_lines(model)
+    with cli_spelling():  # the lines name -k
+        return choice_lines(model)
 
 
 def _trust_line(model: Any) -> str:

@@ -121,15 +121,25 @@ def evidence_messages(d: dict[str, Any], k: int, tried: list[int] | None,
             out.append(f"no evidence of groups: {above}, so the {k} clusters may cut a "
                        f"table without groups ({auto} would answer \"no clear groups\"). "
                        "Read them as a division of the rows, not as groups found.")
-    if tried and bic is not None and k >= 2 and k == max(tried) and len(tried) > 1:
+    wider = _wider(k, tried, bic)
+    if wider:
         lo, hi = min(tried), max(tried)
-        if k - 1 in bic.index and bic.loc[k] < bic.loc[k - 1]:
-            wider = spell(f"n_clusters='{max(lo, 2)}:{2 * hi}'", f"-k {max(lo, 2)}:{2 * hi}")
-            out.append(f"k = {k} is the top of the range tried ({lo} to {hi}) and the latent "
-                       f"class BIC is still falling there ({bic.loc[k - 1]:.1f} at {k - 1}, "
-                       f"{bic.loc[k]:.1f} at {k}): more groups may fit better; widen the "
-                       f"range ({wider}).")
+        out.append(f"k = {k} is the top of the range tried ({lo} to {hi}) and the latent "
+                   f"class BIC is still falling there ({bic.loc[k - 1]:.1f} at {k - 1}, "
+                   f"{bic.loc[k]:.1f} at {k}): more groups may fit better; widen the "
+                   f"range ({wider}).")
     return out
+
+
+def _wider(k: int, tried: list[int] | None, bic: Any) -> str | None:
+    """The wider range to try when k is the top of the range and the BIC still falls
+    there (``-k 2:20`` / ``n_clusters='2:20'``), else ``None``."""
+    if not tried or bic is None or k < 2 or k != max(tried) or len(tried) < 2:
+        return None
+    if k - 1 not in bic.index or not bic.loc[k] < bic.loc[k - 1]:
+        return None
+    lo, hi = max(min(tried), 2), 2 * max(tried)
+    return spell(f"n_clusters='{lo}:{hi}'", f"-k {lo}:{hi}")
 
 
 def stability_columns(model: Any) -> None:
@@ -178,6 +188,10 @@ def choice_lines(model: Any) -> list[str]:
         lower = bic.loc[1] < bic.loc[k]
         lines[-1] += (f"; k = 1 (independence): {bic.loc[1]:.1f}"
                       + (", lower, but ruled out by the dependence test" if lower else ""))
+    wider = _wider(k, [int(c) for c in bic.index], bic)
+    if wider:
+        lines.append(f"  k = {k} is the top of the range tried and the BIC still falls "
+                     f"there: widen it ({wider})")
     return lines
 
 
