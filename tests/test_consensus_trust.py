@@ -208,3 +208,33 @@ def test_cli_planted_is_stable(tmp_path, capsys, k):
     assert code == 0, err
     assert "structure: 3 stable of 3 clusters" in out
     assert "warning" not in err
+
+
+# ---------------------------------------------------------------- the bootstrap LRT (--blrt)
+def _codes(df: pd.DataFrame) -> np.ndarray:
+    return df.apply(lambda c: c.str[1:].astype(int)).to_numpy()
+
+
+def test_blrt_finds_the_planted_classes_and_no_more():
+    from catembed.cluster._blrt import lca_blrt
+
+    df, _ = planted(400, 3, 6, 4, 0.8, seed=0)
+    p = {k: lca_blrt(_codes(df), k, np.random.RandomState(0), n_boot=9)["p_value"]
+         for k in (2, 3)}
+    assert p[2] == pytest.approx(0.1)  # the smallest p of 9 tables: 3 beats 2 every time
+    assert p[3] > 0.3  # a fourth class is within the 3-class model's noise
+    ind = _codes(independent(400, 6, 4, seed=1))
+    r = lca_blrt(ind, 1, np.random.RandomState(0), n_boot=9)
+    assert r["p_value"] > 0.2 and r["n_rows"] == 400 and len(r["null_lr"]) == 9
+
+
+def test_cli_blrt_prints_the_test(tmp_path, capsys):
+    df, _ = planted(300, 3, 6, 4, 0.85, seed=5)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    code = main(["cluster", str(src), "-k", "3", "--members", "mca,onehot", "--n-init", "2",
+                 "--blrt", "-o", str(tmp_path / "l.csv")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    [line] = [x for x in out.splitlines() if "bootstrap likelihood-ratio test" in x]
+    assert "k = 3 against 4" in line and "19 tables drawn from the 3-class model" in line

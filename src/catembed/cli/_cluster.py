@@ -46,6 +46,8 @@ examples:
       BIC for k = 2..10); a bundled data set's target is copied beside the labels
   catembed cluster soybean_small -k 4 -o labels.csv      (k given)
   catembed cluster soybean_small -k 2:6 -o labels.csv    (k chosen from 2..6)
+  catembed cluster soybean_small --blrt -o labels.csv
+      also the bootstrap likelihood-ratio test of k against k + 1 latent classes
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
   catembed cluster credit.csv -k 3 --profiles profiles.csv -o labels.csv
       a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
@@ -279,6 +281,10 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
         if after:
             lines.append(_target_line(frame, after[0], labels))
         print("\n".join(lines), file=stream)
+    if args.blrt:  # after the summary: it takes 2 (B + 1) latent class fits
+        progress.step("bootstrap likelihood-ratio test")
+        print(_blrt_line(model, frame[features], args.seed),
+              file=sys.stdout if args.output else sys.stderr)
     return 0
 
 
@@ -317,6 +323,23 @@ def _trust_line(model: Any) -> str:
     from ..cluster._consensus_clusterwise import trust_line
 
     return trust_line(model) + _selection_text(model)
+
+
+def _blrt_line(model: Any, X: Any, seed: int) -> str:
+    """``--blrt``: the bootstrap LRT of k against k + 1 latent classes
+    (:mod:`catembed.cluster._blrt`)."""
+    from ..cluster._blrt import consensus_blrt
+
+    t = time.perf_counter()
+    r = consensus_blrt(model, X, random_state=seed)
+    k = r["k"]
+    verdict = (f"{k + 1} classes fit better than the {k}-class model's sampling noise explains"
+               if r["p_value"] <= 0.05 else
+               f"no evidence that {k + 1} classes fit better than {k}")
+    return (f"  bootstrap likelihood-ratio test (latent class model, Nylund et al. 2007), k = "
+            f"{k} against {k + 1}: LR {r['lr']:.1f}, p = {r['p_value']:.2f} ({r['n_boot']} "
+            f"tables drawn from the {k}-class model, {r['n_rows']} rows; "
+            f"{time.perf_counter() - t:.1f} s): {verdict}")
 
 
 def _cluster_stability(model: Any) -> dict[int, str] | None:
@@ -370,6 +393,10 @@ def register(sub: Any) -> None:
                    help="write what each cluster holds (its values of largest lift, its "
                    "medians against the table's) to this CSV, for a spreadsheet: a text that "
                    "would run as a formula (=, +, -, @) is written with a leading '")
+    p.add_argument("--blrt", action="store_true",
+                   help="also print the bootstrap likelihood-ratio test of the latent class "
+                   "model, k against k + 1 classes (19 tables, at most 2000 rows; seconds to "
+                   "a minute)")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",
