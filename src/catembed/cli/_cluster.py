@@ -282,7 +282,6 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
             lines.append(_target_line(frame, after[0], labels))
         print("\n".join(lines), file=stream)
     if args.blrt:  # after the summary: it takes 2 (B + 1) latent class fits
-        progress.step("bootstrap likelihood-ratio test")
         print(_blrt_line(model, frame[features], args.seed),
               file=sys.stdout if args.output else sys.stderr)
     return 0
