@@ -66,7 +66,9 @@ def test_default_bins_numbers_and_writes_profiles(tmp_path, mixed, capsys):
     assert "1 numeric column(s) cut into 5 quantile bins: amount" in err
     written = pd.read_csv(prof, keep_default_na=False, na_values=[""])
     expected = describe_clusters(frame, labels, numeric_features=["amount"])
-    assert list(written.columns) == list(expected.columns)
+    # and each cluster's resample Jaccard and its reading (issue 53)
+    assert list(written.columns) == [*expected.columns, "jaccard", "stability"]
+    assert set(written["stability"]) <= {"stable", "doubtful", "dissolved"}
     # every value and number (issue 54), then 5 paragons per cluster
     assert (written["kind"] != "paragon").sum() == len(expected)
     assert written.loc[written["kind"] == "paragon"].groupby("cluster").size().tolist() == [5] * 3

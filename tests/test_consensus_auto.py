@@ -122,7 +122,7 @@ def test_a_given_k_is_not_chosen():
     df, _ = planted(300, 3, 6, 4, 0.8, seed=0)
     m = Consensus(2, **FAST).fit(df)
     assert m.n_clusters_ == 2 and not hasattr(m, "k_scores_")
-    assert not hasattr(m, "dependence_z_")
+    assert m.dependence_z_ > 4  # the dependence test runs at k given too (issue 53)
 
 
 def test_auto_model_saves_and_loads():
@@ -177,7 +177,9 @@ def test_a_one_column_split_is_named():
         m = Consensus(2, **FAST).fit(df)
     d = m.diagnostics_
     assert d["split_column"] in ("kind", "twin") and d["split_nmi"] > 0.99
-    assert set(d) == {"stability", "member_agreement", "split_column", "split_nmi"}
+    assert set(d) == {"stability", "member_agreement", "split_column", "split_nmi",
+                      "cluster_jaccard", "cluster_dissolved", "cluster_status",
+                      "dependence_z"}
 
 
 def test_messages_say_what_is_weak():
@@ -225,7 +227,7 @@ def test_cli_chooses_k_and_prints_the_criteria(tmp_path):
     r = _cli("cluster", str(src), "-k", "2:4", "--members", "mca,onehot", "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert "k chosen without labels: k = 3" in r.stdout
-    assert "structure: stability" in r.stdout
+    assert "structure: 3 stable of 3 clusters" in r.stdout
     assert pd.read_csv(out)["cluster"].nunique() == 3
 
 

@@ -7,7 +7,7 @@ pandas at start-up.
 
 from __future__ import annotations
 
-__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning"]
+__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning", "FallbackWarning"]
 
 
 class CatEmbedError(ValueError):
@@ -24,3 +24,15 @@ class CatEmbedTypeError(CatEmbedError, TypeError):
 
 class CatEmbedWarning(UserWarning):
     """A problem in the input that catembed worked around (dropped column, unseen value...)."""
+
+
+class FallbackWarning(CatEmbedWarning):
+    """A method returned another method's partition instead of its own (a fallback).
+
+    ``partition`` names the partition returned, ``reason`` why; the evaluation protocol
+    marks such a run ``status: fallback`` (issue 53)."""
+
+    def __init__(self, message: str, *, partition: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.partition = partition
+        self.reason = reason

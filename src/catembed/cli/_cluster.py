@@ -21,6 +21,7 @@ from typing import Any
 
 from .._utils._errors import CatEmbedError
 from .._utils._pathtext import path_text
+from .._utils._spelling import cli_spelling
 from ._input import (
     _note,
     check_outputs,
@@ -40,17 +41,22 @@ MAX_SEED = 2**32 - 1
 EXAMPLES = """\
 examples:
   catembed cluster soybean_small -o labels.csv
-      k chosen without labels (the latent class model's BIC for k = 1..10; k = 1 means
-      "no clear groups"); a bundled data set's target is copied beside the labels
+      k chosen without labels (a test of the columns' dependence decides whether there
+      are groups at all, k = 1 meaning "no clear groups"; then the latent class model's
+      BIC for k = 2..10); a bundled data set's target is copied beside the labels
   catembed cluster soybean_small -k 4 -o labels.csv      (k given)
   catembed cluster soybean_small -k 2:6 -o labels.csv    (k chosen from 2..6)
+  catembed cluster soybean_small --blrt -o labels.csv
+      also the bootstrap likelihood-ratio test of k against k + 1 latent classes
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
   catembed cluster credit.csv -k 3 --profiles profiles.csv -o labels.csv
       a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
       each cluster holds written to profiles.csv
 
-the summary gives the criterion per k when k is chosen, how far to trust the partition
-(stability: mean ARI of the members' runs with it; agreement between the members; the
+the summary gives the rule that decided k (the dependence test, its value and threshold,
+then the latent class BIC per k), how far to trust the partition (per cluster, the
+resample Jaccard of fpc clusterboot: >= .75 stable, <= .5 dissolved, doubtful between;
+stability: mean ARI of the members' runs with it; agreement between the members; the
 single column it follows most closely), each member's stability (mean ARI between its
 k-means runs), its weight in the consensus (its mean ARI with the other members) and its
 agreement (mean ARI of its runs with the consensus labels), then per cluster its size and
@@ -225,7 +231,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                       random_state=args.seed, categorical_features=categorical)
     progress.step("fitting the consensus")  # then the steps of Consensus.fit
     t_start = time.perf_counter()
-    labels = model.fit(frame[features]).labels_
+    with cli_spelling():  # the warnings name -k, --drop ... (issue 53)
+        labels = model.fit(frame[features]).labels_
     t_fit = time.perf_counter() - t_start
     profiles = getattr(model, "profiles_", None)
     if profiles is None and (args.profiles or not args.quiet):
@@ -258,20 +265,28 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                  f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); "
                  f"fit {t_fit:.2f} s, total {time.perf_counter() - t0:.2f} s"
                  + (f"; wrote {' and '.join(wrote)}" if wrote else ""),
-                 *_choice_lines(model), _trust_line(model),
-                 f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}"]
-        for name, s, w, a in zip(model.members_, model.member_stability_,
-                                 model.member_weights_, model.member_agreement_, strict=True):
-            lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
+                 *_choice_lines(model), _trust_line(model)]
+        if k > 1:  # at k = 1 every member's figures are 1 by construction: not evidence
+            lines.append(f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}")
+            for name, s, w, a in zip(model.members_, model.member_stability_,
+                                     model.member_weights_, model.member_agreement_,
+                                     strict=True):
+                lines.append(f"  {name:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
+        else:
+            lines.append(f"  members: {', '.join(model.members_)}")
         if model.failed_members_:
             lines.append(f"  left out (refused on this table): {', '.join(model.failed_members_)}")
         lines.append("  clusters (significant values, p <= 0.05, largest v-test first: share "
                      "in the cluster vs overall; not: the most under-represented"
                      + ("" if args.profiles else "; --profiles FILE writes them all") + "):")
-        lines += [f"  {line}" for line in profile_lines(profiles, len(labels))]
+        lines += [f"  {line}" for line in profile_lines(profiles, len(labels),
+                                                         stability=_cluster_stability(model))]
         if after:
             lines.append(_target_line(frame, after[0], labels))
         print("\n".join(lines), file=stream)
+    if args.blrt:  # after the summary: it takes 2 (B + 1) latent class fits
+        print(_blrt_line(model, frame[features], args.seed),
+              file=sys.stdout if args.output else sys.stderr)
     return 0
 
 
@@ -295,25 +310,47 @@ _k_arg.__name__ = "n-clusters"
 
 
 def _choice_lines(model: Any) -> list[str]:
-    """The criterion per k and the k chosen, when k was chosen."""
-    scores = getattr(model, "k_scores_", None)
-    if scores is None:
-        return []
-    best = int(model.n_clusters_)
-    cells = "  ".join(f"{k}{'*' if k == best else ''}: {v:.1f}"
-                      for k, v in scores["bic"].items())
-    answer = "no clear groups (k = 1)" if best == 1 else f"k = {best}"
-    return [f"  k chosen without labels: {answer}; latent class BIC per k (lowest wins): "
-            f"{cells}"]
+    """The rule that decided k, with its value and threshold; the BIC per k, marked "lowest
+    wins" only among the k it decided (:func:`catembed.cluster._consensus_clusterwise.
+    choice_lines`); at k given, the dependence test."""
+    from ..cluster._consensus_clusterwise import choice_lines
+
+    with cli_spelling():  # the lines name -k
+        return choice_lines(model)
 
 
 def _trust_line(model: Any) -> str:
-    d = model.diagnostics_
-    col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
-           if d["split_column"] is not None else "")
-    return (f"  structure: stability {d['stability']:.2f} (mean ARI of the members' runs with "
-            f"the partition), agreement between members {d['member_agreement']:.2f}{col}"
-            + _selection_text(model))
+    """How many clusters are stable, doubtful, dissolved (per-cluster resample Jaccard),
+    then the members' figures; at k = 1, the pointer to the evidence instead."""
+    from ..cluster._consensus_clusterwise import trust_line
+
+    return trust_line(model) + _selection_text(model)
+
+
+def _blrt_line(model: Any, X: Any, seed: int) -> str:
+    """``--blrt``: the bootstrap LRT of k against k + 1 latent classes
+    (:mod:`catembed.cluster._blrt`)."""
+    from ..cluster._blrt import consensus_blrt
+
+    t = time.perf_counter()
+    r = consensus_blrt(model, X, random_state=seed)
+    k = r["k"]
+    verdict = (f"{k + 1} classes fit better than the {k}-class model's sampling noise explains"
+               if r["p_value"] <= 0.05 else
+               f"no evidence that {k + 1} classes fit better than {k}")
+    return (f"  bootstrap likelihood-ratio test (latent class model, Nylund et al. 2007), k = "
+            f"{k} against {k + 1}: LR {r['lr']:.1f}, p = {r['p_value']:.2f} ({r['n_boot']} "
+            f"tables drawn from the {k}-class model, {r['n_rows']} rows; "
+            f"{time.perf_counter() - t:.1f} s): {verdict}")
+
+
+def _cluster_stability(model: Any) -> dict[int, str] | None:
+    """Per cluster, ``"Jaccard 0.91 stable"`` for the profile lines (none at k = 1)."""
+    d = getattr(model, "diagnostics_", {})
+    if int(model.n_clusters_) < 2 or "cluster_jaccard" not in d:
+        return None
+    return {c: f"Jaccard {j:.2f} {s}" for c, (j, s) in enumerate(
+        zip(d["cluster_jaccard"], d["cluster_status"], strict=True))}
 
 
 def _selection_text(model: Any) -> str:
@@ -358,9 +395,13 @@ def register(sub: Any) -> None:
                    help="write what each cluster holds to this CSV: per cluster and value "
                    "its shares, lift, hypergeometric p-value and v-test (catdes' Cla/Mod, "
                    "Mod/Cla, Global, p.value, v.test), per column its chi-square test, per "
-                   "number Eta2, v-test, mean, sd, median and IQR, and the paragons; for a "
-                   "spreadsheet, a text that would run as a formula (=, +, -, @) is written "
-                   "with a leading '")
+                   "number Eta2, v-test, mean, sd, median and IQR, the paragons and each "
+                   "cluster's stability (resample Jaccard); for a spreadsheet, a text that "
+                   "would run as a formula (=, +, -, @) is written with a leading '")
+    p.add_argument("--blrt", action="store_true",
+                   help="also print the bootstrap likelihood-ratio test of the latent class "
+                   "model, k against k + 1 classes (19 tables, at most 2000 rows; seconds to "
+                   "a minute)")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",

@@ -81,7 +81,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         results.sort(key=lambda r: methods.index(r.method) if r.method in methods
                      else len(methods))
     n_numeric = {m: len(X.columns) - d["n_features"] for X, group in groups for m in group}
-    failed = [r for r in results if r.status != "ok"]
+    failed = [r for r in results if r.status not in ("ok", "fallback")]
     if args.json:
         out = {"dataset": data.name, "preset": (data.preset or {}).get("name"),
                "n_rows": d["n_rows"], "n_features": d["n_features"],
@@ -106,6 +106,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             print(_text_table(results))
     for r in failed:
         print(f"catembed: warning: {r.label}: {r.status}: {r.message}", file=sys.stderr)
+    for r in results:  # scored, but another partition's (issue 53)
+        if r.status == "fallback" and r.fallback:
+            f = r.fallback
+            print(f"catembed: warning: {r.label}: fallback in {f['runs']} of {f['of']} runs: "
+                  f"{f['reason']}; those runs' scores are the {f['partition']}'s, not "
+                  f"{r.label}'s own", file=sys.stderr)
     if failed and len(failed) == len(results):
         if all(r.refused for r in failed):  # the input or the set-up, as said above: status 2
             print("catembed: error: no method could run on this input; see the warnings "
@@ -151,12 +157,16 @@ def _text_table(results: list[Any]) -> str:
            f"{'ARI':>15} {'fit s':>8}"
     lines = [head, "-" * len(head)]
     for r in results:
-        if r.status != "ok":
+        if r.status not in ("ok", "fallback"):
             lines.append(f"{r.label:<{w}} {r.clusterer:<{wc}} {r.status}")
             continue
         cells = [f"{r.mean(m):.3f} +- {r.std(m):.3f}" for m in ("f_score", "nmi", "acc", "ari")]
         fit = float(r.fit_seconds)
+        mark = ""
+        if r.status == "fallback" and r.fallback:  # the scores are another partition's
+            mark = (f"  fallback ({r.fallback['runs']}/{r.fallback['of']} runs: "
+                    f"{r.fallback['partition']})")
         lines.append(f"{r.label:<{w}} {r.clusterer:<{wc}} "
                      + " ".join(f"{c:>15}" for c in cells)
-                     + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}")
+                     + f" {fit if math.isfinite(fit) else float('nan'):>8.3f}" + mark)
     return "\n".join(lines)

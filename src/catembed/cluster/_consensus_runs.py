@@ -135,11 +135,12 @@ def wide_table_members(names: list[str], defaulted: bool, categories: list,
     if not defaulted or n_values <= WIDE_VALUES or n_rows * 4 >= n_values:
         return names, False, False
     from .._utils._errors import CatEmbedWarning
+    from .._utils._spelling import spell
 
     warnings.warn(
         f"the table has {n_values} values in {n_rows} rows: the default members CDE and "
         f"LCME cost O(values^2) or more whatever the rows, so only "
         f"{', '.join(WIDE_MEMBERS)} are fitted (MCA is left out too, as chosen for wide "
-        "tables; name members= to choose others).",
+        f"tables; name {spell('members=', '--members')} to choose others).",
         CatEmbedWarning, stacklevel=4)
     return list(WIDE_MEMBERS), n_rows * n_values <= 5e7, True

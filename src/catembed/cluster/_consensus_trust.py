@@ -14,6 +14,12 @@ The figures (all label-free, all in ``[0, 1]`` up to ARI's small negative values
 * ``split_column`` / ``split_nmi``: the column whose values the final partition follows
   most closely and their normalised mutual information (1: the clusters are that column's
   values, or unions of them).
+* ``cluster_jaccard``, ``cluster_dissolved`` and ``cluster_status`` (issue 53): per cluster,
+  the resample Jaccard of fpc's clusterboot, the share of runs that dissolve it and its
+  reading (``"stable"``, ``"doubtful"``, ``"dissolved"``;
+  :mod:`catembed.cluster._consensus_clusterwise`).
+* ``dependence_z`` (issue 53): the columns' dependence test (``dependence_z_``), run at
+  any k; below :data:`~catembed.cluster._auto_k.DEPENDENCE_Z` a k >= 2 gets a warning.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from .._utils._errors import CatEmbedWarning
+from .._utils._spelling import spell
 from ..metrics import ari_codes
+from ._consensus_clusterwise import cluster_jaccard, cluster_messages, evidence_messages, reading
 
 __all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]
 
@@ -36,6 +44,7 @@ SPLIT_NMI = 0.9
 DISAGREEMENT = 0.15
 
 _MAX_ROWS = 20000
+AUTO_PY = "n_clusters='auto'"
 
 
 def column_nmi(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -90,11 +99,19 @@ def diagnose(model: Any, codes: np.ndarray, runs_all: list[list[np.ndarray]],
              for j in range(i + 1, len(firsts))]
     agreement = float(np.mean(pairs)) if pairs else 1.0
     col, nmi = split_column(codes, labels, list(model.feature_names_), rows)
+    k = int(model.n_clusters_)
+    jac, gone = cluster_jaccard(labels, k, runs_all, w, rows)
+    z = getattr(model, "dependence_z_", None)
     out = {"stability": stability, "member_agreement": agreement, "split_column": col,
-           "split_nmi": float(nmi)}
+           "split_nmi": float(nmi), "cluster_jaccard": jac, "cluster_dissolved": gone,
+           "cluster_status": [reading(j) for j in jac] if k > 1 else ["one cluster"],
+           "dependence_z": None if z is None else float(z)}
     model.diagnostics_ = out
     if warn:
-        for message in messages(out, int(model.n_clusters_), hasattr(model, "k_scores_")):
+        scores = getattr(model, "k_scores_", None)
+        tried = None if scores is None else [int(c) for c in scores.index]
+        for message in messages(out, k, scores is not None) + evidence_messages(
+                out, k, tried, None if scores is None else scores["bic"]):
             warnings.warn(message, CatEmbedWarning, stacklevel=4)
     return out
 
@@ -107,7 +124,8 @@ def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
             f"the {k} clusters follow the values of one column, {d['split_column']!r} "
             f"(NMI {d['split_nmi']:.2f} with it): the other columns add little to this "
             f"partition. If that split is not what you are after, leave the column out "
-            f"(CLI: --drop {d['split_column']}) or try another k.")
+            f"({spell('drop it from X', '--drop ' + str(d['split_column']))}) or try "
+            "another k.")
     if d["member_agreement"] < DISAGREEMENT:
         out.append(
             f"the consensus members disagree (mean ARI {d['member_agreement']:.2f} between "
@@ -117,5 +135,6 @@ def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
         out.append(
             f"weak structure: the members' runs reproduce the final partition with a mean "
             f"ARI of {d['stability']:.2f} (below {WEAK_STABILITY}); the table may have no "
-            "clear groups at this k" + ("." if chosen else " (try n_clusters='auto')."))
-    return out
+            "clear groups at this k" + (
+                "." if chosen else f" (try {spell(AUTO_PY, '-k auto')})."))
+    return out + cluster_messages(d, k)

@@ -352,7 +352,8 @@ def _item(r: Any) -> str:
 
 
 def profile_lines(profiles: pd.DataFrame, n_rows: int, *, per_cluster: int = 3,
-                  n_not: int = 2, proba: float = PROBA) -> list[str]:
+                  n_not: int = 2, proba: float = PROBA,
+                  stability: dict | None = None) -> list[str]:
     """The printed summary of :func:`describe_clusters`' frame: a line per cluster with its
     size, what it is and what it is not, e.g. ``cluster 0 (n=41, 41%): legs=4 (90% vs 38%,
     v=+6.2), age mean 52 (all 40, v=+3.1); not: hair=0 (5% vs 57%, v=-5.0)``.
@@ -361,7 +362,8 @@ def profile_lines(profiles: pd.DataFrame, n_rows: int, *, per_cluster: int = 3,
     ``catdes`` default 0.05) are named, each column at most once per cluster: first the
     ``per_cluster`` of largest v-test (over-represented values; numeric columns by
     ``|v.test|``), then after ``not:`` the ``n_not`` most under-represented values (most
-    negative v-test) of other columns. "no value stands out" where none is significant."""
+    negative v-test) of other columns. "no value stands out" where none is significant.
+    ``stability``: cluster -> a note printed after the share (``"Jaccard 0.91 stable"``)."""
     lines = []
     for cluster, size, over, under in summary_rows(profiles, per_cluster=per_cluster,
                                                    n_not=n_not, proba=proba):
@@ -370,7 +372,8 @@ def profile_lines(profiles: pd.DataFrame, n_rows: int, *, per_cluster: int = 3,
             text += ("; " if text else "") + "not: " + ", ".join(
                 _item(r) for r in under.itertuples())
         share = 100.0 * size / n_rows if n_rows else 0.0
-        lines.append(f"cluster {cluster} (n={size}, {share:.0f}%): "
+        note = f", {stability[cluster]}" if stability and cluster in stability else ""
+        lines.append(f"cluster {cluster} (n={size}, {share:.0f}%{note}): "
                      + (text or "no value stands out"))
     return lines
 

@@ -68,6 +68,7 @@ from ..stats._numeric import apply_numeric, fit_numeric, is_numeric
 from ..stats._value_statistics import ValueStatistics
 from . import _consensus_state as _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
+from ._consensus_clusterwise import stability_columns
 from ._consensus_combine import (
     block_scales,
     check_combine,
@@ -180,16 +181,19 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters_ : int
         The number of clusters fitted (``n_clusters``, or the one chosen).
     k_scores_ : DataFrame
-        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k;
-        ``dependence_z_`` the columns' dependence test (below 4: no clear groups).
+        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k.
+    dependence_z_ : float
+        The columns' dependence test, at any k (below 4: k = 1 if chosen, else a warning).
     diagnostics_ : dict
         ``stability`` (weighted mean ARI of the members' runs with ``labels_``),
         ``member_agreement`` (mean ARI between members), ``split_column`` and ``split_nmi``
-        (the single column the partition follows most closely); see
-        :mod:`catembed.cluster._consensus_trust`. Not saved with the model.
+        (the single column the partition follows most closely), per cluster
+        ``cluster_jaccard`` (resample Jaccard, fpc clusterboot's), ``cluster_dissolved`` and
+        ``cluster_status`` (>= .75 stable, <= .5 dissolved, doubtful between; a warning for
+        the last two); see :mod:`catembed.cluster._consensus_trust`. Not saved.
     profiles_ : DataFrame
-        What each cluster is and is not (FactoMineR's catdes statistics) and its paragons
-        (:func:`catembed.cluster.describe_clusters`). Not saved with the model.
+        What each cluster is and is not (FactoMineR's catdes statistics), its paragons and
+        its ``jaccard`` and ``stability`` (:func:`catembed.cluster.describe_clusters`). Not saved.
     cluster_centers_ : ndarray of shape (n_clusters_, n_coordinates)
         Centres in the consensus coordinates (see :meth:`transform`): the scaled members'
         embeddings side by side (``"concat"``, their widths added), the chosen member's
@@ -321,9 +325,10 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             self.dependence_z_ = dependence_z(codes, search)
             k = choose_k(self.k_scores_, self.dependence_z_)
             check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
-        else:
-            for name in ("k_scores_", "dependence_z_"):
-                self.__dict__.pop(name, None)
+        else:  # k given: the dependence test still runs (a warning below 4; issue 53)
+            self.__dict__.pop("k_scores_", None)
+            self.dependence_z_ = dependence_z(codes, copy.deepcopy(rs)) if len(cat) > 1 \
+                else float("nan")
         self.n_clusters_ = k
         width = None if full else max(1, min(int(self.member_components), l_free))
         self.estimators_, self.members_, self.failed_members_ = [], [], []
@@ -354,13 +359,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self.member_stability_ = np.asarray(stab)
         self._combine(runs_all, rs, spaces=spaces)
         del spaces, self._distinct  # fit-time only (its row groups are n long)
-        diagnose(self, codes, runs_all, rs)
-        if k == 1 and ks is not None:
-            warnings.warn(f"no clear groups: the columns are as good as independent (their "
-                          f"dependence is {self.dependence_z_:.1f} null standard deviations "
-                          "above column-shuffled copies'); every row is in cluster 0. See "
-                          "dependence_z_ and k_scores_.", CatEmbedWarning, stacklevel=3)
-        attach_profiles(self, df_in, self.labels_, codes=codes)
+        diagnose(self, codes, runs_all, rs)  # and its warnings (no clear groups at k = 1)
+        stability_columns(attach_profiles(self, df_in, self.labels_, codes=codes))
         return self
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,

@@ -38,7 +38,7 @@ from ._data import (
     shift_codes,
     split_columns,
 )
-from ._guard import RESTART_CRITERIA, choose_restart
+from ._guard import RESTART_CRITERIA, choose_restart, fallback_reason
 from ._objectives import final_objective, latent
 from ._reference import check_partition, rank_reference
 from ._training import VALUE_INITS, fit_one, fit_restarts, initial_value_vectors
@@ -251,6 +251,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.restart_agreement_ = agreement
         self.degenerate_ = np.asarray([bool(d["reasons"]) for d in diagnoses])
         self.fallback_ = index is None
+        self.fallback_reason_ = fallback_reason(diagnoses) if self.fallback_ else None
         if index is None:  # keep the network the criterion would pick, for transform
             index = int(np.argmax(agreement)) if self.restart_criterion == "agreement" else \
                 int(np.argmin([r["objective"] if np.isfinite(r["objective"]) else np.inf

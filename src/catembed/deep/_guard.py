@@ -50,6 +50,7 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.utils.random import sample_without_replacement
 
+from .._utils._errors import FallbackWarning
 from .._utils._params import check_option
 from .._utils._validation import CatEmbedWarning
 from ..metrics import ari_codes
@@ -275,6 +276,18 @@ def agreement_scores(partitions: list[np.ndarray], reference: np.ndarray | None 
     return scores
 
 
+#: what a fallback returns (``FallbackWarning.partition``; ``catembed evaluate``'s JSON)
+FALLBACK_PARTITION = "reference partition (k-means of the input)"
+
+
+def fallback_reason(diagnoses: list[dict[str, Any]]) -> str:
+    """Why the fit fell back: every restart's reasons, e.g. ``"every restart was
+    degenerate (restart 0: collapsed; restart 1: diverged)"``."""
+    what = "; ".join(f"restart {i}: {', '.join(d['reasons']) or 'healthy'}"
+                     for i, d in enumerate(diagnoses))
+    return f"every restart was degenerate ({what})"
+
+
 def choose_restart(partitions: list[np.ndarray], objectives: list[float],
                    reference: np.ndarray | None, criterion: str, estimator: str,
                    stacklevel: int = 4) -> tuple[int | None, list[dict[str, Any]], np.ndarray]:
@@ -303,11 +316,12 @@ def choose_restart(partitions: list[np.ndarray], objectives: list[float],
         what = "; ".join(f"restart {i}: {', '.join(d['reasons'])} (effective clusters "
                          f"{d['effective']:.2f} vs {d['reference_effective']:.2f}, ARI to the "
                          f"reference {d['ari_reference']:.3f})" for i, d in enumerate(diagnoses))
-        warnings.warn(
+        warnings.warn(FallbackWarning(
             f"{estimator}: every restart ended in a degenerate partition ({what}); falling "
             "back to the reference partition (k-means of the input; reference_.space says "
-            "in which space). See degenerate_ and fallback_.",
-            CatEmbedWarning, stacklevel=stacklevel)
+            "in which space). See degenerate_, fallback_ and fallback_reason_.",
+            partition=FALLBACK_PARTITION, reason=fallback_reason(diagnoses)),
+            stacklevel=stacklevel)
         return None, diagnoses, agreement
     if bad:
         warnings.warn(

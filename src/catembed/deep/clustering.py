@@ -194,6 +194,10 @@ class AutoencoderKMeans(_DeepClusterer):
         True when every restart was degenerate: ``labels_`` is then the reference partition,
         ``predict`` assigns new rows to the reference k-means centres, and the model's
         centres are the latent means of the reference clusters.
+    fallback_reason_ : str or None
+        Why (every restart's diagnosis) when ``fallback_``; ``None`` otherwise. The warning is
+        a :class:`~catembed._utils._errors.FallbackWarning`, which ``catembed evaluate``
+        marks ``status: fallback``.
     restart_diagnoses_ : list of dict
         :func:`catembed.deep._guard.diagnose` of every restart (``effective``,
         ``reference_effective``, ``ari_reference``, ``reasons``).

@@ -77,7 +77,7 @@ from ._data import (
     split_columns,
 )
 from ._estimator import check_common
-from ._guard import RESTART_CRITERIA, choose_restart, reference_partition
+from ._guard import RESTART_CRITERIA, choose_restart, fallback_reason, reference_partition
 from ._reference import check_partition, rank_reference
 from ._training import VALUE_INITS, initial_value_vectors
 
@@ -205,8 +205,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
     best_init_ : int
     degenerate_ : ndarray of bool
         The guard's verdict on every restart.
-    fallback_ : bool
-        True when every restart was degenerate and ``labels_`` is the reference partition.
+    fallback_, fallback_reason_ : bool, str or None
+        True (and why) when every restart was degenerate: ``labels_`` is the reference's.
     stage_labels_ : dict
         The labels after each stage of the kept restart (k-means of the latent vectors
         then; before the guard), by stage name: ``"kmeans"`` after the pretraining and, with
@@ -370,6 +370,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.restart_agreement_ = agreement
         self.degenerate_ = np.asarray([bool(d["reasons"]) for d in diagnoses])
         self.fallback_ = index is None
+        self.fallback_reason_ = fallback_reason(diagnoses) if self.fallback_ else None
         self.init_objectives_ = objectives
         if index is None:  # the network the criterion would pick, for transform
             index = int(np.argmax(agreement)) if self.restart_criterion == "agreement" else \

@@ -32,6 +32,8 @@ __all__ = ["TABLES_DIR", "BenchResult", "format_markdown", "load_table", "run_ta
 
 #: how far ours may be from the paper's number and still count as reproduced
 TOLERANCE = 0.03
+#: a method's result with scores: its own, or another partition's after a fallback (issue 53)
+SCORED = ("ok", "fallback")
 
 
 @dataclass
@@ -67,7 +69,7 @@ class BenchResult:
     def ours(self, dataset: str, label: str) -> float:
         row = next(r for r in self.rows if r.name == dataset)
         res = row.results.get(label)
-        if res is None or res.status != "ok":
+        if res is None or res.status not in SCORED:
             return float("nan")
         return res.mean(self.table["metric"])
 
@@ -82,7 +84,7 @@ class BenchResult:
                 res = r.results.get(lab)
                 ours = res.summary() if res is not None else None
                 p = (paper.get("scores") or {}).get(lab)
-                mean = res.mean(metric) if res is not None and res.status == "ok" else None
+                mean = res.mean(metric) if res is not None and res.status in SCORED else None
                 cells[lab] = {"ours": ours, "paper": p,
                               "diff": None if mean is None or p is None else mean - p}
             out_rows.append({"dataset": r.name, "label": r.label, "status": r.status,
@@ -352,7 +354,8 @@ def run_table(
         if log:
             metric = spec["metric"]
             cells = ", ".join(
-                f"{lab} {res.mean(metric):.3f}" if res.status == "ok" else f"{lab} {res.status}"
+                f"{lab} {res.mean(metric):.3f}" + ("" if res.status == "ok" else " (fallback)")
+                if res.status in SCORED else f"{lab} {res.status}"
                 for lab, res in row.results.items())
             log(f"[{i + 1}/{len(entries)}] {row.summary or label}: {cells} "
                 f"({row.seconds:.1f} s)" if row.status == "ok" else
@@ -416,15 +419,16 @@ def format_markdown(result: BenchResult) -> str:
             p = (paper.get("scores") or {}).get(lab)
             if res is None or res.status == "unavailable":
                 cells.append("not yet available")
-            elif res.status != "ok":
+            elif res.status not in SCORED:
                 cells.append("error")
             else:
                 o = res.mean(metric)
+                mark = "" if res.status == "ok" else " (fallback)"  # another partition's
                 if p is None:
-                    cells.append(f"{o:.3f} / -")
+                    cells.append(f"{o:.3f} / -{mark}")
                 else:
                     flag = "*" if abs(o - p) > TOLERANCE + 1e-12 else ""
-                    cells.append(f"{o:.3f} / {p:.3f} ({o - p:+.3f}){flag}")
+                    cells.append(f"{o:.3f} / {p:.3f} ({o - p:+.3f}){flag}{mark}")
         cells.append(f"{r.seconds:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
     av = result.averages()
@@ -467,6 +471,11 @@ def format_markdown(result: BenchResult) -> str:
               for lab, res in r.results.items() if res.status == "error"]
     if errors:
         lines.append("Errors: " + "; ".join(errors) + ".")
+    fell = [f"{r.label}: {lab}: {res.fallback['runs']} of {res.fallback['of']} runs scored the "
+            f"{res.fallback['partition']}" for r in result.rows
+            for lab, res in r.results.items() if res.status == "fallback" and res.fallback]
+    if fell:
+        lines.append("Fallbacks (cells marked \"(fallback)\"): " + "; ".join(fell) + ".")
     if sig["test"] == "friedman" and sig.get("ours"):
         f = sig["ours"]
         ranks = ", ".join(f"{k} {v:.2f}" for k, v in f["average_ranks"].items())

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._utils._errors import FallbackWarning
 from .._utils._params import check_int, check_option
 from .._utils._validation import CatEmbedError
 from ..cluster.embedding_labels import (
@@ -95,6 +97,10 @@ class MethodResult:
     n_dims: int | None = None
     status: str = "ok"
     message: str = ""
+    #: runs whose method fell back to another partition (a ``FallbackWarning``; issue 53):
+    #: ``{"runs": m, "of": n, "partition": ..., "reason": ...}``; ``status`` is then
+    #: ``"fallback"`` and the scores are those of the partition returned
+    fallback: dict[str, Any] | None = None
     #: the failure was a refusal of the input or the set-up (a ``CatEmbedError``, a method
     #: that is unavailable or of the wrong kind), not an unexpected exception
     refused: bool = False
@@ -113,6 +119,8 @@ class MethodResult:
                                "clusterer": self.clusterer, "status": self.status}
         if self.message:
             out["message"] = self.message
+        if self.fallback:
+            out["fallback"] = dict(self.fallback)
         for m in METRICS:
             if self.runs and m not in self.runs[0]:
                 continue  # a task that does not report this score (classify: no F variants)
@@ -159,6 +167,7 @@ def _one_run(entry: EvalMethod, spec: MethodSpec, clusterer: str, X: pd.DataFram
     """One run: (refit,) cluster, score. Returns scores and times."""
     fit_s = tr_s = float("nan")
     dims = None
+    fell: list[dict[str, str]] = []
     t0 = time.perf_counter()
     if entry.kind == "embedding":
         if fixed is None:
@@ -181,14 +190,29 @@ def _one_run(entry: EvalMethod, spec: MethodSpec, clusterer: str, X: pd.DataFram
         t = time.perf_counter()
         # a labels method that runs k-means itself gets the protocol's seeding (--init)
         seeding = {"init": init} if entry.takes_init else {}
-        labels = entry.resolve()(X, k, random_state=seed,
-                                 **{**seeding, **entry.params, **spec.params})
+        with _fallbacks() as fell:
+            labels = entry.resolve()(X, k, random_state=seed,
+                                     **{**seeding, **entry.params, **spec.params})
         fit_s = time.perf_counter() - t
         t0 = time.perf_counter()
     cluster_s = time.perf_counter() - t0
     scores = clustering_scores(y, np.asarray(labels), f_definition)
     return {"seed": seed, **scores, "_fit": fit_s, "_transform": tr_s, "_cluster": cluster_s,
-            "_dims": dims}
+            "_dims": dims, "_fallback": fell[0] if fell else None}
+
+
+@contextmanager
+def _fallbacks() -> Iterator[list[dict[str, str]]]:
+    """Record the :class:`~catembed._utils._errors.FallbackWarning` of a method's run (the
+    partition it returned instead of its own, and why) and pass every warning on."""
+    found: list[dict[str, str]] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield found
+    for w in caught:
+        if isinstance(w.message, FallbackWarning):
+            found.append({"partition": w.message.partition, "reason": w.message.reason})
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def run_clustering(
@@ -318,6 +342,11 @@ def _run_method(res: MethodResult, entry: EvalMethod, spec: MethodSpec, clus: st
         if np.isfinite(r["_transform"]):
             tr_times.append(r["_transform"])
     res.runs = [{k_: v for k_, v in r.items() if not k_.startswith("_")} for r in out]
+    fell = [r["_fallback"] for r in out if r.get("_fallback")]
+    if fell:  # the scores are another partition's: said in the status (issue 53)
+        res.status = "fallback"
+        res.fallback = {"runs": len(fell), "of": len(out), "partition": fell[0]["partition"],
+                        "reason": fell[0]["reason"]}
     res.n_fits = len(fit_times)
     res.fit_seconds = float(np.mean(fit_times)) if fit_times else float("nan")
     res.transform_seconds = float(np.mean(tr_times)) if tr_times else float("nan")
