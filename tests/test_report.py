@@ -129,8 +129,10 @@ def test_report_consensus_section():
     from catembed.report import consensus_summary
 
     data = load_dataset("soybean_small", preset="categorical")
+    # n_clusters given: the consensus' k too (without it, k is chosen without labels, as
+    # catembed cluster chooses it: tests/test_one_rule.py)
     rep = build_report(data.features, data.labels.to_numpy(), name="soybean_small",
-                       methods=[], quiet=True)
+                       methods=[], quiet=True, n_clusters=4)
     c = rep.consensus
     assert c["k"] == 4 and [m["member"] for m in c["members"]] == [
         "cde", "mca", "lcme", "idf", "onehot"]

@@ -22,11 +22,9 @@ from typing import Any
 from .._utils._errors import CatEmbedError
 from .._utils._pathtext import path_text
 from .._utils._spelling import cli_spelling
+from ._cluster_table import cluster_table, consensus_model
 from ._input import (
-    _note,
     check_outputs,
-    check_ragged,
-    column_roles,
     int_in,
     progress_for,
     resolve_input,
@@ -72,104 +70,6 @@ LABEL_CLASH = ("the output's label column is named 'cluster', and so is an --id 
                "column (or the pandas index) of the input; rename that column.")
 
 
-def _columns(args: argparse.Namespace, spec: Any, columns: list[str]) -> tuple[Any, list[str]]:
-    """The column roles under ``--numeric`` and the numeric columns clustered as numbers.
-
-    ``auto`` (the default) and ``discretize`` give the numeric columns to Consensus as
-    numbers (it cuts them into 5 quantile bins); ``drop`` leaves them out, a plain file's
-    too (those whose values all parse as numbers). ``auto`` keeps a plain file's numeric
-    column with few distinct values (fewer than 20: codes, counts) as categories."""
-    view = argparse.Namespace(**{**vars(args), "numeric": "drop" if (
-        args.numeric == "drop" and spec.meta) else "discretize"})
-    roles = column_roles(view, spec, columns)
-    if args.numeric == "drop":
-        found = [c for c in roles.numeric if c in roles.features]
-        roles.features = [c for c in roles.features if c not in set(found)]
-        roles.numeric = []
-        if found and not args.quiet:
-            _note(f"leaving out {len(found)} numeric column(s) (--numeric drop): "
-                  f"{', '.join(found[:10])}{' ...' if len(found) > 10 else ''}")
-        if not roles.features:
-            raise CatEmbedError("no columns left to cluster: every feature is numeric and "
-                                "--numeric drop leaves them out; leave out --numeric to bin "
-                                "them.")
-    return roles, list(roles.numeric)
-
-
-def _read(args: argparse.Namespace, spec: Any, used: list[str], numeric: list[str]) -> Any:
-    """The table, numeric columns as float64 (a value that is not a number is a missing
-    number, with a warning). With ``--numeric auto``, a plain file's numeric column with
-    fewer than 20 distinct numbers is read as text (categories)."""
-    import warnings
-
-    import pandas as pd
-
-    from .. import io
-    from .._utils._errors import CatEmbedWarning
-    from ..evaluation.inputs import MANY_VALUES
-
-    frame = io.read_table(spec.path, columns=used,
-                          text_columns=[c for c in used if c not in numeric])
-    values = {c: pd.to_numeric(frame[c], errors="coerce").astype("float64") for c in numeric}
-    if args.numeric == "auto" and not spec.meta:
-        few = [c for c in numeric if values[c].nunique() < MANY_VALUES]
-        if few:
-            text = io.read_table(spec.path, columns=few, text_columns=few)
-            for c in few:
-                frame[c] = text[c].to_numpy()
-            numeric[:] = [c for c in numeric if c not in set(few)]
-    for c in numeric:  # numbers (Consensus cuts them into 5 quantile bins), never codes
-        bad = values[c].isna() & frame[c].notna()
-        if bad.any():
-            warnings.warn(f"column {c!r} holds numbers and {int(bad.sum())} value(s) that are "
-                          f"not (first: {frame[c][bad].iloc[0]!r}): taken as missing numbers; "
-                          "fix them, or --drop the column.", CatEmbedWarning, stacklevel=2)
-        frame[c] = values[c]
-    if numeric and not args.quiet:
-        _note(f"{len(numeric)} numeric column(s) cut into 5 quantile bins: "
-              f"{', '.join(numeric[:10])}{' ...' if len(numeric) > 10 else ''} "
-              "(--numeric drop leaves them out)")
-    return frame
-
-
-def row_number_columns(frame: Any, numeric: list[str]) -> list[str]:
-    """The numeric columns that count the rows: integers going up by exactly 1 from each
-    row to the next, none missing, at least 10 rows (``obs`` 1, 2, ..., ``n``). A column of
-    ranks in another order is a measurement and is not listed."""
-    import numpy as np
-
-    out = []
-    for c in numeric:
-        v = frame[c].to_numpy(dtype="float64", na_value=np.nan)
-        if len(v) >= 10 and np.isfinite(v).all() and (np.diff(v) == 1).all():
-            out.append(str(c))
-    return out
-
-
-def _warn_identifiers(frame: Any, categorical: list[str], numeric: list[str]) -> None:
-    """The identifier warning ``embed`` gives
-    (:func:`catembed.stats._pooling.identifier_columns`), and one for numeric row numbers,
-    which would otherwise be cut into bins of file position (:func:`row_number_columns`)."""
-    import warnings
-
-    from .._utils._errors import CatEmbedWarning
-    from ..stats._pooling import identifier_columns, identifier_message
-
-    sizes = [int(frame[c].nunique(dropna=False)) for c in categorical]
-    found = identifier_columns(categorical, sizes, len(frame))
-    if found:
-        warnings.warn(identifier_message(found, flag="--drop or --id"), CatEmbedWarning,
-                      stacklevel=2)
-    rows = row_number_columns(frame, numeric)
-    if rows:
-        first = frame[rows[0]]
-        warnings.warn(f"column(s) {', '.join(rows[:10])} count the rows ({rows[0]} goes "
-                      f"{first.iloc[0]:g}, {first.iloc[1]:g}, ... {first.iloc[-1]:g}, up by 1 "
-                      "each row): as numbers they would be cut into bins of position in the "
-                      "file, which groups neighbouring rows. If they are identifiers, drop "
-                      "them (--drop or --id).", CatEmbedWarning, stacklevel=2)
-
-
 def _target_line(frame: Any, target: str, labels: Any) -> str:
     """The ARI of the labels with the target on the rows that have one."""
     from sklearn.metrics import adjusted_rand_score
@@ -195,7 +95,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     from .. import io
     from .._utils._text import spreadsheet_frame
     from ..cluster._describe import describe_clusters, profile_lines
-    from ..cluster.consensus import DEFAULT_MEMBERS, Consensus, _member_class
+    from ..cluster.consensus import DEFAULT_MEMBERS, _member_class
 
     t0 = time.perf_counter()
     if args.members is not None and not split_list(args.members):
@@ -212,23 +112,13 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                              suffixes=(".csv",))
         if args.output and Path(args.output).resolve() == Path(args.profiles).resolve():
             raise CatEmbedError("--output and --profiles name the same file; give two names.")
-    columns = io.read_columns(spec.path)
-    roles, numeric = _columns(args, spec, columns)
-    features = roles.features
+    # the table and the model: one code path with catembed report's consensus section
+    table = cluster_table(args, spec, progress, label_clash=LABEL_CLASH)
+    frame, roles, features, numeric = table.frame, table.roles, table.features, table.numeric
     after = [roles.target] if roles.target else []
-    if "cluster" in roles.ids + after:  # the labels' column: one of them would replace it
-        raise CatEmbedError(LABEL_CLASH)
-    used = roles.ids + features + after
-    progress.step(f"counting the rows of {spec.path.name}")
-    check_ragged(args, spec)
-    progress.step(f"reading {spec.path.name}")
-    frame = _read(args, spec, used, numeric)
     if "cluster" in frame.index.names:  # a Parquet file's pandas index, copied to the output
         raise CatEmbedError(LABEL_CLASH)
-    categorical = [c for c in features if c not in set(numeric)]
-    _warn_identifiers(frame, categorical, numeric)
-    model = Consensus(args.n_clusters, members=members, n_init=args.n_init,
-                      random_state=args.seed, categorical_features=categorical)
+    model = consensus_model(args, table, members)
     progress.step("fitting the consensus")  # then the steps of Consensus.fit
     t_start = time.perf_counter()
     with cli_spelling():  # the warnings name -k, --drop ... (issue 53)

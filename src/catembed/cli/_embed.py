@@ -122,8 +122,15 @@ def _embed(args: argparse.Namespace, progress: Any) -> int:
         if "numeric" not in est.get_params():
             raise CatEmbedError(f"method {args.method!r} has no numeric-column policy; use "
                                 "--numeric drop or another --method.")
-        est.set_params(numeric=args.numeric, n_bins=args.n_bins,
-                       categorical_features=categorical)
+        est.set_params(numeric="discretize" if args.numeric == "auto" else args.numeric,
+                       n_bins=args.n_bins, categorical_features=categorical)
+        if roles.numeric and not args.quiet:  # the note of catembed cluster and report
+            from ..evaluation.inputs import numeric_note
+            from ._input import _note
+
+            _note(numeric_note(roles.numeric, "kept" if args.numeric == "passthrough"
+                               else "binned", args.n_bins, "leaves them out" if spec.meta
+                               else "reads them as categories"))
     if args.n_components is not None:
         if "n_components" not in est.get_params():
             raise CatEmbedError(f"method {args.method!r} has no n_components parameter; "
@@ -224,11 +231,15 @@ def register(sub: Any) -> None:
     p.add_argument("--n-components", type=int_in(1, None, "n-components"), metavar="K",
                    help="compact output: the top K principal components of the method's "
                    "vectors, float32 (default: the paper's concatenation, float64)")
-    p.add_argument("--numeric", default="drop", choices=["drop", "discretize", "passthrough"],
+    p.add_argument("--numeric", default="drop",
+                   choices=["drop", "auto", "discretize", "passthrough"],
                    help="numeric columns (a data-set folder's meta.json, or with another "
                    "policy than drop a plain file's all-number columns): leave out (default; "
-                   "a plain file's columns are then all categories), cut into quantile bins "
-                   "embedded as values, or standardise and append")
+                   "a plain file's columns are then all categories); auto: catembed cluster's "
+                   "and report's rule, cut into quantile bins embedded as values except a "
+                   "plain file's with fewer than 20 distinct numbers (codes), read as "
+                   "categories; discretize: every one binned; passthrough: standardise and "
+                   "append")
     p.add_argument("--n-bins", type=int_in(2, None, "n_bins"), default=5, metavar="N",
                    help="quantile bins per numeric column for --numeric discretize (default 5)")
     p.add_argument("--handle-unknown", default="error", choices=["error", "ignore", "warn"],

@@ -40,9 +40,11 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
     """Sort the columns into ids, features and target from the flags and ``meta.json``.
 
     A data-set folder's target and id columns are never features (nor its split columns);
-    a plain file's columns are all categorical unless ``--numeric`` says otherwise.
+    a plain file's columns are all categorical unless ``--numeric`` says otherwise; which
+    columns hold numbers is :func:`catembed.evaluation.inputs.numeric_roles`' rule.
     """
     from .. import io
+    from ..evaluation.inputs import numeric_roles
 
     drop, ids = split_list(args.drop), split_list(args.id)
     given = [("--id", c) for c in ids] + [("--drop", c) for c in drop]
@@ -93,14 +95,11 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
                      f"{', '.join(unnamed)} (name them in the header to use them)")
     skip = {*drop, *ids, target}
     rest = [c for c in columns if c not in skip]
-    rest_set = set(rest)
     split_cols = [c for c in rest if spec.kind(c) in ("split", "target")]
-    if spec.meta:
-        numeric = [c for c in rest if spec.kind(c) == "numeric"]
-    elif args.numeric != "drop":
-        numeric = [c for c in io.numeric_columns(spec.path) if c in rest_set]
-    else:
-        numeric = []
+    # which columns hold numbers: the one rule of cluster, report and embed (under --numeric
+    # auto, a plain file's column with few distinct numbers is a code, read as categories)
+    numeric = numeric_roles(spec, rest, args.numeric)[0] if (
+        spec.meta or args.numeric != "drop") else []
     if not spec.meta and args.numeric == "drop" and not args.quiet:
         _hint_numeric(spec, rest)
     left_out = split_cols + (numeric if args.numeric == "drop" else [])
@@ -119,7 +118,7 @@ def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) 
     numeric = [c for c in numeric if c not in left_set]
     numeric_set = set(numeric)
     if not [c for c in features if c not in numeric_set] and not (
-            numeric and args.numeric == "discretize"):  # binned numbers are categories
+            numeric and args.numeric in ("discretize", "auto")):  # binned: categories
         raise CatEmbedError(
             "no categorical columns left to embed after --target/--drop/--id"
             + (" (a data-set folder's numeric columns are used with --numeric discretize)"

@@ -23,8 +23,9 @@ from .._utils._params import MAX_SEED
 from .._utils._pathtext import path_text
 from ..datasets import split_list
 
-__all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
-           "load_input", "numeric_hint", "numeric_looking", "split_list", "summary_line"]
+__all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "distinct_numbers", "find_input",
+           "input_files", "load_features", "load_input", "numeric_hint", "numeric_looking",
+           "numeric_note", "numeric_roles", "split_list", "summary_line"]
 
 #: a plain file's column whose values all parse as numbers and that has at least this many
 #: distinct values "looks numeric": read as categories it gives one value per number, and the
@@ -68,6 +69,74 @@ def numeric_looking(frame: Any, columns: Any = None, *,
         elif pd.to_numeric(col.astype(str).str.strip(), errors="coerce").notna().all():
             out[str(c)] = n
     return out
+
+
+def distinct_numbers(path: Any, columns: list[str], cap: int = MANY_VALUES) -> dict[str, int]:
+    """The number of distinct numbers of each column of a table file, counted up to ``cap``
+    (the file is read in chunks, only these columns, until every count reaches ``cap``);
+    a value that is not a number is not counted, nor a missing one."""
+    import pandas as pd
+
+    from .. import io
+
+    seen: dict[str, set] = {c: set() for c in columns}
+    open_ = list(columns)
+    if open_:
+        for chunk in io.iter_chunks(path, 100_000, columns=open_):
+            for c in open_:
+                seen[c].update(pd.to_numeric(chunk[c], errors="coerce").dropna().unique()
+                               .tolist())
+            open_ = [c for c in open_ if len(seen[c]) < cap]
+            if not open_:
+                break
+    return {c: len(seen[c]) for c in columns}
+
+
+def numeric_roles(spec: Any, columns: list[str], policy: str | None) -> tuple[list[str],
+                                                                             list[str]]:
+    """The one column rule of ``catembed cluster``, ``report`` and ``embed``: which of
+    ``columns`` (the features) hold numbers, as ``(numbers, codes)``.
+
+    A data-set folder's ``meta.json`` types its columns: its numeric ones are ``numbers``.
+    In a plain CSV/Parquet file a column holds numbers when its values parse as numbers
+    (:func:`catembed.io.numeric_columns`); under ``policy="auto"`` one with fewer than
+    :data:`MANY_VALUES` distinct numbers (a code such as 1, 2, 3; a count) is a ``code``,
+    read as categories, and the others are ``numbers``; under any other policy every such
+    column is a ``number``; with ``policy=None`` (no policy: every column of a plain file a
+    category) none is. What the policy does with ``numbers``: ``auto`` and ``discretize``
+    cut them into quantile bins (a method that needs categories) or give them to a method
+    that bins them (:class:`catembed.cluster.Consensus`), ``drop`` leaves them out,
+    ``passthrough`` keeps them standardised. Identifier columns are decided before (they
+    are not in ``columns``)."""
+    from .. import io
+
+    if spec.meta:
+        return [c for c in columns if spec.kind(c) == "numeric"], []
+    if policy is None:
+        return [], []
+    wanted = set(columns)
+    found = [c for c in io.numeric_columns(spec.path) if c in wanted]
+    if policy != "auto":
+        return found, []
+    counts = distinct_numbers(spec.path, found)
+    codes = [c for c in found if counts[c] < MANY_VALUES]
+    return [c for c in found if c not in set(codes)], codes
+
+
+def numeric_note(numbers: list[str], action: str, n_bins: int = 5,
+                 drop: str = "leaves them out") -> str:
+    """The one note of the commands on what they do with the columns that hold numbers
+    (:func:`numeric_roles`): ``action`` is ``"binned"``, ``"left out"`` or ``"kept"``;
+    ``drop`` says what ``--numeric drop`` would do instead (``catembed embed`` reads a plain
+    file's numbers as categories under it)."""
+    names = f"{', '.join(numbers[:10])}{' ...' if len(numbers) > 10 else ''}"
+    if action == "left out":
+        return f"leaving out {len(numbers)} numeric column(s) (--numeric drop): {names}"
+    if action == "kept":
+        return (f"{len(numbers)} numeric column(s) kept as numbers (standardised): {names} "
+                f"(--numeric drop {drop})")
+    return (f"{len(numbers)} numeric column(s) cut into {n_bins} quantile bins: {names} "
+            f"(--numeric drop {drop})")
 
 
 def numeric_hint(found: dict[str, int], n_rows: int | None = None,
@@ -171,6 +240,9 @@ def load_input(text: str, target: str | None, preset: str | None,
     plain file needs ``--target``; all its columns are categorical (read as text) unless
     ``numeric`` is given: ``"drop"`` leaves out the columns whose values all parse as
     numbers, ``"discretize"`` cuts them into ``n_bins`` quantile bins used as categories,
+    ``"auto"`` (``catembed report``'s default, the rule of ``catembed cluster`` and
+    ``embed``: :func:`numeric_roles`) cuts those with at least :data:`MANY_VALUES` distinct
+    numbers and reads the others as categories (a folder's numeric columns are cut),
     ``"passthrough"`` keeps them (and a folder's numeric columns) as numbers, standardised to
     z-scores (population standard deviation, after the preset's row filter), for the
     mixed-type methods (FAMD, k-prototypes, the deep clusterers); the preset's column rule
@@ -187,12 +259,14 @@ def load_input(text: str, target: str | None, preset: str | None,
     spec = resolve_input(find_input(text, data_dir))
     io.check_ragged_rows(spec.path)  # a warning naming the lines, as embed gives
     left_out: list[str] = []  # a plain file's --drop columns, not read
+    binned: list[str] = []  # the numeric columns cut into bins (auto, discretize)
     if spec.meta:
         data = load_dataset(spec.path.parent)
         if not use_meta_target and data.target and not target:
             data.meta = {**data.meta, "target": None, "columns": {
                 **data.column_kinds, data.target: "id"}}
-        if numeric == "discretize":
+        if numeric in ("discretize", "auto"):
+            binned = [c for c in data.feature_columns if data.column_kinds.get(c) == "numeric"]
             data.frame = _discretize(data.frame, data.feature_columns, data.column_kinds,
                                      n_bins)
             data.meta = {**data.meta, "columns": {
@@ -206,8 +280,11 @@ def load_input(text: str, target: str | None, preset: str | None,
         # --drop columns are not read (a nested Parquet column is refused when read)
         left_out = [c for c in columns if c in set(drop or []) and c != target]
         columns = [c for c in columns if c not in left_out]
-        found = [c for c in io.numeric_columns(spec.path) if c != target and c in columns
-                 ] if numeric else []
+        if numeric == "auto":  # the one rule of cluster and embed (numeric_roles)
+            found = numeric_roles(spec, [c for c in columns if c != target], "auto")[0]
+        else:
+            found = [c for c in io.numeric_columns(spec.path) if c != target and c in columns
+                     ] if numeric else []
         text_cols = [c for c in columns if c not in found]
         frame = io.read_table(spec.path, columns=columns if left_out else None,
                               text_columns=text_cols)
@@ -225,8 +302,9 @@ def load_input(text: str, target: str | None, preset: str | None,
             kinds.update({c: "id" for c in found})
         elif numeric == "passthrough":
             kinds.update({c: "numeric" for c in found})
-        elif numeric == "discretize":
+        elif numeric in ("discretize", "auto"):
             frame = _discretize(frame, found, {c: "numeric" for c in found}, n_bins)
+            binned = list(found)
         data = Dataset(spec.name, frame, {"name": spec.name, "target": target,
                                           "columns": kinds}, spec.path)
     if target:
@@ -272,6 +350,7 @@ def load_input(text: str, target: str | None, preset: str | None,
         else:
             out = apply_preset(data, name)
         out.meta = {**out.meta, "rows_read": int(len(data.frame)), "plain_file": not spec.meta,
+                    "binned": [c for c in binned if c in out.feature_columns],
                     "rows_no_target": int(data.frame[data.target].isna().sum())}
         return out
     except Exception as exc:

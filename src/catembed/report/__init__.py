@@ -14,7 +14,10 @@ as base64 PNG; the page itself is :mod:`catembed.report._html`) with
   k-means cluster and, with a target, by class;
 * cluster profiles (:func:`cluster_profiles`): each cluster's over-represented values with
   their lift, as a table;
-* the label-free consensus (:class:`catembed.cluster.Consensus`) with the same ``k``: its
+* the label-free consensus (:class:`catembed.cluster.Consensus`): ``catembed cluster``'s
+  answer for the same table, options and seed (the command's own code path,
+  :mod:`catembed.cli._cluster_table`: every row, the same columns, ``k`` chosen without
+  labels unless ``--clusters`` gives it, also when a target sets the k-means ``k``): its
   members, each member's stability (mean ARI between its k-means runs), weight and agreement
   with the consensus, and the consensus' agreement with the k-means clusters above (and,
   with a target, with the classes; the fit never sees them);
@@ -23,7 +26,11 @@ as base64 PNG; the page itself is :mod:`catembed.report._html`) with
   where one of the paper tables (``catembed bench --list``) has it.
 
 The rows are those of ``catembed evaluate``: by default (preset ``complete``) rows with a
-missing value are dropped, and the page says how many. The number of clusters is the
+missing value are dropped, and the page says how many (the consensus section clusters every
+row, as ``catembed cluster`` does). The columns are read by the one rule of ``catembed
+cluster`` and ``embed`` (:func:`catembed.evaluation.inputs.numeric_roles`, ``--numeric
+auto``): a column of numbers with many distinct values is cut into 5 quantile bins, one with
+fewer than 20 is read as categories. The number of clusters is the
 number of classes when a target is given (the papers'
 protocol), else the ``k`` in 2..8 with the best silhouette on a sample of at most 2,000 rows
 (a rule that needs no labels).
@@ -45,11 +52,12 @@ from typing import Any
 from .._utils._files import read_text_file
 from .._utils._pathtext import path_text
 from .._utils._text import plot_text, value_texts
+from ._consensus import cluster_consensus, consensus_summary
 from ._html import render_html
 from ._profiles import cluster_profiles
 
-__all__ = ["ReportData", "build_report", "cluster_profiles", "consensus_summary", "register",
-           "render_html", "write_report"]
+__all__ = ["ReportData", "build_report", "cluster_consensus", "cluster_profiles",
+           "consensus_summary", "register", "render_html", "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
 
@@ -73,8 +81,11 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     # the interactive value map: x, y, column (index into columns), value, count, colours
     value_points: dict[str, Any] = field(default_factory=dict)
-    # the label-free consensus: k, members (name, stability, weight, agreement), ARIs
+    # the label-free consensus: k, members (name, stability, weight, agreement), ARIs, and
+    # (not drawn) its row labels, "labels", on the rows of "index"
     consensus: dict[str, Any] = field(default_factory=dict)
+    # the k-means clusters of the maps, one per row of the table
+    clusters: Any = None
 
 
 def _png(fig: Any) -> str:
@@ -209,13 +220,17 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
         k-means runs per method (distinct seeds) on one fit of each method (the protocol's
         ``refit="once"``; ``catembed evaluate`` refits random methods in every run).
     n_clusters : int, optional
-        Default: the number of classes, else the silhouette rule (module docstring).
+        The k-means ``k``; default: the number of classes, else the silhouette rule (module
+        docstring). The consensus uses it when given, else chooses its own (``"auto"``, as
+        ``catembed cluster``).
     object_map : {"pca", "tsne"}
     seed : int, default=0
     quiet : bool
         No progress bar.
     consensus : bool, default=True
-        Fit :class:`catembed.cluster.Consensus` with the same ``k`` and show its members.
+        Fit :class:`catembed.cluster.Consensus` on ``X`` (``n_clusters``, else ``"auto"``)
+        and show its members. ``catembed report`` fits it by ``catembed cluster``'s code
+        path instead (:func:`cluster_consensus`).
     """
     import matplotlib
 
@@ -281,7 +296,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     clusters = kmeans_labels(z, int(k), seed, init="sklearn")
     summary["clusters (k-means)"] = int(k)
     done("clustering")
-    data = ReportData(name, summary, timings=timings)
+    data = ReportData(name, summary, timings=timings, clusters=clusters)
     fig, ax = plt.subplots(figsize=(8, 6.5))
     plot.values(est, ax=ax, max_points=MAP_VALUES)
     data.figures["Value map"] = _png(fig)
@@ -309,7 +324,7 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
     data.figures["Cluster profiles"] = _png(fig)
     done("profiles")
     if consensus:
-        data.consensus = consensus_summary(X, int(k), seed, clusters, y)
+        data.consensus = consensus_summary(X, n_clusters or "auto", seed, clusters, y)
         done("consensus")
     if methods:
         from ..evaluation.protocol import run_clustering
@@ -341,45 +356,6 @@ def build_report(X: Any, y: Any = None, *, name: str = "table", method: str = "c
         done("comparison")
     bar.close()
     return data
-
-
-def consensus_summary(X: Any, k: int, seed: int, clusters: Any = None,
-                      y: Any = None) -> dict[str, Any]:
-    """What the report shows of a :class:`~catembed.cluster.Consensus` fit with ``k``
-    clusters: its members with their stability, weight and agreement, the members left out,
-    the cluster sizes and the ARI of the consensus with ``clusters`` (the k-means clusters
-    of the maps) and with ``y``; ``{"error": message}`` when the table is refused."""
-    import warnings
-
-    import numpy as np
-    from sklearn.metrics import adjusted_rand_score
-
-    from .._utils._validation import CatEmbedError
-    from ..cluster.consensus import Consensus
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = Consensus(k, random_state=seed).fit(X)
-    except CatEmbedError as exc:
-        return {"k": k, "error": str(exc)}
-    out: dict[str, Any] = {
-        "k": k,
-        "members": [{"member": m, "stability": float(s), "weight": float(w),
-                     "agreement": float(a)}
-                    for m, s, w, a in zip(model.members_, model.member_stability_,
-                                          model.member_weights_, model.member_agreement_,
-                                          strict=True)],
-        "failed": list(model.failed_members_),
-        "sizes": np.bincount(model.labels_, minlength=k).tolist(),
-        "numeric": list(model.numeric_features_),
-    }
-    if clusters is not None:
-        out["ari_kmeans"] = float(adjusted_rand_score(clusters, model.labels_))
-    if y is not None:
-        out["ari_target"] = float(adjusted_rand_score(np.asarray(y).astype(str),
-                                                      model.labels_))
-    return out
 
 
 def write_report(data: ReportData, path: str | os.PathLike) -> Path:
@@ -416,12 +392,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
                         args.data_dir, numeric=args.numeric, require_target=False,
                         use_meta_target=not args.no_target)
     name, X = loaded.name, loaded.features
+    binned = loaded.meta.get("binned") or []
+    if binned and not args.quiet:  # the note of catembed cluster and embed
+        from .._utils._progress import echo
+        from ..evaluation.inputs import numeric_note
+
+        echo(f"catembed: note: {path_text(numeric_note(binned, 'binned'))}")
     y = None if loaded.target == NO_TARGET else loaded.labels.to_numpy()
     t_read = time.perf_counter() - t0
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     data = build_report(X, y, name=name, method=args.method, methods=methods, runs=args.runs,
                         n_clusters=args.clusters, object_map=args.map, seed=args.seed,
-                        quiet=args.quiet, consensus=not args.no_consensus)
+                        quiet=args.quiet, consensus=False)
+    if not args.no_consensus:  # catembed cluster's answer for the same table and seed
+        t_c = time.perf_counter()
+        data.consensus = cluster_consensus(args, X, y, data.clusters)
+        data.timings["consensus"] = time.perf_counter() - t_c
     data.timings = {"read": t_read, **data.timings}
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")
     write_report(data, out)
@@ -447,8 +433,8 @@ def register(subparsers: Any) -> None:
         "report", help="write a self-contained HTML report of a table's embedding",
         description="Embed a table and write one HTML page (no network needed to open it): "
         "the table's summary and data factors, the value map, the object map by cluster and "
-        "class, cluster profiles and, with a target, the methods side by side. Every column "
-        "of a plain CSV is categorical unless --numeric says otherwise.",
+        "class, cluster profiles, the catembed cluster result and, with a target, the methods "
+        "side by side. Columns of numbers are read by catembed cluster's rule (--numeric).",
         epilog=REPORT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", help="CSV or Parquet file, data-set folder, or data-set name")
     p.add_argument("--output", "-o", default="report.html",
@@ -464,7 +450,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--runs", type=int, default=3,
                    help="k-means runs per compared method, each fitted once (default 3)")
     p.add_argument("--clusters", type=int,
-                   help="k-means clusters (default: the classes, else best silhouette 2..8)")
+                   help="clusters: the k-means k (default: the classes, else best silhouette "
+                   "2..8) and the consensus' k (default: chosen without labels, as "
+                   "catembed cluster)")
     p.add_argument("--map", choices=["pca", "tsne"], default="pca",
                    help="object map projection (default pca; tsne on <= 2,000 rows)")
     p.add_argument("--preset", default="complete",
@@ -472,14 +460,17 @@ def register(subparsers: Any) -> None:
                    "categorical columns, rows with a missing value dropped; categorical "
                    "keeps every row, missing as a value)")
     p.add_argument("--drop", help="comma-separated columns to leave out")
-    p.add_argument("--numeric", choices=["drop", "discretize"], default=None,
-                   help="columns holding numbers in a plain CSV (default: categories); "
-                   "discretize also bins a folder's numeric columns")
+    p.add_argument("--numeric", choices=["auto", "drop", "discretize"], default="auto",
+                   help="columns holding numbers (a folder's numeric columns, or a plain "
+                   "file's whose values all parse as numbers), by catembed cluster's rule: "
+                   "auto (default): cut into 5 quantile bins, except a plain file's with "
+                   "fewer than 20 distinct numbers (codes), read as categories; discretize: "
+                   "every one binned; drop: left out")
     p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
                    "$CATEMBED_DATA, then $CATEMBED_SHARED/datasets, then the bundled sets)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-consensus", action="store_true",
-                   help="leave out the label-free consensus section (catembed.cluster."
-                   "Consensus with the same k)")
+                   help="leave out the label-free consensus section (the catembed cluster "
+                   "result for the same table, --clusters and --seed)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     p.set_defaults(func=_cmd_report)

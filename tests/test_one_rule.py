@@ -1,0 +1,111 @@
+"""One answer per table (issue 54 item 3): ``catembed cluster``, ``report`` and ``embed``
+decide which columns hold numbers by one rule
+(:func:`catembed.evaluation.inputs.numeric_roles`), print the same note about them, and the
+report's consensus section is the ``catembed cluster`` partition for the same table, options
+and seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+import catembed.report as report
+from catembed.cli import main
+
+NOTE = "catembed: note: 1 numeric column(s) cut into 5 quantile bins: amount (--numeric drop"
+
+
+@pytest.fixture
+def table(tmp_path):
+    """Two groups: a number with many distinct values that follows the group, a text
+    column, a binary column, a code (3 distinct numbers) and a class."""
+    rng = np.random.default_rng(3)
+    n = 120
+    g = rng.integers(0, 2, n)
+    flip = rng.random(n) < 0.15
+    df = pd.DataFrame({
+        "amount": np.round(g * 8 + rng.normal(0, 2, n), 3),
+        "colour": np.array(["red", "blue"])[np.where(flip, 1 - g, g)],
+        "smoker": np.array(["yes", "no"])[np.where(rng.random(n) < 0.2, 1 - g, g)],
+        "legs": np.array([2, 4, 6])[rng.integers(0, 3, n)],
+        "y": np.array(["u", "v"])[g],
+    })
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def _report(argv, monkeypatch):
+    """Run ``catembed report`` and return the data its page was written from."""
+    got = {}
+    write = report.write_report
+
+    def keep(data, path):
+        got["data"] = data
+        return write(data, path)
+
+    monkeypatch.setattr(report, "write_report", keep)
+    assert main([str(a) for a in ["report", *argv]]) == 0
+    return got["data"]
+
+
+def test_numeric_roles_is_the_rule(table):
+    from catembed.datasets import resolve_input
+    from catembed.evaluation.inputs import numeric_roles
+
+    spec = resolve_input(str(table))
+    cols = ["amount", "colour", "smoker", "legs"]
+    assert numeric_roles(spec, cols, "auto") == (["amount"], ["legs"])
+    assert numeric_roles(spec, cols, "discretize") == (["amount", "legs"], [])
+    assert numeric_roles(spec, cols, None) == ([], [])
+
+
+@pytest.mark.parametrize("extra", [[], ["--clusters", "3"], ["--target", "y"]])
+def test_report_consensus_is_the_cluster_partition(tmp_path, table, monkeypatch, capsys,
+                                                   extra):
+    labels = tmp_path / "labels.csv"
+    k = ["-k", "3"] if "--clusters" in extra else []
+    target = ["--target", "y"] if "--target" in extra else []
+    assert main([str(a) for a in ["cluster", table, "--seed", 0, "-o", labels, "-q", *k,
+                                  *target]]) == 0
+    ours = pd.read_csv(labels)["cluster"].to_numpy()
+    data = _report([table, "--seed", 0, "--methods", "", "-q", "-o", tmp_path / "r.html",
+                    *extra], monkeypatch)
+    c = data.consensus
+    assert "error" not in c
+    assert adjusted_rand_score(ours, c["labels"]) == 1.0
+    assert c["k"] == len(set(ours)) and sum(c["sizes"]) == len(ours) == 120
+    assert c["numeric"] == ["amount"]  # binned by Consensus, the code 'legs' a category
+    if "--target" in extra:  # the k-means part uses the classes; the consensus chooses k
+        assert data.summary["clusters (k-means)"] == 2
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert f"Label-free consensus (k = {c['k']})" in page
+
+
+def test_three_commands_describe_the_columns_alike(tmp_path, table, monkeypatch, capsys):
+    assert main(["cluster", str(table), "-k", "2", "--members", "idf", "--n-init", "1",
+                 "-o", str(tmp_path / "l.csv")]) == 0
+    cluster_err = capsys.readouterr().err
+    data = _report([table, "--methods", "", "--no-consensus", "-o", tmp_path / "r.html"],
+                   monkeypatch)
+    report_err = capsys.readouterr().err
+    assert main(["embed", str(table), "--numeric", "auto", "--method", "idf",
+                 "-o", str(tmp_path / "e.csv")]) == 0
+    embed_out, embed_err = capsys.readouterr()
+    for err in (cluster_err, report_err, embed_err):
+        assert NOTE in err, err
+        assert "legs" not in err  # a code: read as categories, not said to be binned
+    # the report's maps and embed read the number in 5 bins, the code as its 3 values and
+    # the class (no --target) as 2: 14 values, not 60 + 11
+    assert data.summary["values"] == 5 + 2 + 2 + 3 + 2
+    assert "5 attributes, 14 values" in embed_out
+
+
+def test_report_iris_folder_bins_its_numbers(tmp_path, monkeypatch, capsys):
+    """A folder whose features are all numeric: refused before (the preset left no
+    attribute), now binned as ``catembed cluster`` bins them."""
+    data = _report(["iris", "--methods", "", "--no-consensus", "-q", "-o",
+                    tmp_path / "i.html"], monkeypatch)
+    assert data.summary["attributes"] == 4 and data.summary["values"] <= 20
