@@ -82,6 +82,26 @@ def test_report_consensus_is_the_cluster_partition(tmp_path, table, monkeypatch,
         assert data.summary["clusters (k-means)"] == 2
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert f"Label-free consensus (k = {c['k']})" in page
+    assert "the partition of catembed cluster for this table and seed" in page
+
+
+def test_report_consensus_keeps_every_row(tmp_path, table, monkeypatch):
+    """Rows with a missing value: the report's maps drop them (preset complete), its
+    consensus section clusters them as catembed cluster does; the ARI with the maps' k-means
+    clusters is on the rows both keep."""
+    df = pd.read_csv(table)
+    df.loc[:9, "colour"] = None
+    df.to_csv(table, index=False)
+    labels = tmp_path / "labels.csv"
+    assert main(["cluster", str(table), "--seed", "1", "-o", str(labels), "-q"]) == 0
+    data = _report([table, "--seed", 1, "--methods", "", "-q", "-o", tmp_path / "r.html"],
+                   monkeypatch)
+    c = data.consensus
+    assert data.summary["rows"] == 110 and sum(c["sizes"]) == 120
+    assert adjusted_rand_score(pd.read_csv(labels)["cluster"], c["labels"]) == 1.0
+    kept = np.asarray(c["index"]) >= 10
+    assert c["ari_kmeans"] == pytest.approx(adjusted_rand_score(
+        np.asarray(data.clusters).astype(str), c["labels"][kept]))
 
 
 def test_three_commands_describe_the_columns_alike(tmp_path, table, monkeypatch, capsys):

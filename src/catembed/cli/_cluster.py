@@ -22,7 +22,7 @@ from typing import Any
 from .._utils._errors import CatEmbedError
 from .._utils._pathtext import path_text
 from .._utils._spelling import cli_spelling
-from ._cluster_table import cluster_table, consensus_model
+from ..evaluation.roles import cluster_table, consensus_model
 from ._input import (
     check_outputs,
     int_in,

@@ -126,7 +126,7 @@ def _embed(args: argparse.Namespace, progress: Any) -> int:
                        n_bins=args.n_bins, categorical_features=categorical)
         if roles.numeric and not args.quiet:  # the note of catembed cluster and report
             from ..evaluation.inputs import numeric_note
-            from ._input import _note
+            from ..evaluation.roles import _note
 
             _note(numeric_note(roles.numeric, "kept" if args.numeric == "passthrough"
                                else "binned", args.n_bins, "leaves them out" if spec.meta

@@ -424,6 +424,7 @@ def apply_preset(dataset: Dataset, preset: str | dict | None = "complete") -> Da
     meta["columns"] = new_kinds
     meta["id_columns"] = []
     meta["preset"] = spec
+    meta["rows_kept"] = frame.index.to_numpy()  # the kept rows' labels in the input's index
     return Dataset(dataset.name, frame.reset_index(drop=True), meta, dataset.path)
 
 

@@ -16,7 +16,7 @@ as base64 PNG; the page itself is :mod:`catembed.report._html`) with
   their lift, as a table;
 * the label-free consensus (:class:`catembed.cluster.Consensus`): ``catembed cluster``'s
   answer for the same table, options and seed (the command's own code path,
-  :mod:`catembed.cli._cluster_table`: every row, the same columns, ``k`` chosen without
+  :mod:`catembed.evaluation.roles`: every row, the same columns, ``k`` chosen without
   labels unless ``--clusters`` gives it, also when a target sets the k-means ``k``): its
   members, each member's stability (mean ARI between its k-means runs), weight and agreement
   with the consensus, and the consensus' agreement with the k-means clusters above (and,
@@ -406,7 +406,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
                         quiet=args.quiet, consensus=False)
     if not args.no_consensus:  # catembed cluster's answer for the same table and seed
         t_c = time.perf_counter()
-        data.consensus = cluster_consensus(args, X, y, data.clusters)
+        data.consensus = cluster_consensus(args, X, y, data.clusters,
+                                           loaded.meta.get("rows_kept"))
         data.timings["consensus"] = time.perf_counter() - t_c
     data.timings = {"read": t_read, **data.timings}
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")

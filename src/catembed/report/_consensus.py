@@ -63,23 +63,26 @@ def _consensus_facts(model: Any, clusters: Any = None, y: Any = None) -> dict[st
     return out
 
 
-def cluster_consensus(args: argparse.Namespace, X: Any, y: Any,
-                      clusters: Any) -> dict[str, Any]:
+def cluster_consensus(args: argparse.Namespace, X: Any, y: Any, clusters: Any,
+                      rows: Any = None) -> dict[str, Any]:
     """The report's consensus section as ``catembed cluster`` computes it: the same reading
     of the table (every row; the columns' roles from ``--target``, ``--drop`` and
     ``--numeric``), the same :class:`~catembed.cluster.Consensus` (``-k`` =
     ``--clusters``, else ``auto``; the default members and ``--n-init``; ``--seed``), by
-    the command's own functions (:mod:`catembed.cli._cluster_table`). ``X`` (the report's
-    rows, after its preset), ``y`` and ``clusters`` give the ARIs on the rows they share."""
+    the command's own functions (:mod:`catembed.evaluation.roles`). ``X`` (the report's
+    rows, after its preset), ``y`` and ``clusters`` give the ARIs on the rows they share;
+    ``rows``: their labels in the file's index (:func:`catembed.datasets.apply_preset`'s
+    ``meta["rows_kept"]``; default ``X.index``)."""
     import warnings
 
+    import numpy as np
     import pandas as pd
 
     from .._utils._progress import Progress
     from .._utils._validation import CatEmbedError
-    from ..cli._cluster_table import cluster_table, consensus_model
-    from ..cli._input import resolve_input
+    from ..datasets import resolve_input
     from ..evaluation.inputs import find_input
+    from ..evaluation.roles import cluster_table, consensus_model
 
     view = argparse.Namespace(
         input=find_input(args.data, args.data_dir), target=args.target, drop=args.drop,
@@ -94,12 +97,15 @@ def cluster_consensus(args: argparse.Namespace, X: Any, y: Any,
     except CatEmbedError as exc:
         return {"k": view.n_clusters, "error": str(exc)}
     index = table.frame.index
-    on = [None if v is None else pd.Series(v, index=X.index, dtype=object)
+    mine = pd.Index(X.index if rows is None else rows)
+    on = [None if v is None else pd.Series(np.asarray(v, dtype=object), index=mine)
           for v in (clusters, y)]
-    if index.is_unique and X.index.is_unique:
+    if index.is_unique and mine.is_unique:
         on = [None if v is None else v.reindex(index).to_numpy() for v in on]
     else:  # rows matched by position (the report kept every row)
         on = [None if v is None or len(v) != len(index) else v.to_numpy() for v in on]
     out = _consensus_facts(model, *on)
     out["index"] = index
+    out["command"] = "catembed cluster"  # said on the page
+    out["chosen"] = view.n_clusters == "auto"
     return out

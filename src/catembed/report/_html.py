@@ -190,6 +190,10 @@ def _consensus(c: dict[str, Any]) -> list[str]:
         facts.append(f"left out (refused on this table): {', '.join(c['failed'])}")
     if c.get("numeric"):
         facts.append(f"numeric columns in 5 quantile bins: {', '.join(c['numeric'])}")
+    if c.get("command"):
+        facts.insert(0, f"the partition of {c['command']} for this table and seed (every row "
+                     "of the file" + ("; k chosen without labels" if c.get("chosen") else "")
+                     + ")")
     out.append("<p class=\"note\">catembed.cluster.Consensus: every member's k-means runs "
                "on its own resamples; k-means on the members' embeddings side by side, each "
                "scaled by its weight. Stability: mean ARI between a member's runs (no "

@@ -1,10 +1,13 @@
-"""The table ``catembed cluster`` clusters and the Consensus it fits, for the command and for
-``catembed report``'s consensus section (one code path, so that both give one answer for
-one table and seed).
+"""The roles of a table's columns for the commands that read one (``catembed cluster``,
+``embed``, ``report``'s consensus section): ids, features, target from the flags and
+``meta.json``, the columns that hold numbers by the one rule
+(:func:`catembed.evaluation.inputs.numeric_roles`), and the table ``catembed cluster``
+clusters with the Consensus it fits (:func:`cluster_table`, :func:`consensus_model`: one
+code path for the command and the report, so that both give one answer for one table and
+seed).
 
-The column roles are :func:`catembed.cli._input.column_roles`', the columns that hold numbers
-:func:`catembed.evaluation.inputs.numeric_roles`' (the one rule of ``cluster``, ``report``
-and ``embed``). Light at import.
+Below the report and the command line (layer 6), so that both can use it; light at import
+(no NumPy, pandas or scikit-learn: imported inside the functions).
 """
 
 from __future__ import annotations
@@ -14,10 +17,133 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._utils._errors import CatEmbedError
-from ._input import _note, check_ragged, column_roles
+from .._utils._pathtext import path_text
+from .._utils._progress import echo
+from ..datasets import InputSpec, split_list
 
-__all__ = ["ClusterTable", "cluster_roles", "cluster_table", "consensus_model",
-           "read_numbers", "row_number_columns"]
+__all__ = ["ClusterTable", "Roles", "cluster_roles", "cluster_table", "column_roles",
+           "consensus_model", "read_numbers", "row_number_columns"]
+
+
+def _note(text: str) -> None:
+    echo(f"catembed: note: {path_text(text)}")
+
+
+@dataclass
+class Roles:
+    """What ``embed`` does with each column of the input."""
+
+    ids: list[str]  # copied to the output before the embedding
+    features: list[str]  # embedded (categorical) or numeric (per --numeric)
+    numeric: list[str]  # features handled by the numeric policy
+    target: str | None  # copied to the output after the embedding
+
+
+def column_roles(args: argparse.Namespace, spec: InputSpec, columns: list[str]) -> Roles:
+    """Sort the columns into ids, features and target from the flags and ``meta.json``.
+
+    A data-set folder's target and id columns are never features (nor its split columns);
+    a plain file's columns are all categorical unless ``--numeric`` says otherwise; which
+    columns hold numbers is :func:`catembed.evaluation.inputs.numeric_roles`' rule.
+    """
+    from .. import io
+    from ..evaluation.inputs import numeric_roles
+
+    drop, ids = split_list(args.drop), split_list(args.id)
+    given = [("--id", c) for c in ids] + [("--drop", c) for c in drop]
+    if args.target:
+        given.append(("--target", args.target))
+    unknown = [c for _, c in given if c not in columns]
+    if unknown:
+        raise CatEmbedError(
+            f"column(s) not in {spec.path.name}: {', '.join(unknown)}. "
+            f"Columns: {', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
+        )
+    twice = sorted({c for c in ids if ids.count(c) > 1})  # a handful of --id names
+    if twice:
+        raise CatEmbedError(f"--id names {', '.join(map(repr, twice))} more than once; give "
+                            "each identifier column once.")
+    seen: dict[str, str] = {}
+    for flag, col in given:
+        if col in seen and seen[col] != flag:
+            raise CatEmbedError(f"column {col!r} is given to both {seen[col]} and {flag}; "
+                                "give each column one role.")
+        seen[col] = flag
+    named = set(seen)
+    notes: list[str] = []
+    target = args.target
+    meta_target = spec.meta.get("target") if spec.meta else None
+    if meta_target in columns and meta_target not in named:
+        if target is None:
+            target = meta_target
+            notes.append(f"the target {meta_target!r} (meta.json) is copied to the output, "
+                         "not embedded")
+        else:
+            drop.append(meta_target)
+            notes.append(f"leaving out meta.json's target {meta_target!r} (--target is "
+                         f"{target!r})")
+    meta_ids = list(spec.meta.get("id_columns") or []) + [
+        c for c in columns if spec.kind(c) == "id"]
+    for col in meta_ids:
+        if col in columns and col not in named and col not in ids:
+            ids.append(col)
+    unnamed = [c for c in io.unnamed_columns(spec.path) if c not in named]
+    if unnamed and unnamed[0] == columns[0]:
+        ids.insert(0, unnamed.pop(0))
+        notes.append(f"the first column has no name: taken for a row index ({ids[0]!r}), "
+                     "copied to the output, not embedded")
+    if unnamed:
+        drop.extend(unnamed)
+        notes.append(f"leaving out {len(unnamed)} column(s) with no name in the header: "
+                     f"{', '.join(unnamed)} (name them in the header to use them)")
+    skip = {*drop, *ids, target}
+    rest = [c for c in columns if c not in skip]
+    split_cols = [c for c in rest if spec.kind(c) in ("split", "target")]
+    # which columns hold numbers: the one rule of cluster, report and embed (under --numeric
+    # auto, a plain file's column with few distinct numbers is a code, read as categories)
+    numeric = numeric_roles(spec, rest, args.numeric)[0] if (
+        spec.meta or args.numeric != "drop") else []
+    if not spec.meta and args.numeric == "drop" and not args.quiet:
+        _hint_numeric(spec, rest)
+    left_out = split_cols + (numeric if args.numeric == "drop" else [])
+    if left_out:
+        notes.append(
+            f"leaving out {len(left_out)} column(s) that meta.json types "
+            f"{'numeric or split' if args.numeric == 'drop' else 'split'}: {', '.join(left_out)}"
+            + (" (use --numeric discretize or passthrough to use numeric columns)"
+               if args.numeric == "drop" and numeric else "")
+        )
+    if not args.quiet:
+        for text in notes:
+            _note(text)
+    left_set = set(left_out)
+    features = [c for c in rest if c not in left_set]
+    numeric = [c for c in numeric if c not in left_set]
+    numeric_set = set(numeric)
+    if not [c for c in features if c not in numeric_set] and not (
+            numeric and args.numeric in ("discretize", "auto")):  # binned: categories
+        raise CatEmbedError(
+            "no categorical columns left to embed after --target/--drop/--id"
+            + (" (a data-set folder's numeric columns are used with --numeric discretize)"
+               if spec.meta and numeric else "") + "."
+        )
+    return Roles(ids, features, numeric, target)
+
+
+def _hint_numeric(spec: InputSpec, columns: list[str]) -> None:
+    """Say once which columns of a plain file look numeric (read as categories) and which
+    flag bins them (the rule of :func:`catembed.evaluation.inputs.numeric_looking`, on the
+    first 10,000 rows)."""
+    from .. import io
+    from ..evaluation.inputs import numeric_hint, numeric_looking
+
+    found = [c for c in io.numeric_columns(spec.path) if c in set(columns)]
+    if not found:
+        return
+    head = next(iter(io.iter_chunks(spec.path, 10_000, columns=found)))
+    many = numeric_looking(head, found)
+    if many:
+        _note(numeric_hint(many, len(head), id_flag="--drop or --id"))
 
 
 @dataclass
@@ -25,7 +151,7 @@ class ClusterTable:
     """The rows to cluster and the columns' roles."""
 
     frame: Any  # ids, features and target, numeric columns as float64
-    roles: Any  # catembed.cli._input.Roles
+    roles: Any  # Roles
     features: list[str]  # the columns clustered
     numeric: list[str]  # the features clustered as numbers (binned by Consensus)
     categorical: list[str]  # the other features
@@ -139,7 +265,7 @@ def cluster_table(args: argparse.Namespace, spec: Any, progress: Any,
         raise CatEmbedError(label_clash)
     used = roles.ids + features + after
     progress.step(f"counting the rows of {spec.path.name}")
-    check_ragged(args, spec)
+    io.check_ragged_rows(spec.path, getattr(args, "strict", None))  # a warning naming lines
     progress.step(f"reading {spec.path.name}")
     frame = read_numbers(args, spec, used, numeric)
     categorical = [c for c in features if c not in set(numeric)]
