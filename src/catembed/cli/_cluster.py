@@ -47,6 +47,8 @@ examples:
   catembed cluster soybean_small --blrt -o labels.csv
       also the bootstrap likelihood-ratio test of k against k + 1 latent classes
   catembed cluster data.csv -k 5 --drop id --members cde,mca,idf -o labels.parquet
+  catembed cluster zoo --report zoo.html -o labels.csv
+      also one HTML page of the clusters (open it in a browser; no network needed)
   catembed cluster credit.csv -k 3 --profiles profiles.csv -o labels.csv
       a mixed table: its numeric columns cut into 5 quantile bins (--numeric auto); what
       each cluster holds written to profiles.csv
@@ -112,6 +114,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
                              suffixes=(".csv",))
         if args.output and Path(args.output).resolve() == Path(args.profiles).resolve():
             raise CatEmbedError("--output and --profiles name the same file; give two names.")
+    if args.report:
+        _check_report(args, spec)
     # the table and the model: one code path with catembed report's consensus section
     table = cluster_table(args, spec, progress, label_clash=LABEL_CLASH)
     frame, roles, features, numeric = table.frame, table.roles, table.features, table.numeric
@@ -135,6 +139,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     # the labels and the profiles are published together: each is written to a temporary
     # file beside its target, and both are renamed only once both are complete
     with contextlib.ExitStack() as publish:
+        if args.report:  # the cluster page (catembed.report._cluster_page)
+            _write_report(args, spec, model, frame, features, roles, publish)
         if args.profiles:
             # a derived report for a spreadsheet: a value that would run as a formula gets
             # a leading ' (docs/cli-errors.md)
@@ -149,7 +155,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
         stream = sys.stdout if args.output else sys.stderr
         k = int(model.n_clusters_)
         sizes = ", ".join(str(int((labels == c).sum())) for c in range(k))
-        wrote = [path_text(f) for f in (args.output, args.profiles) if f]
+        wrote = [path_text(f) for f in (args.output, args.profiles, args.report) if f]
         lines = [f"catembed cluster: consensus of {len(model.members_)} members on "
                  f"{spec.name}: {len(labels)} rows, {len(features)} attributes -> "
                  f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); "
@@ -178,6 +184,32 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
         print(_blrt_line(model, frame[features], args.seed),
               file=sys.stdout if args.output else sys.stderr)
     return 0
+
+
+def _check_report(args: argparse.Namespace, spec: Any) -> None:
+    """``--report``: an .html file, neither the input nor another output."""
+    from .. import io
+
+    io.check_output_path(args.report, inputs=[spec.path], flag="--report",
+                         suffixes=(".html", ".htm"))
+    for flag, other in (("--output", args.output), ("--profiles", args.profiles)):
+        if other and Path(other).resolve() == Path(args.report).resolve():
+            raise CatEmbedError(f"{flag} and --report name the same file; give two names.")
+
+
+def _write_report(args: argparse.Namespace, spec: Any, model: Any, frame: Any,
+                  features: list[str], roles: Any, publish: Any) -> None:
+    """The cluster page, to a temporary file renamed with the other outputs."""
+    from .. import io
+    from .._utils._pathtext import path_text as text
+    from ..report._cluster_page import cluster_page
+
+    page = cluster_page(model, frame[features], name=spec.name, seed=args.seed,
+                        target=frame[roles.target].to_numpy() if roles.target else None,
+                        target_name=roles.target or "target",
+                        ids=frame[roles.ids] if roles.ids else None)
+    publish.enter_context(io.atomic_output(args.report)).write_text(text(page),
+                                                                    encoding="utf-8")
 
 
 def _k_arg(text: str) -> Any:
@@ -292,6 +324,11 @@ def register(sub: Any) -> None:
                    help="also print the bootstrap likelihood-ratio test of the latent class "
                    "model, k against k + 1 classes (19 tables, at most 2000 rows; seconds to "
                    "a minute)")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="also write one self-contained HTML page of the clusters (no network "
+                   "needed to open it): sizes, the criterion per k, per-cluster stability, "
+                   "the sortable profiles with bars of each value's share in the cluster "
+                   "against overall, and a map of the rows with their overlap in words")
     p.add_argument("--id", metavar="COLS", help="comma-separated identifier columns: kept out "
                    "of the fit, copied to the output")
     p.add_argument("--seed", type=int_in(0, MAX_SEED, "seed"), default=0, metavar="N",
