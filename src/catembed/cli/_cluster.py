@@ -187,14 +187,11 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
 
 
 def _check_report(args: argparse.Namespace, spec: Any) -> None:
-    """``--report``: an .html file, neither the input nor another output."""
+    """``--report``: an .html file (so never -o's or --profiles' file), not the input."""
     from .. import io
 
     io.check_output_path(args.report, inputs=[spec.path], flag="--report",
                          suffixes=(".html", ".htm"))
-    for flag, other in (("--output", args.output), ("--profiles", args.profiles)):
-        if other and Path(other).resolve() == Path(args.report).resolve():
-            raise CatEmbedError(f"{flag} and --report name the same file; give two names.")
 
 
 def _write_report(args: argparse.Namespace, spec: Any, model: Any, frame: Any,
@@ -204,10 +201,11 @@ def _write_report(args: argparse.Namespace, spec: Any, model: Any, frame: Any,
     from .._utils._pathtext import path_text as text
     from ..report._cluster_page import cluster_page
 
-    page = cluster_page(model, frame[features], name=spec.name, seed=args.seed,
-                        target=frame[roles.target].to_numpy() if roles.target else None,
-                        target_name=roles.target or "target",
-                        ids=frame[roles.ids] if roles.ids else None)
+    with cli_spelling():  # the page names -k, as the summary does
+        page = cluster_page(model, frame[features], name=spec.name, seed=args.seed,
+                            target=frame[roles.target].to_numpy() if roles.target else None,
+                            target_name=roles.target or "target",
+                            ids=frame[roles.ids] if roles.ids else None)
     publish.enter_context(io.atomic_output(args.report)).write_text(text(page),
                                                                     encoding="utf-8")
 

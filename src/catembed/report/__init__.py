@@ -56,10 +56,18 @@ from ._consensus import cluster_consensus, consensus_summary
 from ._html import render_html
 from ._profiles import cluster_profiles
 
-__all__ = ["ReportData", "build_report", "cluster_consensus", "cluster_profiles",
-           "consensus_summary", "register", "render_html", "write_report"]
+__all__ = ["ReportData", "build_report", "cluster_consensus", "cluster_page", "cluster_profiles",
+           "consensus_summary", "register", "render_html", "write_cluster_page", "write_report"]
 
 DEFAULT_METHODS = "cde,onehot-pca,idf"
+
+
+def __getattr__(name: str) -> Any:  # the cluster page, loaded on use (the CLI starts light)
+    if name in ("cluster_page", "write_cluster_page"):
+        from . import _cluster_page
+
+        return getattr(_cluster_page, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: the most values the value maps draw (the most frequent ones): the static map's lines to
 #: the nearest value cost the square of the values drawn, the interactive map one SVG

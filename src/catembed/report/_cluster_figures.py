@@ -135,7 +135,8 @@ def row_map_png(Z: np.ndarray, labels: np.ndarray, seed: int = 0) -> tuple[str, 
     if k <= 20:
         handles = [ax.scatter([], [], s=30, color=cols[c], label=f"cluster {c}")
                    for c in range(k)]
-        ax.legend(handles=handles, fontsize=8, loc="best", framealpha=0.85)
+        ax.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                  frameon=False)
     shown = f"{len(rows):,} of {len(Z):,} rows (a random sample)" if len(rows) < len(Z) \
         else f"{len(Z):,} rows"
     ax.set_title(f"Rows by cluster: {shown}; the two axes show {explained:.0%} of the "
@@ -161,14 +162,15 @@ def criteria_png(scores: Any, chosen: int, tried: list[int] | None = None) -> st
     ax.plot(ks, bic, color="#555", lw=1.2, zorder=1)
     inside = np.isin(ks, tried) if tried is not None else np.ones(len(ks), dtype=bool)
     ax.scatter(ks[inside], bic[inside], s=28, color="#1f77b4", zorder=2,
-               label="k the rule chose from")
+               label="BIC, for reference only" if chosen == 1 else "k the rule chose from")
     if (~inside).any():
         ax.scatter(ks[~inside], bic[~inside], s=28, facecolors="white", edgecolors="#1f77b4",
-                   zorder=2, label="k left out by the rule")
+                   zorder=2, label="k = 1: decided by the dependence test, not the BIC")
     at = np.flatnonzero(ks == chosen)
     if len(at):
         ax.scatter(ks[at], bic[at], s=150, facecolors="none", edgecolors="#d62728", lw=2,
-                   zorder=3, label=f"chosen: k = {chosen}")
+                   zorder=3, label=f"chosen: k = {chosen}" + (
+                       " (by the dependence test)" if chosen == 1 else ""))
     ax.set_xticks(ks)
     ax.set_xlabel("k (latent classes)", fontsize=8)
     ax.set_ylabel("BIC (lower is better)", fontsize=8)

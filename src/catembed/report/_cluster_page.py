@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .._utils._text import html_text
+from .._utils._spelling import spell
+from .._utils._text import html_text, value_texts
 from ._cluster_figures import (
     NEAR,
     cluster_stability,
@@ -43,6 +44,7 @@ vertical-align:-.05em;border:1px solid rgba(0,0,0,.25)}
 background:#f6f6f6}
 .bars i{display:block;height:7px} .bars i.all{background:#aaa;margin-top:1px}
 td.bar{white-space:nowrap;font-variant-numeric:tabular-nums}
+table.clusters .bars{width:56px} td.nw{white-space:nowrap} td.txt{min-width:12em}
 .lead{font-size:1.05em} .warn{color:#8a4b00} td.txt{max-width:34em;font-size:.92em}
 .ok{color:#1a7f37} .bad{color:#b42318} .mid{color:#8a4b00}
 pre.reason{white-space:pre-wrap;background:#f7f7f7;padding:.5em;font-size:.85em}
@@ -109,13 +111,11 @@ def _paragons(prof: Any, ids: Any) -> dict[int, list[str]]:
     """Per cluster, the labels of its paragons (an id column's value when given)."""
     out: dict[int, list[str]] = {}
     rows = prof[prof["kind"] == "paragon"] if "kind" in prof else prof.iloc[:0]
+    named = {}
+    if ids is not None and ids.shape[1]:  # a paragon's value is its row's index label
+        named = dict(zip(map(str, ids.index), value_texts(ids.iloc[:, 0]).tolist(), strict=True))
     for r in rows.itertuples():
-        label = r.value
-        if ids is not None and ids.shape[1]:
-            try:
-                label = ids.iloc[:, 0].loc[r.value]
-            except (KeyError, TypeError):
-                pass
+        label = named.get(str(r.value), r.value)
         out.setdefault(int(r.cluster), []).append(str(label))
     return out
 
@@ -137,21 +137,21 @@ def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], col
                _bars(sizes[c] / max(len(labels), 1), 1.0 / k, cols[c])]
         if stab is not None:
             j, s = stab[c]
-            row.append(_raw(f"{j:.2f} {_reading(s)}", "num"))
+            row.append(_raw(f"{j:.2f} {_reading(s)}", "num nw"))
         if k > 1:
             sil, bor = ov["cluster_silhouette"][c], ov["cluster_borderline"][c]
             row.append("" if sil is None else round(sil, 2))
             row.append("" if bor is None else f"{bor:.0%}"
                        + (f" (to {ov['towards'][c]})" if ov["towards"][c] >= 0 else ""))
-        row.append(_raw(html_text(", ".join(_item(r) for r in over.itertuples())
-                                  or "no value stands out"), "txt"))
-        row.append(_raw(html_text(", ".join(_item(r) for r in under.itertuples())), "txt"))
+        row.append(_raw("<br>".join(html_text(_item(r)) for r in over.itertuples())
+                        or "no value stands out", "txt"))
+        row.append(_raw("<br>".join(html_text(_item(r)) for r in under.itertuples()), "txt"))
         row.append(", ".join(para.get(c, [])[:3]))
         rows.append(row)
-    head = ["cluster", "rows", "share (vs 1/k)"]
-    head += ["stability (Jaccard)"] if stab is not None else []
+    head = ["cluster", "rows", "share"]
+    head += ["stability"] if stab is not None else []
     head += ["silhouette", "borderline"] if k > 1 else []
-    head += ["is (largest v-test first)", "is not", "paragons"]
+    head += ["is (largest v-test first)", "is not (least v-test)", "paragons"]
     out = [_table(head, rows, "clusters")]
     notes = ["Share: the cluster's share of the rows (grey: 1/k, equal sizes)."]
     if stab is not None:
@@ -176,17 +176,12 @@ def _k_section(model: Any) -> list[str]:
     k = int(model.n_clusters_)
     scores = getattr(model, "k_scores_", None)
     out = ["<h2>How k was decided</h2>"]
-    lines: list[str] = []
-    try:
-        from ..cluster._consensus_clusterwise import choice_lines
-        lines = [line.strip() for line in choice_lines(model)]
-    except ImportError:  # before issue 53's reasoning: the BIC per k
-        if scores is not None:
-            lines = ["k chosen without labels: " + ("no clear groups (k = 1)" if k == 1 else
-                                                    f"k = {k}")
-                     + ", the lowest latent class BIC per k"]
+    from ..cluster._consensus_clusterwise import choice_lines
+
+    lines = [line.strip() for line in choice_lines(model)]  # -k on the command line
     if scores is None:
-        out.append(f"<p>k = {k} was given (-k); no criterion was computed to choose it.</p>")
+        out.append(f"<p>k = {k} was given ({html_text(spell('n_clusters', '-k'))}); no "
+                   "criterion was computed to choose it.</p>")
     else:
         tried = [int(c) for c in scores.index if int(c) >= 2] if k >= 2 else None
         out.append(f"<img class=\"figure\" alt=\"latent class BIC per k\" "
@@ -317,12 +312,11 @@ def _profiles(prof: Any, cols: list[str], n_rows: int) -> list[str]:
 
 def _target(labels: np.ndarray, target: Any, target_name: str, k: int,
             cols: list[str]) -> list[str]:
+    import pandas as pd
     from sklearn.metrics import adjusted_rand_score
 
-    from .._utils._text import value_texts
-
     y = np.asarray(target, dtype=object)
-    has = np.array([v is not None and v == v for v in y])
+    has = pd.notna(pd.Series(y)).to_numpy()
     if not has.any():
         return []
     yt = value_texts(y[has]).astype(str)
@@ -379,7 +373,8 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
                if numeric else "")
             + f" -> {k} cluster{'s' if k != 1 else ''} (k {how}); consensus of "
             f"{len(model.members_)} members ({', '.join(model.members_)}), seed "
-            f"{model.random_state}.")
+            f"{model.random_state}." + (" No clear groups: every row is in cluster 0 (below, "
+                                        "what decided)." if k == 1 else ""))
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>catembed "
              f"cluster: {html_text(name)}</title><style>{_CSS}{_PAGE_CSS}</style></head><body>",
              f"<h1>catembed cluster: {html_text(name)}</h1>",

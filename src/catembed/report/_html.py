@@ -46,11 +46,13 @@ border-radius:50%;margin-right:.3em;vertical-align:middle}
 _JS = r"""
 (function(){
 var NS='http://www.w3.org/2000/svg';
-function num(t){var v=parseFloat(String(t).replace('%',''));return isNaN(v)?null:v;}
+function num(t){var s=String(t).replace('%','').trim();
+  if(/^[+-]?inf\b/.test(s)){return s.charAt(0)==='-'?-Infinity:Infinity;}
+  var v=parseFloat(s);return isNaN(v)?null:v;}
 function sortTable(tb,col,dir){
   var body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);
   rows.sort(function(a,b){var x=a.cells[col].textContent,y=b.cells[col].textContent,
-    nx=num(x),ny=num(y),c=(nx!==null&&ny!==null)?nx-ny:x.localeCompare(y);
+    nx=num(x),ny=num(y),c=(nx!==null&&ny!==null)?(nx===ny?0:nx-ny):x.localeCompare(y);
     return dir==='asc'?c:-c;});
   rows.forEach(function(r){body.appendChild(r);});
   Array.prototype.forEach.call(tb.tHead.rows[0].cells,function(th,i){

@@ -1,0 +1,93 @@
+"""The cluster page's figures and HTML without a browser (issue 54 item 2): the overlap
+figures against a direct computation, the page's sections, escaping, ``--report``'s
+refusals and its atomic write."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from catembed.cli import main  # noqa: E402
+from catembed.report._cluster_figures import NEAR, overlap  # noqa: E402
+
+
+def test_overlap_equals_a_direct_computation():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(500, 4))
+    C = rng.normal(size=(3, 4))
+    d = np.sqrt(((Z[:, None, :] - C[None, :, :]) ** 2).sum(axis=2))  # n x k: fine in a test
+    lab = rng.integers(0, 3, 500)  # not the nearest centre: negative silhouettes occur
+    a = d[np.arange(500), lab]
+    d[np.arange(500), lab] = np.inf
+    b = d.min(axis=1)
+    sil = (b - a) / np.maximum(a, b)
+    got = overlap(Z, C, lab, chunk=97)  # several chunks
+    assert got["silhouette"] == pytest.approx(sil.mean(), abs=1e-9)
+    assert got["borderline"] == pytest.approx(np.mean(a >= NEAR * b), abs=1e-12)
+    for c in range(3):
+        assert got["cluster_silhouette"][c] == pytest.approx(sil[lab == c].mean(), abs=1e-9)
+        mine = (lab == c) & (a >= NEAR * b)
+        assert got["towards"][c] == np.bincount(d[mine].argmin(axis=1), minlength=3).argmax()
+
+
+def test_overlap_of_one_cluster_is_none():
+    got = overlap(np.zeros((5, 2)), np.zeros((1, 2)), np.zeros(5, dtype=int))
+    assert got["borderline"] is None and got["silhouette"] is None
+
+
+def _table(tmp_path):
+    rng = np.random.default_rng(3)
+    g = rng.integers(0, 3, 150)
+    df = pd.DataFrame({
+        "who": [f"<i>row{i}</i>" for i in range(150)],
+        "colour": np.array(["red", "green", "<script>alert(1)</script>"])[g],
+        "shape": np.array(["a", "b", "c"])[np.where(rng.random(150) < .15, 1, g)],
+        "size": np.array(["s", "m", "l"])[np.where(rng.random(150) < .15, 2, g)]})
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_page_sections_and_escaping(tmp_path, capsys):
+    path = _table(tmp_path)
+    page = tmp_path / "p.html"
+    assert main(["cluster", str(path), "-k", "3", "--id", "who", "--members", "mca,idf",
+                 "--report", str(page), "-o", str(tmp_path / "l.csv")]) == 0
+    assert f"and {page}" in capsys.readouterr().out  # the summary's "wrote ... and p.html"
+    html = page.read_text(encoding="utf-8")
+    for title in ("Clusters", "How k was decided", "How far to trust it", "Map of the rows",
+                  "Profiles: what each cluster holds"):
+        assert f"<h2>{title}</h2>" in html
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<i>row" not in html and "&lt;i&gt;row" in html  # the paragons by their id
+    assert "k = 3 was given (-k)" in html  # the command line's spelling
+    assert html.count("data:image/png;base64,") == 1  # the map (no BIC plot at k given)
+    assert list(tmp_path.glob("*.tmp*")) == [] and len(list(tmp_path.iterdir())) == 3
+
+
+def test_page_of_k_chosen_shows_the_criterion_and_stability(tmp_path):
+    page = tmp_path / "zoo.html"
+    assert main(["cluster", "zoo", "--members", "mca,idf", "-q", "--report", str(page),
+                 "-o", str(tmp_path / "l.csv")]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") == 2  # the BIC per k and the map
+    assert "lowest latent class BIC" in html and "<th>stability</th>" in html
+    assert any(s in html for s in (">stable<", ">doubtful<", ">dissolved<"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--report", "{d}/p.txt"], "--report must end in .html, .htm"),
+    (["--report", "{d}/p.html", "-o", "{d}/p.html"], "--output must end in"),
+    (["--report", "{d}/p.html", "--profiles", "{d}/p.html"], "must end in .csv"),
+    (["--report", "{d}/missing/p.html"], "does not exist"),
+])
+def test_report_refusals(tmp_path, capsys, argv, message):
+    path = _table(tmp_path)
+    code = main(["cluster", str(path), "-k", "2", *[a.format(d=tmp_path) for a in argv]])
+    assert code != 0
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "p.html").exists()
