@@ -96,3 +96,15 @@ def test_mixed_table_page_in_the_browser(tmp_path):
     assert console == [] and asked == []
     assert '<table class="numbers sortable">' in dom and ">weight<" in dom
     assert "<b>blue</b>" not in dom and "&lt;b&gt;blue&lt;/b&gt;" in dom  # escaped
+
+
+def test_cluster_filter_in_the_browser(zoo_page, tmp_path):
+    dom = _open(zoo_page, tmp_path, "#show=2")[0]
+    assert 'data-filter="ran"' in dom
+    table = re.search(r'<table class="profiles sortable">.*?<tbody>(.*?)</tbody>', dom,
+                      re.S).group(1)
+    rows = re.findall(r'<tr( style="display: none;")?><td[^>]*><span[^>]*></span>(\d+)</td>',
+                      table)
+    shown = {c for hidden, c in rows if not hidden}
+    assert len(rows) > 20 and shown == {"2"}
+    assert {c for hidden, c in rows if hidden} == {"0", "1", "3"}

@@ -38,6 +38,7 @@ __all__ = ["cluster_page", "write_cluster_page"]
 MOST_OVER, MOST_UNDER = 10, 5
 
 _PAGE_CSS = """
+body{max-width:1280px}
 .sw{display:inline-block;width:.85em;height:.85em;border-radius:50%;margin-right:.35em;
 vertical-align:-.05em;border:1px solid rgba(0,0,0,.25)}
 .bars{display:inline-block;width:110px;vertical-align:middle;margin-right:.5em;
@@ -48,6 +49,22 @@ table.clusters .bars{width:56px} td.nw{white-space:nowrap} td.txt{min-width:12em
 .lead{font-size:1.05em} .warn{color:#8a4b00} td.txt{max-width:34em;font-size:.92em}
 .ok{color:#1a7f37} .bad{color:#b42318} .mid{color:#8a4b00}
 pre.reason{white-space:pre-wrap;background:#f7f7f7;padding:.5em;font-size:.85em}
+"""
+
+
+# the profile tables' cluster filter (a select; ``#show=C`` for checks in a browser)
+_FILTER_JS = r"""
+(function(){
+var sel=document.getElementById('pfilter');if(!sel){return;}
+function show(c){sel.value=c;
+  Array.prototype.forEach.call(document.querySelectorAll('table.profiles tbody tr,'+
+    'table.numbers tbody tr'),function(r){
+    r.style.display=(c===''||r.cells[0].textContent.trim()===c)?'':'none';});}
+sel.addEventListener('change',function(){show(sel.value);});
+var m=/^show=(\d+)$/.exec(decodeURIComponent(location.hash.slice(1)));
+if(m){show(m[1]);}
+document.body.setAttribute('data-filter','ran');
+})();
 """
 
 
@@ -79,12 +96,15 @@ def _swatch(c: int, cols: list[str]) -> dict[str, str]:
                 "num")
 
 
-def _bars(share: float, overall: float, colour: str) -> dict[str, str]:
-    """Two bars: the share in the cluster (its colour) over the share overall (grey)."""
+def _bars(share: float, overall: float, colour: str, scale: float = 1.0,
+          text: str | None = None) -> dict[str, str]:
+    """Two bars: the share in the cluster (its colour) over the share overall (grey), both
+    as a fraction of ``scale`` (1: the whole bar is 100 %)."""
+    w1, w2 = (100 * min(v / scale, 1.0) if scale > 0 else 0.0 for v in (share, overall))
     return _raw(f"<span class=\"bars\" title=\"in the cluster {share:.1%}, overall "
-                f"{overall:.1%}\"><i style=\"width:{100 * share:.1f}%;background:{colour}\">"
-                f"</i><i class=\"all\" style=\"width:{100 * overall:.1f}%\"></i></span>"
-                f"{share:.0%} vs {overall:.0%}", "bar")
+                f"{overall:.1%}\"><i style=\"width:{w1:.1f}%;background:{colour}\">"
+                f"</i><i class=\"all\" style=\"width:{w2:.1f}%\"></i></span>"
+                + (text if text is not None else f"{share:.0%} vs {overall:.0%}"), "bar")
 
 
 def _v(v: float) -> dict[str, str]:
@@ -127,6 +147,8 @@ def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], col
 
     k = int(model.n_clusters_)
     sizes = np.bincount(labels, minlength=k)
+    n = max(len(labels), 1)
+    top = max(sizes.max() / n, 1.0 / k)  # the bars' scale: the largest share, or 1/k
     stab = cluster_stability(model)
     para = _paragons(prof, ids)
     summary = {c: (over, under) for c, _, over, under in summary_rows(prof)}
@@ -134,7 +156,7 @@ def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], col
     for c in range(k):
         over, under = summary.get(c, (prof.iloc[:0], prof.iloc[:0]))
         row = [_swatch(c, cols), int(sizes[c]),
-               _bars(sizes[c] / max(len(labels), 1), 1.0 / k, cols[c])]
+               _bars(sizes[c] / n, 1.0 / k, cols[c], top, f"{sizes[c] / n:.0%}")]
         if stab is not None:
             j, s = stab[c]
             row.append(_raw(f"{j:.2f} {_reading(s)}", "num nw"))
@@ -153,7 +175,8 @@ def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], col
     head += ["silhouette", "borderline"] if k > 1 else []
     head += ["is (largest v-test first)", "is not (least v-test)", "paragons"]
     out = [_table(head, rows, "clusters")]
-    notes = ["Share: the cluster's share of the rows (grey: 1/k, equal sizes)."]
+    notes = [f"Share: the cluster's share of the rows (the bars to the scale of the largest; "
+             f"grey: 1/k = {1 / k:.0%}, equal sizes)."]
     if stab is not None:
         notes.append("Stability: the cluster's mean resample Jaccard with the members' "
                      "runs (fpc clusterboot's reading: 0.75 or more stable, 0.5 or less "
@@ -282,6 +305,10 @@ def _profiles(prof: Any, cols: list[str], n_rows: int) -> list[str]:
                                cols[int(c) % len(cols)]),
                          round(float(r.cla_mod), 1), _v(float(r.v)), _p(float(r.p))])
     if rows:
+        k = len(cols)
+        options = "".join(f"<option value=\"{c}\">cluster {c}</option>" for c in range(k))
+        out.append("<p><label>Show <select id=\"pfilter\"><option value=\"\">every cluster"
+                   f"</option>{options}</select></label></p>")
         out.append(_table(["cluster", "column", "value", "in cluster vs overall",
                            "Cla/Mod %", "v-test", "p-value"], rows, "profiles"))
         out.append(f"<p class=\"note\">Per cluster its {MOST_OVER} most over-represented and "
@@ -390,7 +417,7 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
     for n in notes or []:
         parts.append(f"<p class=\"note\">{html_text(n)}</p>")
     parts.append(f"<div id=\"vtip\"></div><p class=\"note\">catembed {__version__}</p>"
-                 f"<script>{_JS}</script></body></html>")
+                 f"<script>{_JS}</script><script>{_FILTER_JS}</script></body></html>")
     return "\n".join(parts)
 
 
