@@ -13,6 +13,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import catembed.report as report
 from catembed.cli import main
+from conftest import shared_dataset
 
 NOTE = "catembed: note: 1 numeric column(s) cut into 5 quantile bins: amount (--numeric drop"
 
@@ -126,6 +127,6 @@ def test_three_commands_describe_the_columns_alike(tmp_path, table, monkeypatch,
 def test_report_iris_folder_bins_its_numbers(tmp_path, monkeypatch, capsys):
     """A folder whose features are all numeric: refused before (the preset left no
     attribute), now binned as ``catembed cluster`` bins them."""
-    data = _report(["iris", "--methods", "", "--no-consensus", "-q", "-o",
+    data = _report([shared_dataset("iris"), "--methods", "", "--no-consensus", "-q", "-o",
                     tmp_path / "i.html"], monkeypatch)
     assert data.summary["attributes"] == 4 and data.summary["values"] <= 20
