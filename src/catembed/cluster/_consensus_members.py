@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._utils._limits import check_environment
 from .._utils._method_names import resolve_name
 from .._utils._validation import CatEmbedError
 
@@ -106,7 +107,12 @@ class PartitionMember:
 def make_member(name: str, width: int | None, rs: np.random.RandomState,
                 handle_missing: str, k: int) -> Any:
     """An unfitted member: an embedder with ``n_components=width`` (and a seed drawn from
-    ``rs``), or a :class:`PartitionMember` with ``n_clusters=k``."""
+    ``rs``), or a :class:`PartitionMember` with ``n_clusters=k``.
+
+    The limits every member's fit reads (``CATEMBED_MAX_MEMORY``, ``CATEMBED_MAX_SECONDS``)
+    are read here first, outside the fit whose refusals leave a member out: a setting that
+    cannot be read is the user's error, raised once (issue 52 item 6), not every member's."""
+    check_environment()
     cls = member_class(name)
     est = cls(k) if name in PARTITION_MEMBERS else cls()
     params = est.get_params()

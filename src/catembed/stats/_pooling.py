@@ -11,15 +11,15 @@ anything large is allocated.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .._utils._limits import check_limits, memory_limit
 from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
-from ._counting import DENSE_LIMIT, memory_limit, pair_bytes
+from ._counting import DENSE_LIMIT, pair_bytes
 from ._encoding import pooled_encoding
 from ._value_statistics import ValueStatistics
 
@@ -177,15 +177,6 @@ def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, fl
     return cells
 
 
-def _duration(seconds: float) -> str:
-    """``"3.2 hours"``, ``"14 minutes"`` or ``"40 s"``."""
-    if seconds >= 7200:
-        return f"{seconds / 3600:.1f} hours"
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} minutes"
-    return f"{seconds:.0f} s"
-
-
 def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None:
     """The cost check of :func:`check_fit_cost` from the distinct-value counts of the
     factorised columns, before the co-occurrence counts are allocated."""
@@ -232,7 +223,6 @@ def check_fit_cost(
         else:
             seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
         need = max(need, count)
-    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
     name = type(est).__name__
     what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
     hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
@@ -241,19 +231,4 @@ def check_fit_cost(
     if sized and need > limit:
         what = f"{what} with {', '.join(sized)}"
         hint = "lower " + " or ".join(p.split("=")[0] for p in sized) + ", " + hint
-    if need > limit:
-        raise CatEmbedError(
-            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
-            f"CATEMBED_MAX_MEMORY); {hint}."
-        )
-    if seconds > max_seconds:
-        raise CatEmbedError(
-            f"{what} would take about {_duration(seconds)} (limit "
-            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}."
-        )
-    if seconds > 120:
-        warnings.warn(
-            f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, {hint}.",
-            CatEmbedWarning,
-            stacklevel=user_stacklevel(),
-        )
+    check_limits(what, need, seconds, hint)
