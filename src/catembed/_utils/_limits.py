@@ -27,8 +27,8 @@ import warnings
 
 from ._errors import CatEmbedError, CatEmbedWarning
 
-__all__ = ["MEMORY_FORMS", "SECONDS_FORMS", "check_environment", "check_limits", "duration",
-           "memory_limit", "seconds_limit"]
+__all__ = ["MEMORY_FORMS", "SECONDS_FORMS", "CostWarning", "check_environment", "check_limits",
+           "duration", "memory_limit", "seconds_limit"]
 
 #: the accepted forms, as the refusal states them
 MEMORY_FORMS = ("a positive number of bytes, optionally followed by K, M, G or T "
@@ -42,6 +42,12 @@ _NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _SIZE = re.compile(rf"\s*({_NUMBER})\s*(?:([KMGT])(?:I?B)?|B)?\s*", re.IGNORECASE)
 _SECONDS = re.compile(rf"\s*({_NUMBER})\s*", re.IGNORECASE)
 _SCALE = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+class CostWarning(CatEmbedWarning):
+    """"... may take N minutes or more": a step estimated above two minutes. A
+    :class:`~catembed.CatEmbedWarning`; its own class so that a caller that silences the
+    warnings of the steps it runs (a Consensus member's fit) can pass this one on."""
 
 
 def _refuse(name: str, text: str, what: str, forms: str) -> CatEmbedError:
@@ -108,10 +114,11 @@ def duration(seconds: float) -> str:
 
 
 def check_limits(what: str, need: float, seconds: float, hint: str, *,
-                 default_seconds: float = 12 * 3600) -> None:
+                 default_seconds: float = 12 * 3600, warn: bool = True) -> None:
     """Refuse a step whose memory estimate ``need`` (bytes) exceeds :func:`memory_limit` or
     whose time estimate ``seconds`` exceeds :func:`seconds_limit` (``default_seconds``
-    when unset); warn (:class:`~catembed.CatEmbedWarning`) above two minutes. ``what`` names
+    when unset); warn (:class:`CostWarning`) above two minutes unless ``warn`` is false
+    (a first, lower estimate that a second one follows). ``what`` names
     the step (``"LCME on 2000 distinct values in 4 columns"``), ``hint`` what to do.
 
     Raises
@@ -131,8 +138,8 @@ def check_limits(what: str, need: float, seconds: float, hint: str, *,
         raise CatEmbedError(
             f"{what} would take about {duration(seconds)} (limit {duration(max_seconds)}, "
             f"CATEMBED_MAX_SECONDS); {hint}.")
-    if seconds > WARN_SECONDS:
+    if warn and seconds > WARN_SECONDS:
         from ._validation import user_stacklevel  # NumPy and pandas: only when warning
 
         warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
-                      f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
+                      f"{hint}.", CostWarning, stacklevel=user_stacklevel())

@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._limits import CostWarning, memory_limit, seconds_limit
 from .._utils._limits import duration as _duration
-from .._utils._limits import memory_limit, seconds_limit
 from .._utils._params import check_int, check_option, check_positive
 from .._utils._validation import (
     CatEmbedError,
-    CatEmbedWarning,
     as_frame,
     check_table,
     has_string_names,
@@ -74,7 +73,7 @@ def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
             f"max_seconds (float('inf'): no limit) or set CATEMBED_MAX_SECONDS, or {hint}.")
     if seconds > 120:
         warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
-                      f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
+                      f"{hint}.", CostWarning, stacklevel=user_stacklevel())
 
 
 def check_common(est: Any) -> int:
