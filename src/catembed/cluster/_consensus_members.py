@@ -33,8 +33,9 @@ from .._utils._limits import CostWarning, check_environment
 from .._utils._method_names import resolve_name
 from .._utils._validation import CatEmbedError, user_stacklevel
 
-__all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "OWN_POOLING", "PARTITION_MEMBERS", "PartitionMember",
-           "check_savable", "fit_member", "make_member", "member_class", "member_embed"]
+__all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "OWN_POOLING", "PARTITION_MEMBERS",
+           "PartitionMember", "check_member_cost", "check_savable", "fit_member", "make_member",
+           "member_class", "member_embed"]
 
 #: method name -> catembed class of the embedding members
 EMBEDDER_MEMBERS = {
@@ -138,14 +139,38 @@ def fit_member(est: Any, stats: Any, codes: np.ndarray, categories: list[np.ndar
     """Fit a member: an embedder from the statistics, a partition member on the rows.
 
     The member's own warnings are not shown, but for its cost estimate's "may take N
-    minutes" (:class:`~catembed._utils._limits.CostWarning`), passed on once the fit is
-    done (issue 52 item 2: a 15-minute member fitted without a word)."""
+    minutes" (:class:`~catembed._utils._limits.CostWarning`; issue 52 item 2: a 15-minute
+    member fitted without a word): an embedder's estimate is made before its fit
+    (:func:`check_member_cost`), a partition member's is passed on after."""
+    if not isinstance(est, PartitionMember):
+        check_member_cost(est, stats)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if isinstance(est, PartitionMember):
             est.fit_codes(codes, categories, feature_names)
         else:
             est.fit_statistics(stats, feature_names_in=feature_names)
+    for w in caught:
+        if isinstance(est, PartitionMember) and issubclass(w.category, CostWarning):
+            warnings.warn(f"consensus member: {w.message}", CostWarning,
+                          stacklevel=user_stacklevel())
+
+
+def check_member_cost(est: Any, stats: Any) -> None:
+    """An embedder member's cost check (:func:`catembed.stats._pooling.check_fit_cost`:
+    refused over ``CATEMBED_MAX_MEMORY`` / ``CATEMBED_MAX_SECONDS``, a
+    :class:`~catembed._utils._limits.CostWarning` above two minutes) before its fit, from
+    the values it will see (each column capped at its ``max_categories``), the warning
+    naming it as a consensus member."""
+    from ..stats._pooling import check_fit_cost
+
+    sizes = np.asarray(stats.sizes, dtype=np.int64)
+    cap = getattr(est, "max_categories", None)
+    if cap is not None:
+        sizes = np.minimum(sizes, int(cap))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_fit_cost(est, sizes, n_output_rows=int(stats.n_rows))
     for w in caught:
         if issubclass(w.category, CostWarning):
             warnings.warn(f"consensus member: {w.message}", CostWarning,
