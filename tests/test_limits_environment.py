@@ -96,3 +96,22 @@ def test_check_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CATEMBED_MAX_SECONDS", "1000")
     with pytest.warns(CatEmbedWarning, match="step may take 5 minutes or more; to be faster"):
         check_limits("step", 1.0, 300.0, "do less")
+
+
+@pytest.mark.parametrize(("name", "text"), [("CATEMBED_MAX_MEMORY", "lots"),
+                                            ("CATEMBED_MAX_SECONDS", "ten")])
+def test_cluster_command_says_it_once(monkeypatch: pytest.MonkeyPatch, tmp_path, capsys,
+                                      name: str, text: str) -> None:
+    """On main: five "consensus member ... left out" warnings, then "no consensus member
+    could be fitted on this table" (exit 2)."""
+    from catembed.cli import main
+
+    path = tmp_path / "t.csv"
+    _table().to_csv(path, index=False)
+    monkeypatch.setenv(name, text)
+    code = main(["cluster", str(path), "-k", "2", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count(f"{name}={text!r} is not") == 1
+    assert "left out" not in err and "no consensus member" not in err
+    assert not (tmp_path / "out.csv").exists()
