@@ -68,3 +68,17 @@ def test_estimates() -> None:
     small = deep_cost(IDEC(4), 500, 10, 0, 60)
     assert deep_cost(IDEC(4), 500, 10, 0, 60_000)[0] > 100 * small[0]
     assert deep_cost(IDEC(4, pretrain_steps=2000), 500, 10, 0, 60)[1] > small[1]
+
+
+@pytest.mark.parametrize("name", ["VAEWD", "BiGANWD"])
+def test_wide_deep_over_the_limits_is_refused(monkeypatch, name: str) -> None:
+    import catembed.deep as deep
+
+    est = getattr(deep, name)(random_state=0)
+    monkeypatch.setenv("CATEMBED_MAX_SECONDS", "0.5")
+    with pytest.raises(CatEmbedError, match=rf"^{name} on 40 rows x 3 columns would take "
+                                            r"about .* \(limit 0 s, CATEMBED_MAX_SECONDS\); "
+                                            r".*lower max_steps or batch_size"):
+        est.fit(_table(40, 3))
+    monkeypatch.delenv("CATEMBED_MAX_SECONDS")
+    assert est.set_params(max_steps=5).fit(_table(40, 3)).transform(_table(5, 3)).shape[0] == 5

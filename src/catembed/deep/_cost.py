@@ -18,7 +18,9 @@ objective), Adam's update of every parameter a step, and a fixed overhead a step
 Calibrated on 2 shared cores under load (``n_threads=1``, load average 5-8; 7 December
 2026): training took 0.6-2.1 times the estimate on IDEC (2,000 x 10 and 30 x 3,000
 columns), AutoencoderKMeans (2,000 x 10) and AttentionClusterer (300 x 20, 30 x 500); the
-guard's reference partition after training is not counted.
+guard's reference partition after training is not counted. :class:`~catembed.deep.VAEWD`
+and :class:`~catembed.deep.BiGANWD` (``max_steps`` steps of two networks) are estimated as
+twice such a network, not calibrated.
 """
 
 from __future__ import annotations
@@ -70,12 +72,15 @@ def deep_cost(est: Any, n_rows: int, m_cat: int, m_num: int, n_values: int
     keep += 3.0 * outputs + 2.0 * sum(hidden)
     look += outputs
     flops += 2.0 * dec
-    restarts = int(est.n_init)
-    steps = int(est.pretrain_steps)
-    passes = 3.0
-    if est._objective_name() == "idec":
-        steps += int(est.cluster_steps)
-        passes += int(est.cluster_steps) / max(int(est.update_interval), 1)
+    if hasattr(est, "max_steps"):  # VAEWD / BiGANWD: the wide part, a second network
+        params = 2.0 * params + float(n_values + m_cat) * k
+        keep, flops = 2.0 * keep, 2.0 * flops
+        restarts, steps, passes = 1, int(est.max_steps), 1.0
+    else:
+        restarts, steps, passes = int(est.n_init), int(est.pretrain_steps), 3.0
+        if est._objective_name() == "idec":
+            steps += int(est.cluster_steps)
+            passes += int(est.cluster_steps) / max(int(est.update_interval), 1)
     train = 4.0 * ((5.0 + restarts) * params + 2.0 * batch * keep)
     infer = 4.0 * ((1.0 + restarts) * params + chunk * look)
     need = max(train, infer)
@@ -94,8 +99,8 @@ def check_deep_cost(est: Any, n_rows: int, m_cat: int, m_num: int, n_values: int
     what = f"{type(est).__name__} on {n_rows} rows x {m_cat + m_num} columns"
     if exact:
         what += f" ({n_values} distinct values)"
-    hint = ("drop identifier-like columns, pool rare values, or lower pretrain_steps / "
-            "cluster_steps, n_init or batch_size")
+    steps = "max_steps" if hasattr(est, "max_steps") else "pretrain_steps / cluster_steps, n_init"
+    hint = f"drop identifier-like columns, pool rare values, or lower {steps} or batch_size"
     if hasattr(est, "n_heads"):
         hint = ("every column is a token of every row, so memory grows with batch_size x "
                 "columns^2: keep fewer columns, lower batch_size, or use IDEC / "
