@@ -73,3 +73,19 @@ def test_onehot_projection_counts_in_the_estimate(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(CatEmbedError, match=r"OneHotEmbedder on 5200 distinct values in 4 "
                                             r"columns would take about 12 minutes \(limit 60 s"):
         check_member_cost(est, stats)
+
+
+def test_untie_estimate_counts_a_column_of_many_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """UNTIE on a 500-value identifier column beside two small columns took 121 s (2 shared
+    cores under load) where its estimate said 2.1 s: each step's kernel products cost
+    ``l_j^3`` a column."""
+    from catembed import UNTIE
+    from catembed.stats._pooling import check_fit_cost
+
+    monkeypatch.setenv("CATEMBED_MAX_SECONDS", "60")
+    with pytest.raises(CatEmbedError, match=r"^UNTIE on 505 distinct values in 3 columns would "
+                                            r"take about 2 minutes \(limit 60 s"):
+        check_fit_cost(UNTIE(max_categories=None), np.array([500, 3, 2]), n_output_rows=500)
+    # balanced tables keep their estimate (l^3 / 6e7: 8.5 s for 8 columns of 100 values)
+    monkeypatch.setenv("CATEMBED_MAX_SECONDS", "9")
+    check_fit_cost(UNTIE(), np.array([100] * 8), n_output_rows=500)
