@@ -309,8 +309,10 @@ def vci(X: Any, labels: Any, *, columns: Any = None) -> float:
     ``VCI = 1/m sum_h max_{i != j} (1 - |V_i^h & V_j^h| / |V_i^h | V_j^h|)``, where
     ``V_i^h`` is the set of values attribute ``h`` takes in class ``i``: for each attribute
     the largest Jaccard distance between the value sets of two classes, averaged over the
-    attributes. The value sets come from the co-occurrence counts of the attributes with the
-    class column (:class:`~catembed.stats.ValueStatistics`).
+    attributes. The value sets come from the class-by-value presence of each attribute (a
+    ``classes x l_h`` table; no value-by-value matrix, issue 52 item 7: a 50,000-value
+    identifier column asked for 18.6 GiB), after a cost check against the memory and time
+    limits (``CATEMBED_MAX_MEMORY``, ``CATEMBED_MAX_SECONDS``).
 
     Parameters
     ----------
@@ -325,10 +327,17 @@ def vci(X: Any, labels: Any, *, columns: Any = None) -> float:
     -------
     float
         0 when there are fewer than two classes.
+
+    Raises
+    ------
+    CatEmbedError
+        The class-by-class tables of so many classes would not fit the limits.
     """
     import pandas as pd
 
+    from ._utils._limits import check_limits
     from ._utils._validation import as_frame
+    from .stats._encoding import factorize_frame
 
     df = as_frame(X)
     cols = list(df.columns) if columns is None else [str(c) for c in columns]
@@ -336,18 +345,24 @@ def vci(X: Any, labels: Any, *, columns: Any = None) -> float:
     if len(y) != len(df):
         raise CatEmbedError(f"labels has {len(y)} entries but the table has {len(df)} rows.")
     key = "\x00class"
-    frame = df[[c for c in cols if c in df.columns]].copy()  # from_frame names a missing one
+    frame = df[[c for c in cols if c in df.columns]].copy()  # factorize names a missing one
     frame[key] = pd.Series(y.astype(str), index=frame.index)
-    stats = ValueStatistics.from_frame(frame, columns=cols + [key])
+    codes, cats = factorize_frame(frame, cols + [key], "category")
     m = len(cols)
-    offs = stats.offsets
-    cooc = stats.cooc_dense()
-    cls = slice(offs[m], offs[m + 1])
-    if offs[m + 1] - offs[m] < 2 or m == 0:
+    k = len(cats[m])
+    if k < 2 or m == 0:
         return 0.0
+    widest = max(len(c) for c in cats[:m])
+    # the presence table and its int64 copies, and four k x k tables at once
+    need = 17.0 * k * widest + 32.0 * k * k
+    seconds = 1e-9 * k * k * sum(len(c) for c in cats[:m])
+    check_limits(f"the value cluster index (VCI) of {k} classes", need, seconds,
+                 "give fewer classes")
+    cls = codes[:, m]
     total = 0.0
     for h in range(m):
-        present = cooc[cls, offs[h]:offs[h + 1]] > 0  # classes x values of h
+        present = np.zeros((k, len(cats[h])), dtype=bool)  # classes x values of h
+        present[cls, codes[:, h]] = True
         inter = present.astype(np.int64) @ present.T.astype(np.int64)
         sizes = present.sum(axis=1)
         union = sizes[:, None] + sizes[None, :] - inter

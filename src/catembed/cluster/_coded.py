@@ -11,24 +11,23 @@ limit: the estimator's ``max_seconds``, else ``CATEMBED_MAX_SECONDS``, else ten 
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._limits import CostWarning, memory_limit, seconds_limit
+from .._utils._limits import duration as _duration
 from .._utils._params import check_int, check_option, check_positive
 from .._utils._validation import (
     CatEmbedError,
-    CatEmbedWarning,
     as_frame,
     check_table,
     has_string_names,
     user_stacklevel,
 )
 from ..stats._encoding import encode, factorize_frame
-from ..stats._pooling import _duration, memory_limit
 
 __all__ = ["DEFAULT_MAX_SECONDS", "check_common", "check_cost", "fit_codes", "predict_codes",
            "time_limit"]
@@ -44,14 +43,10 @@ def time_limit(est: Any) -> tuple[float, str]:
     positive number, ``inf`` for none), else ``CATEMBED_MAX_SECONDS``, else ten minutes."""
     if est.max_seconds is not None:
         return check_positive("max_seconds", est.max_seconds), f"max_seconds={est.max_seconds}"
-    env = os.environ.get("CATEMBED_MAX_SECONDS", "").strip()
-    if not env:
+    env = seconds_limit(None)
+    if env is None:
         return DEFAULT_MAX_SECONDS, "the default"
-    try:
-        return float(env), "CATEMBED_MAX_SECONDS"
-    except ValueError:
-        raise CatEmbedError(f"CATEMBED_MAX_SECONDS={env!r} is not a number of seconds."
-                            ) from None
+    return env, "CATEMBED_MAX_SECONDS"
 
 
 def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
@@ -78,7 +73,7 @@ def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
             f"max_seconds (float('inf'): no limit) or set CATEMBED_MAX_SECONDS, or {hint}.")
     if seconds > 120:
         warnings.warn(f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, "
-                      f"{hint}.", CatEmbedWarning, stacklevel=user_stacklevel())
+                      f"{hint}.", CostWarning, stacklevel=user_stacklevel())
 
 
 def check_common(est: Any) -> int:

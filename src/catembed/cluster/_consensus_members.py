@@ -29,11 +29,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._utils._limits import CostWarning, check_environment
 from .._utils._method_names import resolve_name
-from .._utils._validation import CatEmbedError
+from .._utils._validation import CatEmbedError, user_stacklevel
 
-__all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "PARTITION_MEMBERS", "PartitionMember",
-           "check_savable", "fit_member", "make_member", "member_class", "member_embed"]
+__all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "OWN_POOLING", "PARTITION_MEMBERS",
+           "PartitionMember", "check_member_cost", "check_savable", "fit_member", "make_member",
+           "member_class", "member_embed"]
 
 #: method name -> catembed class of the embedding members
 EMBEDDER_MEMBERS = {
@@ -41,6 +43,11 @@ EMBEDDER_MEMBERS = {
     "idf": "IDFEmbedder", "untie": "UNTIE", "couplings": "Couplings", "mca": "MCA",
     "lcme": "LCME", "cdepp": "CDEPlusPlus",
 }
+#: members fitted with their own pooling of rare values (``max_categories``); the others see
+#: every value. LCME's EM works on the ``l x l`` counts, ``O(k l^2)`` a step for up to 300
+#: steps and 3 starts: unpooled, 98 s on 1,000 rows x 4 columns of 500 values, where LCME
+#: alone pools to 100 values a column and takes 2.5 s (issue 52 item 2)
+OWN_POOLING = frozenset({"lcme"})
 #: method name -> catembed.cluster class of the partition-only members (issue 39)
 PARTITION_MEMBERS = {"mgr": "MGR", "lsh-kreps": "LSHKRepresentatives", "ocl": "OCL"}
 ALL_MEMBERS = {**EMBEDDER_MEMBERS, **PARTITION_MEMBERS}
@@ -106,7 +113,12 @@ class PartitionMember:
 def make_member(name: str, width: int | None, rs: np.random.RandomState,
                 handle_missing: str, k: int) -> Any:
     """An unfitted member: an embedder with ``n_components=width`` (and a seed drawn from
-    ``rs``), or a :class:`PartitionMember` with ``n_clusters=k``."""
+    ``rs``), or a :class:`PartitionMember` with ``n_clusters=k``.
+
+    The limits every member's fit reads (``CATEMBED_MAX_MEMORY``, ``CATEMBED_MAX_SECONDS``)
+    are read here first, outside the fit whose refusals leave a member out: a setting that
+    cannot be read is the user's error, raised once (issue 52 item 6), not every member's."""
+    check_environment()
     cls = member_class(name)
     est = cls(k) if name in PARTITION_MEMBERS else cls()
     params = est.get_params()
@@ -116,7 +128,7 @@ def make_member(name: str, width: int | None, rs: np.random.RandomState,
         new["n_components"] = width
     if "random_state" in params:
         new["random_state"] = rs.randint(2**31 - 1)
-    if "max_categories" in params:
+    if "max_categories" in params and name not in OWN_POOLING:
         new["max_categories"] = None
     est = est.set_params(**{p: v for p, v in new.items() if p in params})
     return PartitionMember(name, est) if name in PARTITION_MEMBERS else est
@@ -124,13 +136,45 @@ def make_member(name: str, width: int | None, rs: np.random.RandomState,
 
 def fit_member(est: Any, stats: Any, codes: np.ndarray, categories: list[np.ndarray],
                feature_names: list[str]) -> None:
-    """Fit a member: an embedder from the statistics, a partition member on the rows."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    """Fit a member: an embedder from the statistics, a partition member on the rows.
+
+    The member's own warnings are not shown, but for its cost estimate's "may take N
+    minutes" (:class:`~catembed._utils._limits.CostWarning`; issue 52 item 2: a 15-minute
+    member fitted without a word): an embedder's estimate is made before its fit
+    (:func:`check_member_cost`), a partition member's is passed on after."""
+    if not isinstance(est, PartitionMember):
+        check_member_cost(est, stats)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         if isinstance(est, PartitionMember):
             est.fit_codes(codes, categories, feature_names)
         else:
             est.fit_statistics(stats, feature_names_in=feature_names)
+    for w in caught:
+        if isinstance(est, PartitionMember) and issubclass(w.category, CostWarning):
+            warnings.warn(f"consensus member: {w.message}", CostWarning,
+                          stacklevel=user_stacklevel())
+
+
+def check_member_cost(est: Any, stats: Any) -> None:
+    """An embedder member's cost check (:func:`catembed.stats._pooling.check_fit_cost`:
+    refused over ``CATEMBED_MAX_MEMORY`` / ``CATEMBED_MAX_SECONDS``, a
+    :class:`~catembed._utils._limits.CostWarning` above two minutes) before its fit, from
+    the values it will see (each column capped at its ``max_categories``), the warning
+    naming it as a consensus member."""
+    from ..stats._pooling import check_fit_cost
+
+    sizes = np.asarray(stats.sizes, dtype=np.int64)
+    cap = getattr(est, "max_categories", None)
+    if cap is not None:
+        sizes = np.minimum(sizes, int(cap))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_fit_cost(est, sizes, n_output_rows=int(stats.n_rows))
+    for w in caught:
+        if issubclass(w.category, CostWarning):
+            warnings.warn(f"consensus member: {w.message}", CostWarning,
+                          stacklevel=user_stacklevel())
 
 
 def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],

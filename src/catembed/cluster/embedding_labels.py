@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve, eigh
+from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from scipy.spatial.distance import pdist
 from sklearn.cluster import KMeans, kmeans_plusplus
@@ -49,6 +49,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
+from .._utils._eigh import top_eigh
 from .._utils._params import check_option
 from .._utils._validation import CatEmbedError
 
@@ -123,7 +124,7 @@ def _top_eigenvectors(
         def dense() -> np.ndarray:
             return S.toarray() if sp.issparse(S) else np.asarray(S)
     if u <= 1000 or k >= u - 1:
-        return eigh(dense(), subset_by_index=(u - k, u - 1))[1]
+        return top_eigh(dense(), k)[1]
     rs = check_random_state(random_state)
     v0 = rs.uniform(-1, 1, u)
     try:
@@ -132,7 +133,7 @@ def _top_eigenvectors(
     except ArpackNoConvergence:
         if u > 20000:
             raise
-        return eigh(dense(), subset_by_index=(u - k, u - 1))[1]
+        return top_eigh(dense(), k)[1]
     return vecs
 
 

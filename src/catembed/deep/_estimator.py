@@ -29,6 +29,7 @@ from .._utils._params import (
 from .._utils._torch import _deterministic, _device, float64_copy, require_torch
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._batches import _Rows, forward_chunks
+from ._cost import check_deep_cost
 from ._data import (
     MixedEncoding,
     apply_encoding,
@@ -183,6 +184,9 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         torch = require_torch()
         self._check_params()
         objective = self._objective_name()
+        shape = getattr(X, "shape", ())
+        if len(shape) == 2:  # a lower bound of the cost from the shape alone, before any work
+            check_deep_cost(self, int(shape[0]), 0, int(shape[1]), 0, exact=False)
         df, cat, num = split_columns(X, self.categorical_features)
         n = len(df)
         if n < self.n_clusters:
@@ -193,6 +197,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         enc, codes_np, nums_np = fit_encode_compact(df, cat, num)
+        check_deep_cost(self, n, len(cat), len(num), int(np.sum(enc.sizes)))
         self.encoding_ = enc
         self.categorical_features_ = list(cat)
         self.numeric_features_ = list(num)

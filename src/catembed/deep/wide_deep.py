@@ -39,6 +39,7 @@ from .._utils._params import check_int, check_positive
 from .._utils._torch import _deterministic, _device, float64_copy, require_torch
 from .._utils._validation import categorical_input_tags
 from ._batches import _Batches
+from ._cost import check_deep_cost
 from ._data import apply_encoding, check_inference_input, fit_encoding, split_columns
 from ._estimator import check_common, check_hidden
 
@@ -101,11 +102,15 @@ class _WideDeepEmbedder(TransformerMixin, BaseEstimator):
         """
         torch = require_torch()
         self._check_params()
+        shape = getattr(X, "shape", ())
+        if len(shape) == 2:  # a lower bound of the cost from the shape alone (issue 52)
+            check_deep_cost(self, int(shape[0]), 0, int(shape[1]), 0, exact=False)
         df, cat, num = split_columns(X, self.categorical_features)
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)
         self.encoding_ = enc
+        check_deep_cost(self, len(df), len(cat), len(num), int(np.sum(enc.sizes)))
         codes_np, nums_np = apply_encoding(enc, df)
         dev = _device(torch, self.device)
         rng = check_random_state(self.random_state)

@@ -93,11 +93,17 @@ def fit_cost(sizes: np.ndarray) -> tuple[float, float]:
     forming ``M`` (``r^2 l``) and one dense eigenproblem per step, ``l^3 / 6e7`` seconds
     (within 1.5x from l = 400 to 1600). With the default BLAS threads above rank 512
     (:func:`small_problem_threads`) on a busy machine the same fits took 117 s (1200) and
-    173 s (1600): spin-waiting threads, 2.5-5.6x the estimate.
+    173 s (1600): spin-waiting threads, 2.5-5.6x the estimate. A column of many values
+    costs more: every step forms its kernels' products, ``l_j^3`` a kernel, whatever the
+    other columns (issue 52: an identifier column of 205 / 505 values beside two small ones
+    took 8 s / 121 s on 2 shared cores under load, estimated 0.14 s / 2.1 s until then), so
+    the time is ``max(l^3 / 6e7, sum_j l_j^3 / 1e6)`` (8.6 s / 129 s there; 4 s for the
+    0.9 s of 4 x 100, the others as before).
     """
     sizes = np.asarray(sizes, dtype=np.float64)
     l = float(np.sum(sizes))
-    return 14.0 * l * l + 100.0 * float(np.sum(sizes * sizes)), l ** 3 / 6e7
+    seconds = max(l ** 3 / 6e7, float(np.sum(sizes ** 3)) / 1e6)
+    return 14.0 * l * l + 100.0 * float(np.sum(sizes * sizes)), seconds
 
 
 def independence_cooc(stats: ValueStatistics) -> np.ndarray:

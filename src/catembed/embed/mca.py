@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import eigh
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._eigh import top_eigh
 from .._utils._params import check_int, check_option, check_pooling
 from .._utils._validation import (
     CatEmbedError,
@@ -74,7 +74,7 @@ def _top_eigen(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     each axis' largest-magnitude entry is positive (as scikit-learn's ``svd_flip``)."""
     size = M.shape[0]
     k = max(1, min(k, size))
-    evals, evecs = eigh(M, subset_by_index=(size - k, size - 1))
+    evals, evecs = top_eigh(M, k)  # LAPACK's subset may come back short (issue 52)
     evals, evecs = evals[::-1], evecs[:, ::-1]
     big = np.argmax(np.abs(evecs), axis=0)
     evecs = evecs * np.where(evecs[big, np.arange(evecs.shape[1])] < 0, -1.0, 1.0)

@@ -12,12 +12,12 @@ when statistics merge.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils._limits import memory_limit
 from .._utils._validation import CatEmbedError
 
 __all__ = ["DENSE_LIMIT", "FACTOR_VALUES", "as_dense", "count_codes", "count_values",
@@ -221,23 +221,6 @@ def _assemble_sparse(rows_l: list[np.ndarray], cols_l: list[np.ndarray],
     upper.sum_duplicates()
     full = upper + sp.triu(upper, k=1, format="csr").T
     return sp.csr_array(full)
-
-
-def memory_limit() -> float:
-    """Bytes a fit may plan to use: ``CATEMBED_MAX_MEMORY`` (e.g. ``8G``) or half the RAM."""
-    env = os.environ.get("CATEMBED_MAX_MEMORY", "").strip().upper()
-    if env:
-        scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(env[-1], 1)
-        try:
-            return float(env.rstrip("KMGTB") or "0") * scale
-        except ValueError:
-            raise CatEmbedError(
-                f"CATEMBED_MAX_MEMORY={env!r} is not a size such as 8G or 500M."
-            ) from None
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 8.0 * 2**30
 
 
 def pair_bytes(n_rows: int, sizes: np.ndarray) -> float:

@@ -11,15 +11,15 @@ anything large is allocated.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .._utils._limits import check_limits, memory_limit
 from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
-from ._counting import DENSE_LIMIT, memory_limit, pair_bytes
+from ._counting import DENSE_LIMIT, pair_bytes
 from ._encoding import pooled_encoding
 from ._value_statistics import ValueStatistics
 
@@ -177,13 +177,18 @@ def _size_cells(est: Any, sizes: np.ndarray, n_rows: int | None) -> dict[str, fl
     return cells
 
 
-def _duration(seconds: float) -> str:
-    """``"3.2 hours"``, ``"14 minutes"`` or ``"40 s"``."""
-    if seconds >= 7200:
-        return f"{seconds / 3600:.1f} hours"
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} minutes"
-    return f"{seconds:.0f} s"
+def _projection_seconds(est: Any, sizes: np.ndarray, n_rows: int | None) -> float:
+    """The output projection's time (:func:`catembed.transform._projection.object_pca`) for
+    ``l x l`` value tables (one-hot: ``_table_shape = "square"``) and ``n_components`` set:
+    two dense ``l x l`` decompositions, ``l^3 / 2e8`` seconds (issue 52 item 2: 515 s for
+    the 5,164 values of 3,000 x 4 columns on 2 shared cores under load, estimate 688 s), or
+    a Lanczos solver (fewer rows than a quarter of the values: not counted)."""
+    k = getattr(est, "n_components", None)
+    if (getattr(est, "_table_shape", None) != "square" or est._own_n_components
+            or not isinstance(k, (int, np.integer)) or isinstance(k, bool)):
+        return 0.0
+    l_ = float(np.sum(sizes))
+    return 0.0 if n_rows is not None and 4.0 * n_rows < l_ else l_**3 / 2e8
 
 
 def check_cost_before_counting(est: Any, sizes: np.ndarray, n_rows: int) -> None:
@@ -219,7 +224,8 @@ def check_fit_cost(
     sizes = np.asarray(sizes, dtype=np.float64)
     size_cells = _size_cells(est, sizes, n_rows or n_output_rows)
     need = 8.0 * (float(est._cost_cells(sizes)) + sum(size_cells.values()))
-    seconds = float(est._cost_seconds(sizes))
+    seconds = float(est._cost_seconds(sizes)) + _projection_seconds(est, sizes,
+                                                                     n_rows or n_output_rows)
     limit = memory_limit()
     if n_rows is not None and counted_sizes is not None:
         lc = float(np.sum(counted_sizes))
@@ -232,7 +238,6 @@ def check_fit_cost(
         else:
             seconds += pairs * 2e-5 + n_rows * pairs * 2e-8
         need = max(need, count)
-    max_seconds = float(os.environ.get("CATEMBED_MAX_SECONDS", "") or 12 * 3600)
     name = type(est).__name__
     what = f"{name} on {int(sizes.sum())} distinct values in {len(sizes)} columns"
     hint = ("pool rare values (min_frequency=, max_categories=), drop identifier-like "
@@ -241,19 +246,4 @@ def check_fit_cost(
     if sized and need > limit:
         what = f"{what} with {', '.join(sized)}"
         hint = "lower " + " or ".join(p.split("=")[0] for p in sized) + ", " + hint
-    if need > limit:
-        raise CatEmbedError(
-            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
-            f"CATEMBED_MAX_MEMORY); {hint}."
-        )
-    if seconds > max_seconds:
-        raise CatEmbedError(
-            f"{what} would take about {_duration(seconds)} (limit "
-            f"{_duration(max_seconds)}, CATEMBED_MAX_SECONDS); {hint}."
-        )
-    if seconds > 120:
-        warnings.warn(
-            f"{what} may take {seconds / 60:.0f} minutes or more; to be faster, {hint}.",
-            CatEmbedWarning,
-            stacklevel=user_stacklevel(),
-        )
+    check_limits(what, need, seconds, hint)
