@@ -42,6 +42,7 @@ TOTAL = re.compile(r"total ([0-9.]+) s")
 
 def _table(folder: str) -> str:
     import pandas as pd
+
     from synthetic import planted_codes
 
     codes, _ = planted_codes(100, n_features=10, n_values=6, n_groups=3, seed=0)
@@ -108,7 +109,8 @@ def main() -> None:
                 line += (f" (wall / (floor + total) {statistics.median(rs):.2f}, "
                          f"{min(rs):.2f}-{max(rs):.2f})")
         if args.before:
-            line += (f"  ratio {statistics.median(walls[('after', name)]) / statistics.median(walls[('before', name)]):.2f}")
+            after, before = (statistics.median(walls[(t, name)]) for t in ("after", "before"))
+            line += f"  ratio {after / before:.2f}"
         print(line)
 
 
