@@ -80,28 +80,61 @@ def _independence_loglik(codes: np.ndarray) -> float:
     return ll
 
 
+#: EM steps every start takes before the best one alone is run to convergence
+SCREEN_STEPS = 20
+
+
+def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray, k: int,
+                     seed: int, n_init: int, max_iter: int, tol: float) -> float:
+    """The log-likelihood of the latent class model with ``k`` classes: ``n_init`` starts
+    (those of ``LCA(k, random_state=seed)``) run side by side for :data:`SCREEN_STEPS` EM
+    steps, then the one of highest log-likelihood alone to convergence (the small-EM start
+    of Biernacki, Celeux & Govaert 2003: the starts are ranked after a few steps rather than
+    each run to the end)."""
+    from ._lca_em import em_starts
+    from .lca import LCA
+
+    est = LCA(k)
+    est._offsets = offsets
+    rs = np.random.RandomState(seed)
+    starts = [est._init(uniq, weights, rs) for _ in range(int(n_init))]
+    runs = em_starts(uniq, weights, offsets, starts, min(SCREEN_STEPS, max_iter), tol)
+    best = max(range(len(runs)), key=lambda i: (runs[i][2], -i))
+    lt, lp, ll, steps, converged = runs[best]
+    if converged or steps >= max_iter:
+        return ll
+    return em_starts(uniq, weights, offsets, [(lt, lp)], max_iter - steps, tol)[0][2]
+
+
 def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
                   sample_size: int = 5000, n_init: int = 5) -> pd.DataFrame:
     """``log_likelihood``, ``n_parameters`` and ``bic`` of the latent class model for every
-    ``k`` of ``ks`` on at most ``sample_size`` rows of ``codes`` (index: ``k``)."""
-    from .lca import LCA
-
+    ``k`` of ``ks`` on at most ``sample_size`` rows of ``codes`` (index: ``k``). The rows are
+    reduced to the distinct ones once for every ``k``; each ``k``'s starts are screened
+    (:func:`_screened_loglik`)."""
     step(f"choosing k: latent class BIC for {len(ks)} values of k")
     n = len(codes)
     if n > sample_size:
         codes = codes[np.sort(rs.choice(n, size=sample_size, replace=False))]
     m = len(codes)
     free = sum(len(np.unique(codes[:, j])) - 1 for j in range(codes.shape[1]))
-    frame = pd.DataFrame(codes, columns=[f"c{j}" for j in range(codes.shape[1])])
+    compact, cats = _compact(codes)
+    offsets = np.concatenate([[0], np.cumsum([len(c) for c in cats])]).astype(np.int64)
+    uniq, counts = np.unique(compact.astype(np.int64, order="C"), axis=0, return_counts=True)
+    weights = counts.astype(np.float64)
     rows = []
     for k in ks:
         if k == 1:
             ll = _independence_loglik(codes)
         else:
+            seed = rs.randint(2**31 - 1)
+            if len(uniq) < k:
+                raise CatEmbedError(
+                    f"the table has only {len(uniq)} distinct row(s), fewer than "
+                    f"n_clusters={k}; use fewer classes.")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ll = float(LCA(k, n_init=n_init, max_iter=300, tol=1e-6,
-                               random_state=rs.randint(2**31 - 1)).fit(frame).log_likelihood_)
+                ll = _screened_loglik(uniq, weights, offsets, k, seed, n_init, 300, 1e-6)
         p = (k - 1) + k * free
         rows.append({"k": k, "log_likelihood": ll, "n_parameters": p,
                      "bic": -2.0 * ll + p * np.log(m)})

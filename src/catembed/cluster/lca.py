@@ -45,6 +45,7 @@ from .._utils._validation import (
 )
 from ..stats._encoding import encode, factorize_frame
 from ..stats._profile_tests import relative_entropy
+from ._lca_em import DENSE_CELLS, em_starts
 
 __all__ = ["LCA", "lca_labels"]
 
@@ -282,10 +283,14 @@ class LCA(ClusterMixin, BaseEstimator):
                                           return_counts=True)
         weights = counts.astype(np.float64)
         rs = check_random_state(self.random_state)
+        starts = [self._init(uniq, weights, rs) for _ in range(int(self.n_init))]
+        if len(uniq) <= int(self.chunk_size) and len(uniq) * self._offsets[-1] <= DENSE_CELLS:
+            runs = em_starts(uniq, weights, self._offsets, starts, int(self.max_iter),
+                             float(self.tol))  # every start at once (one product a step)
+        else:
+            runs = [self._em(uniq, weights, lt, lp) for lt, lp in starts]
         best = None
-        for _ in range(int(self.n_init)):
-            lt, lp = self._init(uniq, weights, rs)
-            res = self._em(uniq, weights, lt, lp)
+        for res in runs:
             if best is None or res[2] > best[2]:
                 best = res
         log_theta, log_pi, ll, n_iter, converged = best
