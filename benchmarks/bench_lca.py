@@ -86,9 +86,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--n-init", type=int, default=5)
+    ap.add_argument("--only", help="shapes whose name starts with this (e.g. nursery)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for name, codes, k in shapes():
+            if args.only and not name.startswith(args.only):
+                continue
             path = str(Path(tmp) / "codes.npy")
             np.save(path, codes.astype(np.int64))
             for r in range(args.rounds):

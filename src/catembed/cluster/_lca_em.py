@@ -5,7 +5,9 @@ distinct rows' indicator matrix ``O`` (``u x J``) is small (:data:`DENSE_CELLS`)
 are run side by side: the E-step of every start is one matrix product ``O log theta^T`` (``u
 x S K``) and the M-step one product ``R^T O``, each a single BLAS call where the chunked path
 took one gather per column and one sparse product per start and step (on ``dna_statlog``,
-3,001 distinct rows x 60 four-valued columns, 8.5 ms a step of one start at K = 10). A start
+3,001 distinct rows x 60 four-valued columns, 8.5 ms a step of one start at K = 10). Dense
+products beat sparse ones here: E + M for 50 classes in all, 3,001 x 360 indicators 46 ms
+against 102 ms, 12,960 x 24 (Nursery) 5.5 ms against 13.3 ms (load 15). A start
 stops when its mean log-likelihood per row gains less than ``tol`` (the rule of
 :meth:`LCA._em`) and leaves the products; each start takes the steps it takes alone, so the
 result is the chunked path's up to rounding (the sums run in another order).
@@ -14,7 +16,6 @@ result is the chunked path's up to rounding (the sums run in another order).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["DENSE_CELLS", "em_starts"]
 
@@ -34,10 +35,8 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     J = int(offsets[-1])
     S = len(starts)
     K = starts[0][0].shape[0]
-    m = codes.shape[1]
-    O = sp.csr_array((np.ones(u * m), (codes + offsets[:-1][None, :]).ravel(),
-                      np.arange(0, u * m + 1, m)), shape=(u, J))
-    OT = O.T.tocsr()
+    O = np.zeros((u, J))
+    O[np.arange(u)[:, None], codes + offsets[:-1][None, :]] = 1.0
     n = float(weights.sum())
     first = int(offsets[1] - offsets[0])
     lt = np.stack([s[0] for s in starts])  # S x K x J
@@ -51,14 +50,14 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     for it in range(1, int(max_iter) + 1):
         a = active
         A = len(a)
-        L = (O @ np.ascontiguousarray(lt[a].reshape(A * K, J).T)).reshape(u, A, K)
+        L = (O @ lt[a].reshape(A * K, J).T).reshape(u, A, K)
         L += lp[a][None, :, :]
         top = L.max(axis=2, keepdims=True)
         E = np.exp(L - top)
         s = E.sum(axis=2, keepdims=True)
         lls = weights @ (np.log(s) + top)[:, :, 0]
         E *= w3 / s  # the weighted responsibilities
-        counts = (OT @ E.reshape(u, A * K)).T.reshape(A, K, J)
+        counts = (E.reshape(u, A * K).T @ O).reshape(A, K, J)
         nk = counts[:, :, :first].sum(axis=2)
         lp[a] = np.log(np.maximum(nk / n, _FLOOR))
         lt[a] = np.log(np.maximum(counts / np.maximum(nk, _FLOOR)[:, :, None], _FLOOR))
