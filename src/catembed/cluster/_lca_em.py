@@ -1,4 +1,7 @@
-"""LCA's EM for all starts at once, on the dense value indicators (issue 55, item 1).
+"""LCA's EM (issue 55, item 1): :func:`squarem`, the accelerated EM that
+:class:`catembed.cluster.LCA` runs from each start (:func:`dense_step` one step of it on the
+dense indicators), and :func:`em_starts`, plain EM of all starts at once, which the choice of
+k screens its starts with.
 
 :class:`catembed.cluster.LCA` runs ``n_init`` starts of EM on the distinct rows. When the
 distinct rows' indicator matrix ``O`` (``u x J``) is small (:data:`DENSE_CELLS`), the starts
@@ -9,15 +12,18 @@ took one gather per column and one sparse product per start and step (on ``dna_s
 products beat sparse ones here: E + M for 50 classes in all, 3,001 x 360 indicators 46 ms
 against 102 ms, 12,960 x 24 (Nursery) 5.5 ms against 13.3 ms (load 15). A start
 stops when its mean log-likelihood per row gains less than ``tol`` (the rule of
-:meth:`LCA._em`) and leaves the products; each start takes the steps it takes alone, so the
-result is the chunked path's up to rounding (the sums run in another order).
+:class:`LCA`'s plain EM before issue 55) and leaves the products; each start takes the
+steps it takes alone, so the result is plain EM's up to rounding (the sums run in another
+order).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-__all__ = ["DENSE_CELLS", "em_starts"]
+__all__ = ["DENSE_CELLS", "dense_step", "em_starts", "squarem"]
 
 #: at most this many cells of the dense indicator matrix (32 MiB of float64)
 DENSE_CELLS = 1 << 22
@@ -30,7 +36,7 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     """EM from every ``(log_theta, log_pi)`` of ``starts`` on the distinct rows ``codes``
     (``u x m``, codes per column) of multiplicities ``weights``; ``offsets``: each column's
     first value index. Returns per start ``(log_theta, log_pi, log-likelihood, steps,
-    converged)``, as :meth:`catembed.cluster.LCA._em`."""
+    converged)``."""
     u = len(codes)
     J = int(offsets[-1])
     S = len(starts)
@@ -89,3 +95,76 @@ def em_starts(codes: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
         if not len(active):
             break
     return [(lt[i], lp[i], float(ll[i]), int(n_iter[i]), bool(converged[i])) for i in range(S)]
+
+
+def dense_step(OT: np.ndarray, weights: np.ndarray, n: float,
+                theta: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """One EM step from the probabilities ``(theta, pi)``: the new ones and the
+    log-likelihood of the old. Class-major (``K x u``): the sums over the classes run along
+    the rows, elementwise (over the short class axis they were half the step's time)."""
+    L = np.log(np.maximum(theta, _FLOOR)) @ OT
+    L += np.log(np.maximum(pi, _FLOOR))[:, None]
+    top = L.max(axis=0)
+    L -= top
+    E = np.exp(L, out=L)
+    s = E.sum(axis=0)
+    ll = float(weights @ (np.log(s) + top))
+    E *= weights / s
+    nk = E.sum(axis=1)
+    # E @ OT.T: the product with the transposed (u x J) view, 5x faster than with O itself
+    return (E @ OT.T) / np.maximum(nk, _FLOOR)[:, None], nk / n, ll
+
+
+def squarem(step: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, float]],
+            offsets: np.ndarray, log_theta: np.ndarray, log_pi: np.ndarray, max_iter: int,
+            tol: float, n: float) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
+    """EM accelerated by squared extrapolation (SQUAREM, Varadhan & Roland 2008, scheme
+    S3): from ``x0``, two EM steps give ``r = x1 - x0`` and ``v = x2 - 2 x1 + x0``; the point
+    ``x0 - 2a r + a^2 v`` (``a = -|r| / |v|``, at most -1; projected back onto the
+    probabilities) is taken through one more EM step, and kept when its log-likelihood is
+    at least ``x1``'s, else ``a`` moves halfway towards -1 (where the point is ``x2``, which EM
+    never makes worse). Where the likelihood is flat along a ridge (Nursery: the columns are
+    independent and every start must creep back to the independence model) plain EM takes
+    hundreds of steps; the extrapolation about a tenth as many (355-413 steps against 30-37
+    EM evaluations on Nursery's 5 starts, each ending 0.02 higher). Stops when a cycle gains
+    less than ``tol`` per row (of ``n``); ``max_iter`` counts the EM evaluations; ``step``:
+    one EM step, ``(theta, pi) -> (theta', pi', log-likelihood of (theta, pi))``. Returns what
+    :func:`em_starts` returns for one start."""
+    attr = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+    def project(theta: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        theta = np.maximum(theta, _FLOOR)
+        theta /= np.add.reduceat(theta, offsets[:-1], axis=1)[:, attr]
+        pi = np.maximum(pi, _FLOOR)
+        return theta, pi / pi.sum()
+
+    t0, p0 = np.exp(log_theta), np.exp(log_pi)
+    prev, ll, evals, converged = -np.inf, -np.inf, 0, False
+    while int(max_iter) < 3 and evals < int(max_iter):  # too few for a cycle: plain EM
+        t0, p0, ll = step(t0, p0)
+        evals += 1
+    while evals + 3 <= int(max_iter):
+        t1, p1, ll0 = step(t0, p0)
+        t2, p2, ll1 = step(t1, p1)
+        evals += 2
+        rt, rp = t1 - t0, p1 - p0
+        vt, vp = t2 - t1 - rt, p2 - p1 - rp
+        vn = float(np.sqrt((vt * vt).sum() + (vp * vp).sum()))
+        a = -float(np.sqrt((rt * rt).sum() + (rp * rp).sum())) / vn if vn > 0 else -1.0
+        a = min(a, -1.0)
+        while True:
+            xt, xp = project(t0 - 2 * a * rt + a * a * vt, p0 - 2 * a * rp + a * a * vp)
+            t3, p3, ll = step(xt, xp)
+            evals += 1
+            if ll >= ll1 or a == -1.0 or evals >= int(max_iter):
+                break
+            a = (a - 1.0) / 2.0
+            if a > -1.01:
+                a = -1.0
+        t0, p0 = t3, p3
+        if ll / n - prev < tol and ll >= ll0:
+            converged = True
+            break
+        prev = ll / n
+    return (np.log(np.maximum(t0, _FLOOR)), np.log(np.maximum(p0, _FLOOR)), ll, evals,
+            converged)
