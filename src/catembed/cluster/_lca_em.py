@@ -162,8 +162,8 @@ def squarem(step: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarra
             if a > -1.01:
                 a = -1.0
         t0, p0 = t3, p3
-        if ll / n - prev < tol and ll >= ll0:
-            converged = True
+        if (ll1 - ll0) / n < tol or (ll / n - prev < tol and ll >= ll0):
+            converged = True  # an EM step, or a cycle, gains less than tol per row
             break
         prev = ll / n
     return (np.log(np.maximum(t0, _FLOOR)), np.log(np.maximum(p0, _FLOOR)), ll, evals,
