@@ -31,8 +31,8 @@ from sklearn.cluster import KMeans
 from ..stats._value_statistics import ValueStatistics
 from ._consensus_runs import _nearest
 
-__all__ = ["COMBINE_RULES", "block_scales", "coassoc_coordinates", "distinct_rows", "fit_coassoc",
-           "select_partition", "side_by_side"]
+__all__ = ["COMBINE_RULES", "block_scales", "candidate_partitions", "coassoc_coordinates",
+           "distinct_rows", "fit_coassoc", "select_partition", "side_by_side"]
 
 #: the ways the members are combined (``Consensus(combine=...)``)
 COMBINE_RULES = ("select", "concat", "coassoc")
@@ -117,6 +117,32 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomSta
     return km.cluster_centers_
 
 
+def candidate_partitions(concat: np.ndarray, spaces: list[np.ndarray], k: int,
+                         sample_size: int, rs: np.random.RandomState,
+                         distinct: tuple[np.ndarray, ...] | None = None
+                         ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``(centres per member, candidates)``: the candidates are the ``concat`` labels, then
+    every member's own ``KMeans(n_init=10)`` partition of its embedding (:func:`fit_centres`,
+    then the nearest centre), in the members' order."""
+    fits = [fit_centres(Z, k, sample_size, rs, distinct) for Z in spaces]
+    return fits, [concat] + [nearest_labels(Z, c) for Z, c in zip(spaces, fits, strict=True)]
+
+
+def candidate_support(cands: list[np.ndarray], i: int) -> float:
+    """Candidate ``i``'s support: its mean ARI with the other candidates."""
+    from ..metrics import ari_codes
+
+    return float(np.mean([ari_codes(cands[i], c) for j, c in enumerate(cands) if j != i]))
+
+
+def preferred_candidate(cands: list[np.ndarray], weights: np.ndarray) -> int:
+    """The ``"select"`` rule's pick among :func:`candidate_partitions`: ``1 + top`` (the
+    member with the largest agreement weight) when its support is strictly larger than
+    ``concat``'s, else 0 (``concat``)."""
+    top = int(np.argmax(weights))
+    return 1 + top if candidate_support(cands, 1 + top) > candidate_support(cands, 0) else 0
+
+
 def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.ndarray,
                      k: int, sample_size: int, rs: np.random.RandomState,
                      distinct: tuple[np.ndarray, ...] | None = None
@@ -124,23 +150,16 @@ def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.n
     """The ``"select"`` rule: ``(member index or -1, its centres or None, labels)``.
 
     The candidates are the ``concat`` labels and every member's own ``KMeans(n_init=10)``
-    partition of its embedding (:func:`fit_centres`, then the nearest centre); a
-    candidate's support is its mean ARI with the other candidates. The member with the
-    largest agreement weight replaces ``concat`` only when its support is strictly larger
-    (label-free; chosen on a declared design half, ``docs/consensus.md``).
+    partition of its embedding (:func:`candidate_partitions`); a candidate's support is its
+    mean ARI with the other candidates. The member with the largest agreement weight
+    replaces ``concat`` only when its support is strictly larger (label-free; chosen on a
+    declared design half, ``docs/consensus.md``). ``Consensus`` itself goes through
+    :func:`catembed.cluster._consensus_degenerate.guarded_select`, which starts from this
+    pick and sets aside a partition with an outlier group (issue 53).
     """
-    from ..metrics import ari_codes
-
-    fits = [fit_centres(Z, k, sample_size, rs, distinct) for Z in spaces]
-    cands = [concat] + [nearest_labels(Z, c) for Z, c in zip(spaces, fits, strict=True)]
-    top = int(np.argmax(weights))
-
-    def support(i: int) -> float:
-        return float(np.mean([ari_codes(cands[i], c) for j, c in enumerate(cands) if j != i]))
-
-    if support(1 + top) > support(0):
-        return top, fits[top], cands[1 + top]
-    return -1, None, concat
+    fits, cands = candidate_partitions(concat, spaces, k, sample_size, rs, distinct)
+    i = preferred_candidate(cands, weights)
+    return (i - 1, fits[i - 1], cands[i]) if i else (-1, None, concat)
 
 
 # ---------------------------------------------------------------- co-association

@@ -30,10 +30,10 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    bipartite formulation). Memory is ``O(n L)`` in sparse indicators and ``O(n k)`` in
    coordinates, never ``n x n`` (:mod:`catembed.cluster._consensus_combine`).
 
-``n_clusters="auto"`` chooses k by the latent class model's BIC (``_auto_k``; k = 1 is
-"no clear groups"); every fit ends with trust figures and warnings (``_consensus_trust``)
-and profiles. The weights rule and the combination were chosen on planted, shared UCI and
-package tables (``studies/consensus_*_design.py``; ``docs/consensus.md`` has the tables).
+``n_clusters="auto"``: k by the latent class BIC (``_auto_k``; k = 1: "no clear groups");
+fits end with trust figures, warnings (``_consensus_trust``, ``_consensus_degenerate``: no
+outlier group returned as a cluster unsaid) and profiles. The rules were chosen on planted,
+shared and package tables (``studies/consensus_*_design.py``; ``docs/consensus.md``).
 """
 
 from __future__ import annotations
@@ -78,9 +78,9 @@ from ._consensus_combine import (
     fit_coassoc,
     mean_square_norm,
     nearest_labels,
-    select_partition,
     side_by_side,
 )
+from ._consensus_degenerate import guard_report, guarded_select
 from ._consensus_members import (
     ALL_MEMBERS,
     EMBEDDER_MEMBERS,
@@ -305,7 +305,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         step("counting the values")  # one pass: factorise, count
         codes, cats = factorize_frame(df, cat, self.handle_missing)
         codes = np.ascontiguousarray(codes)  # row-major, as before
-        n_distinct, self._distinct = distinct_rows(codes)
+        (n_distinct, self._distinct), self._codes = distinct_rows(codes), codes
         if n_distinct < k:
             raise CatEmbedError(f"the table has only {n_distinct} distinct row(s), fewer "
                                 f"than n_clusters={k}; use fewer clusters.")
@@ -358,8 +358,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             raise CatEmbedError("no consensus member could be fitted on this table.")
         self.member_stability_ = np.asarray(stab)
         self._combine(runs_all, rs, spaces=spaces)
-        del spaces, self._distinct  # fit-time only (its row groups are n long)
+        del spaces, self._distinct, self._codes  # fit-time only (n long)
         diagnose(self, codes, runs_all, rs)  # and its warnings (no clear groups at k = 1)
+        guard_report(self)
         stability_columns(attach_profiles(self, df_in, self.labels_, codes=codes))
         return self
 
@@ -389,13 +390,12 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                                             getattr(self, "_distinct", None)).astype(np.float64)
         self.labels_ = nearest_labels(U, self.cluster_centers_)
         self._selected, self.selected_ = -1, self.combine
-        if self.combine == "select":  # concat, or the best-agreeing member's own partition
-            self._selected, centres, self.labels_ = select_partition(
-                self.labels_, spaces, self.member_weights_, k, int(self.sample_size), rs,
-                getattr(self, "_distinct", None))
-            if centres is not None:
-                self.cluster_centers_ = centres.astype(np.float64)
-            self.selected_ = self.members_[self._selected] if centres is not None else "concat"
+        if self.combine == "select":  # concat or a member's own partition (issue 53: guarded)
+            self._selected, self.cluster_centers_, self.labels_, self._guard = guarded_select(
+                self.labels_, self.cluster_centers_, U, spaces, self.member_weights_, k,
+                int(self.sample_size), rs, getattr(self, "_distinct", None),
+                getattr(self, "_codes", None))
+            self.selected_ = self.members_[self._selected] if self._selected >= 0 else "concat"
         self.member_agreement_ = np.array([np.mean([ari_codes(self.labels_, r) for r in runs])
                                            for runs in runs_all])
 
