@@ -1,0 +1,110 @@
+"""Issue 53, item 1: no outlier group (a cluster under max(2, 1 % of the rows)) returned by
+``Consensus`` as a cluster without a word (``catembed.cluster._consensus_degenerate``)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from catembed import CatEmbedWarning
+from catembed.cluster import _consensus_degenerate as degenerate
+from catembed.cluster.consensus import Consensus
+from catembed.metrics import ari_codes
+
+
+def test_small_clusters_threshold():
+    # 100 rows: the floor is 2 rows, so a cluster of 1 is small and one of 2 is not
+    lab = np.r_[np.zeros(97, int), [1], [2, 2]]
+    np.testing.assert_array_equal(degenerate.small_clusters(lab, 3), [1])
+    # an empty cluster counts; rows labelled -1 are in no cluster
+    np.testing.assert_array_equal(degenerate.small_clusters(lab, 4), [1, 3])
+    # 1,000 rows: 1 % is 10 rows
+    lab = np.r_[np.zeros(981, int), np.ones(9, int), np.full(10, 2)]
+    np.testing.assert_array_equal(degenerate.small_clusters(lab, 3), [1])
+    assert degenerate.outlier_message(np.r_[np.zeros(50, int), np.ones(50, int)], 2) is None
+    text = degenerate.outlier_message(np.r_[np.zeros(99, int), [1]], 2)
+    assert "cluster 1: 1 row)" in text and "max(2, 1 % of the rows) = 2 rows" in text
+
+
+def _space(groups, seed, outlier_far=0.0):
+    rs = np.random.RandomState(seed)
+    Z = rs.normal(scale=0.1, size=(len(groups), 3))
+    Z[:, 0] += 10.0 * groups
+    Z[-1, 1] += outlier_far  # the last row: far from every group
+    return Z.astype(np.float32)
+
+
+def test_guard_takes_the_best_candidate_without_a_small_cluster():
+    groups = np.repeat([0, 1], 100)
+    spaces = [_space(groups, s) for s in range(3)]
+    concat = groups.copy()
+    concat[-1] = 2  # the pick (concat) spends a cluster on one row
+    concat[:100] = np.tile([0, 1], 50)
+    w = np.array([0.2, 0.3, 0.5])
+    U = np.hstack(spaces)
+    i, centres, labels, notes = degenerate.guarded_select(
+        concat, np.zeros((3, 9)), U, spaces, w, 3, 1000, np.random.RandomState(0))
+    assert notes["guard"] in ("kept", "candidate")
+    assert not len(degenerate.small_clusters(labels, 3))
+    if notes["guard"] == "candidate":
+        assert i >= 0 and centres.shape == (3, 3)
+
+
+def test_guard_refits_without_the_outlier_rows_when_every_candidate_isolates_them():
+    groups = np.repeat([0, 1], 100)
+    spaces = [_space(groups, s, outlier_far=1000.0) for s in range(3)]
+    U = np.hstack(spaces)
+    concat = groups.copy()
+    concat[-1] = 2
+    i, centres, labels, notes = degenerate.guarded_select(
+        concat, np.zeros((3, 9)), U, spaces, np.array([0.4, 0.3, 0.3]), 2 + 1, 1000,
+        np.random.RandomState(0))
+    # every member's own k-means also puts the far row alone: k-means without it
+    assert notes["guard"] == "trimmed" and i == -1 and centres.shape == (3, 9)
+    np.testing.assert_array_equal(notes["outlier_rows"], [199])
+    assert not len(degenerate.small_clusters(labels, 3))
+
+
+def _outlier_table(n_out):
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, 2, 400)
+    cols = {f"c{j}": np.where(rng.random(400) < 0.6, g, rng.integers(0, 2, 400)).astype(str)
+            for j in range(8)}
+    df = pd.DataFrame(cols)
+    for r in range(n_out):
+        df.loc[len(df)] = [f"rare{r}_{j}" for j in range(8)]
+    return df, g
+
+
+@pytest.mark.parametrize("n_out", [1, 3])
+def test_consensus_sets_the_outlier_group_aside(n_out):
+    # two planted groups and n_out rows of codes of their own: at k = 3 the side-by-side
+    # partition spends its third cluster on them; the default takes a candidate without
+    df, g = _outlier_table(n_out)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        concat = Consensus(3, combine="concat", random_state=0).fit(df)
+        model = Consensus(3, random_state=0).fit(df)
+    assert sorted(np.bincount(concat.labels_))[0] == n_out
+    said = [str(w.message) for w in caught if issubclass(w.category, CatEmbedWarning)
+            and "outlier group" in str(w.message)]
+    assert len(said) == 1 and "combine='select'" in said[0]  # concat's, not the default's
+    assert concat.diagnostics_["small_clusters"] == {int(np.argmin(np.bincount(
+        concat.labels_))): n_out}
+    assert not len(degenerate.small_clusters(model.labels_, 3))
+    assert model.diagnostics_["guard"] == "candidate" and model.diagnostics_[
+        "small_clusters"] == {}
+    rows = model.diagnostics_["outlier_rows"]  # the pick's small clusters: outlier rows only
+    assert len(rows) and set(rows.tolist()) <= set(range(400, 400 + n_out))
+    np.testing.assert_array_equal(model.predict(df), model.labels_)
+
+
+def test_labels_unchanged_without_a_small_cluster():
+    # k = 2: no candidate has a small cluster, the guard keeps the pick (as before issue 53)
+    df, g = _outlier_table(1)
+    model = Consensus(2, random_state=0).fit(df)
+    assert model.diagnostics_["guard"] == "kept"
+    assert ari_codes(g, model.labels_[:400]) > 0.5
