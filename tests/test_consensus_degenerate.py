@@ -37,35 +37,36 @@ def _space(groups, seed, outlier_far=0.0):
     return Z.astype(np.float32)
 
 
-def test_guard_takes_the_best_candidate_without_a_small_cluster():
-    groups = np.repeat([0, 1], 100)
+def test_guard_takes_the_best_candidate_when_the_refit_fails():
+    groups = np.repeat([0, 1, 2], 60)
     spaces = [_space(groups, s) for s in range(3)]
     concat = groups.copy()
-    concat[-1] = 2  # the pick (concat) spends a cluster on one row
-    concat[:100] = np.tile([0, 1], 50)
+    concat[-1] = 3  # the pick (concat) spends a cluster on one row ...
+    U = np.zeros((len(groups), 2))
+    U[-1] = 5.0  # ... and its coordinates hold one point besides: no 4 clusters without it
     w = np.array([0.2, 0.3, 0.5])
-    U = np.hstack(spaces)
     i, centres, labels, notes = degenerate.guarded_select(
-        concat, np.zeros((3, 9)), U, spaces, w, 3, 1000, np.random.RandomState(0))
-    assert notes["guard"] in ("kept", "candidate")
-    assert not len(degenerate.small_clusters(labels, 3))
-    if notes["guard"] == "candidate":
-        assert i >= 0 and centres.shape == (3, 3)
+        concat, np.zeros((4, 2)), U, spaces, w, 4, 1000, np.random.RandomState(0))
+    # every member splits one group in two (4 clusters of 3 groups), none holds a small one
+    assert notes["guard"] == "candidate" and i >= 0 and centres.shape == (4, 3)
+    assert not len(degenerate.small_clusters(labels, 4))
+    np.testing.assert_array_equal(notes["outlier_rows"], [179])
 
 
-def test_guard_refits_without_the_outlier_rows_when_every_candidate_isolates_them():
+def test_guard_refits_without_the_outlier_rows():
     groups = np.repeat([0, 1], 100)
     spaces = [_space(groups, s, outlier_far=1000.0) for s in range(3)]
     U = np.hstack(spaces)
     concat = groups.copy()
-    concat[-1] = 2
+    concat[-1] = 2  # the far row alone: k-means again on U without it
     i, centres, labels, notes = degenerate.guarded_select(
-        concat, np.zeros((3, 9)), U, spaces, np.array([0.4, 0.3, 0.3]), 2 + 1, 1000,
+        concat, np.zeros((3, 9)), U, spaces, np.array([0.4, 0.3, 0.3]), 3, 1000,
         np.random.RandomState(0))
-    # every member's own k-means also puts the far row alone: k-means without it
-    assert notes["guard"] == "trimmed" and i == -1 and centres.shape == (3, 9)
+    assert notes["guard"] == "trimmed" and centres.shape[0] == 3
     np.testing.assert_array_equal(notes["outlier_rows"], [199])
     assert not len(degenerate.small_clusters(labels, 3))
+    # the far row joins its nearest centre; the two groups stay apart
+    assert ari_codes(groups[:-1], labels[:-1]) > 0.5
 
 
 def _outlier_table(n_out):
@@ -95,7 +96,7 @@ def test_consensus_sets_the_outlier_group_aside(n_out):
     assert concat.diagnostics_["small_clusters"] == {int(np.argmin(np.bincount(
         concat.labels_))): n_out}
     assert not len(degenerate.small_clusters(model.labels_, 3))
-    assert model.diagnostics_["guard"] == "candidate" and model.diagnostics_[
+    assert model.diagnostics_["guard"] == "trimmed" and model.diagnostics_[
         "small_clusters"] == {}
     rows = model.diagnostics_["outlier_rows"]  # the pick's small clusters: outlier rows only
     assert len(rows) and set(rows.tolist()) <= set(range(400, 400 + n_out))
@@ -108,3 +109,15 @@ def test_labels_unchanged_without_a_small_cluster():
     model = Consensus(2, random_state=0).fit(df)
     assert model.diagnostics_["guard"] == "kept"
     assert ari_codes(g, model.labels_[:400]) > 0.5
+
+
+def test_cli_says_why_the_pick_moved(tmp_path, capsys):
+    from catembed.cli import main
+
+    df, _ = _outlier_table(1)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    assert main(["cluster", str(src), "-k", "3", "--seed", "0", "-o",
+                 str(tmp_path / "labels.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "partition:" in out and "under max(2, 1 % of the rows)" in out

@@ -276,6 +276,18 @@ def _cluster_stability(model: Any) -> dict[int, str] | None:
 def _selection_text(model: Any) -> str:
     """Which partition ``combine="select"`` returned: said whenever it is one member's own."""
     chosen = getattr(model, "selected_", None)
+    guard = (getattr(model, "diagnostics_", None) or {}).get("guard")
+    if guard in ("trimmed", "candidate", "across columns"):  # issue 53's guard moved the pick
+        rows = len(model.diagnostics_.get("outlier_rows", ()))
+        why = {"trimmed": f"k-means again without the {rows} row(s) the first choice put in "
+               "cluster(s) under max(2, 1 % of the rows), read as outliers",
+               "candidate": f"the first choice put {rows} row(s) in cluster(s) under max(2, "
+               "1 % of the rows): the best-agreeing candidate without one",
+               "across columns": "the first choice followed one column's values: the "
+               "best-agreeing candidate that does not"}[guard]
+        name = "the members' combined one" if chosen in (None, "concat") else \
+            f"member {chosen}'s own k-means partition"
+        return f"\n  partition: {name} ({why})"
     if chosen in (None, "concat", "coassoc"):
         return ""
     return (f"\n  partition: member {chosen}'s own k-means partition (it agrees more with the "

@@ -8,13 +8,19 @@ its usual pick (:func:`~catembed.cluster._consensus_combine.preferred_candidate`
 (:func:`guarded_select`):
 
 1. keeps it when none of its clusters is small (the labels are then exactly as before);
-2. else takes, among the other candidates (``concat`` and every member's own k-means
-   partition) without a small cluster, the one with the largest support (mean ARI with
-   the other candidates, the ``select`` rule's own measure);
-3. else refits k-means on the side-by-side coordinates without the rows of the small
-   clusters (up to :data:`TRIM_ROUNDS` times, each round setting aside the rows of the
-   small clusters found so far) and labels every row by its nearest centre;
-4. else returns the pick, and :func:`outlier_message` warns (as for every partition with a
+2. else, when the small clusters' rows are rows of rare codes (at least :data:`RARE_SHARE`
+   of each row's values held by fewer than ``max(2, 1 %)`` rows), fits the whole consensus
+   again without them (:func:`fit_guarded`, same parameters and seed; up to
+   :data:`TRIM_ROUNDS` rounds while the refit's pick isolates more such rows) and labels
+   every row by ``predict`` (an outlier row takes its nearest centre): the members are then
+   not fitted on the outliers either;
+3. else takes, among the other candidates (``concat`` and every member's own k-means
+   partition) without a small cluster, the one with the largest support (mean ARI with the
+   other candidates, the ``select`` rule's own measure);
+4. else refits k-means on the pick's own coordinates (the side-by-side ones for ``concat``,
+   the member's embedding for a member's partition) without the rows of its small clusters
+   (up to :data:`TRIM_ROUNDS` times) and labels every row by its nearest centre;
+5. else returns the pick, and :func:`outlier_message` warns (as for every partition with a
    small cluster, whatever ``combine`` is).
 
 The rows set aside (those of the pick's small clusters) are kept in
@@ -38,15 +44,18 @@ from ._consensus_combine import (
 )
 from ._consensus_trust import SPLIT_NMI, column_nmi
 
-__all__ = ["MIN_SHARE", "TRIM_ROUNDS", "guard_report", "guarded_select", "outlier_message",
-           "small_clusters"]
+__all__ = ["MIN_SHARE", "RARE_SHARE", "TRIM_ROUNDS", "fit_guarded", "guard_report",
+           "guarded_select", "outlier_message", "small_clusters"]
 
 #: a cluster under ``max(2, MIN_SHARE * n)`` rows is an outlier group (issue 53)
 MIN_SHARE = 0.01
+#: a row at least this share of whose values are rare (held by fewer than max(2, 1 % of the
+#: rows) rows) is a row of rare codes: the fit is done again without such outlier rows
+RARE_SHARE = 0.5
 #: whether a pick that follows one column's values is set aside for a candidate that does
 #: not (when ``codes`` is given; decided on the declared pool, see the module text)
 SPLIT_GUARD = True
-#: rounds of k-means without the rows of small clusters before giving up (step 3)
+#: rounds of refits without the rows of small clusters before giving up (steps 2 and 4)
 TRIM_ROUNDS = 3
 
 
@@ -60,22 +69,36 @@ def small_clusters(labels: np.ndarray, k: int) -> np.ndarray:
 
 def _trimmed(U: np.ndarray, labels: np.ndarray, k: int, sample_size: int,
              rs: np.random.RandomState) -> tuple[np.ndarray | None, np.ndarray]:
-    """Step 3: ``(centres, labels)`` of k-means on ``U`` without the rows of ``labels``'
+    """Step 4: ``(centres, labels)`` of k-means on ``U`` without the rows of ``labels``'
     small clusters (rounds add the rows of new small clusters), or ``(None, labels)``."""
     out = np.zeros(len(U), dtype=bool)
     for _ in range(TRIM_ROUNDS):
         out |= np.isin(labels, small_clusters(labels, k))
         keep = np.flatnonzero(~out)
-        if len(keep) < k or len(np.unique(U[keep], axis=0)) < k:
+        if len(keep) < k:
             break
         if len(keep) > sample_size:
             keep = np.sort(rs.choice(keep, size=sample_size, replace=False))
-        centres = KMeans(k, n_init=10, random_state=rs.randint(2**31 - 1)).fit(
-            U[keep]).cluster_centers_
+        with warnings.catch_warnings():  # fewer distinct rows than k: k-means warns
+            warnings.simplefilter("ignore")
+            centres = KMeans(k, n_init=10, random_state=rs.randint(2**31 - 1)).fit(
+                U[keep]).cluster_centers_
         labels = nearest_labels(U, centres)
         if not len(small_clusters(labels, k)):
             return centres, labels
     return None, labels
+
+
+def rare_rows(codes: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether every one of ``rows`` is a row of rare codes (:data:`RARE_SHARE`)."""
+    if codes is None or not len(rows):
+        return False
+    floor = max(2.0, MIN_SHARE * len(codes))
+    share = np.zeros(len(rows))
+    for j in range(codes.shape[1]):
+        col = codes[:, j] - codes[:, j].min()
+        share += np.bincount(col)[col[rows]] < floor
+    return bool((share >= RARE_SHARE * codes.shape[1]).all())
 
 
 def _is_split(codes: np.ndarray, labels: np.ndarray) -> bool:
@@ -91,21 +114,24 @@ def guarded_select(concat: np.ndarray, centres: np.ndarray, U: np.ndarray, space
                    codes: np.ndarray | None = None
                    ) -> tuple[int, np.ndarray | None, np.ndarray, dict[str, Any]]:
     """``combine="select"`` with the outlier-group guard (steps 1-4 of the module text):
-    ``(member index or -1, centres (float64), labels, notes)``: ``concat`` (-1, its
-    ``centres``), a member's own partition, or (-1 with new centres) a k-means refit on
-    ``U`` without the outlier rows. With ``codes`` (the table), a pick
-    that follows one column's values is also set aside when a candidate without a small
-    cluster does not. ``notes``: ``guard`` (``"kept"``, ``"candidate"``, ``"across
-    columns"``, ``"trimmed"`` or ``"none found"``), ``outlier_rows`` (indices)."""
-    codes = codes if SPLIT_GUARD else None
+    ``(member index or -1, centres (float64), labels, notes)``: ``concat`` (-1; its
+    ``centres``, or new ones refitted on ``U`` without the outlier rows) or a member's own
+    partition (its centres, or new ones refitted on its embedding without them). With
+    ``codes`` (the table), a pick that follows one column's values is also set aside when
+    a candidate without a small cluster does not. ``notes``: ``guard`` (``"kept"``,
+    ``"trimmed"``, ``"candidate"``, ``"across columns"`` or ``"none found"``),
+    ``outlier_rows`` (indices)."""
+    table, codes = codes, codes if SPLIT_GUARD else None
     fits, cands = candidate_partitions(concat, spaces, k, sample_size, rs, distinct)
     first = preferred_candidate(cands, weights)
     small = small_clusters(cands[first], k)
     split = codes is not None and not len(small) and _is_split(codes, cands[first])
+    rows = np.flatnonzero(np.isin(cands[first], small))
+    rare = rare_rows(table, rows)
 
     def result(i: int, guard: str) -> tuple[int, np.ndarray | None, np.ndarray, dict]:
-        rows = np.flatnonzero(np.isin(cands[first], small))
-        notes = {"guard": guard, "outlier_rows": rows, "first": first, "pick": cands[first]}
+        notes = {"guard": guard, "outlier_rows": rows, "first": first, "pick": cands[first],
+                 "refit": rare}
         c = fits[i - 1] if i else centres
         return i - 1, np.asarray(c, dtype=np.float64), cands[i], notes
 
@@ -123,12 +149,14 @@ def guarded_select(concat: np.ndarray, centres: np.ndarray, U: np.ndarray, space
     if good:
         best = max(good, key=lambda i: (candidate_support(cands, i), -i))
         return result(best, "across columns" if split else "candidate")
-    trimmed, labels = _trimmed(U, cands[first], k, sample_size, rs)
+    # k-means on the pick's own coordinates without its small clusters' rows
+    trimmed, labels = _trimmed(spaces[first - 1] if first else U, cands[first], k,
+                               sample_size, rs)
     if trimmed is None:
         return result(first, "none found")
-    rows = np.flatnonzero(np.isin(cands[first], small))
-    return (-1, np.asarray(trimmed, dtype=np.float64), labels,
-            {"guard": "trimmed", "outlier_rows": rows, "first": first, "pick": cands[first]})
+    return (first - 1, np.asarray(trimmed, dtype=np.float64), labels,
+            {"guard": "trimmed", "outlier_rows": rows, "first": first, "pick": cands[first],
+             "refit": rare})
 
 
 def outlier_message(labels: np.ndarray, k: int, searched: bool = True,
@@ -158,9 +186,58 @@ def guard_report(model: Any) -> None:
     k = int(model.n_clusters_)
     small = small_clusters(model.labels_, k)
     d = model.diagnostics_
-    d["guard"] = notes.get("guard")
+    d["guard"], d["refit"] = notes.get("guard"), bool(notes.get("refit", False))
     d["outlier_rows"] = np.asarray(notes.get("outlier_rows", small[:0]), dtype=np.int64)
     d["small_clusters"] = {int(c): int((model.labels_ == c).sum()) for c in small}
     message = outlier_message(model.labels_, k, model.combine == "select")
     if message is not None:
         warnings.warn(message, CatEmbedWarning, stacklevel=4)
+
+
+def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
+    """``Consensus.fit``'s body: ``model._fit``; when the pick held an outlier group (its
+    rows in ``diagnostics_["outlier_rows"]``), the whole fit again on the other rows (same
+    parameters and ``random_state``: the members are then not fitted on the outliers
+    either), and every row labelled by :meth:`predict` (on those rows exactly the refit's
+    labels; an outlier row takes its nearest centre). The first fit's warnings are said
+    only when it is kept."""
+    from .._utils._validation import as_frame
+    from ._consensus_runs import _gather
+    from ._describe import attach_profiles
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model._fit(X, names)
+    d = model.diagnostics_
+    n = len(model.labels_)
+    if getattr(model, "_refitting", False) or not d.get("refit"):
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return model
+    df = as_frame(_gather(X))
+    out = np.asarray(d["outlier_rows"], dtype=np.int64)
+    model._refitting = True
+    try:
+        for _ in range(TRIM_ROUNDS):  # again while the refit's pick isolates rare-code rows
+            keep = np.setdiff1d(np.arange(n), out)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model._fit(df.iloc[keep].reset_index(drop=True), names)
+            d = model.diagnostics_
+            if not d.get("refit") or len(keep) - len(d["outlier_rows"]) < 2 * model.n_clusters_:
+                break
+            out = np.union1d(out, keep[d["outlier_rows"]])
+    finally:
+        del model._refitting
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    model.labels_ = model.predict(df).astype(np.int64)
+    d["guard"], d["outlier_rows"] = "refit", out
+    d["small_clusters"] = {int(c): int((model.labels_ == c).sum())
+                           for c in small_clusters(model.labels_, int(model.n_clusters_))}
+    said = any("outlier group" in str(w.message) for w in caught)
+    message = outlier_message(model.labels_, int(model.n_clusters_))
+    if message is not None and not said:
+        warnings.warn(message, CatEmbedWarning, stacklevel=3)
+    attach_profiles(model, df, model.labels_)
+    return model

@@ -80,7 +80,7 @@ from ._consensus_combine import (
     nearest_labels,
     side_by_side,
 )
-from ._consensus_degenerate import guard_report, guarded_select
+from ._consensus_degenerate import fit_guarded, guard_report, guarded_select
 from ._consensus_members import (
     ALL_MEMBERS,
     EMBEDDER_MEMBERS,
@@ -281,8 +281,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         """Fit every member from one count of ``X`` and cluster the consensus of their runs
         (with one BLAS/OpenMP thread: many small problems, which threads slow down)."""
         names = self._check()
-        with one_thread():
-            return self._fit(X, names)
+        with one_thread():  # issue 53: again without an outlier group's rows, if any
+            return fit_guarded(self, X, names)
 
     def _fit(self, X: Any, names: list[str]) -> Consensus:
         X = _gather(X)
