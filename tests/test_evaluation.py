@@ -249,6 +249,28 @@ def test_every_shipped_table_is_well_formed():
     assert t1["datasets"][1]["scores"]["CDE"] == 0.915
 
 
+def test_table_target_override_keeps_the_files_class_as_a_feature():
+    # issue 53 (MHTC's Titanic: the passenger class is the class, survived a feature)
+    table = {"id": "toy", "title": "toy", "paper": "none", "metric": "ari",
+             "preset": {"columns": "features", "rows": "all"},
+             "factors": [{"key": "n_features", "label": "m"}, {"key": "n_classes", "label": "k"}],
+             "columns": [{"label": "0-1", "method": "onehot"}],
+             "datasets": [{"name": "lenses", "target": "astigmatic", "scores": {}}]}
+    row = run_table(table, runs=1).rows[0]
+    assert row.status == "ok"
+    assert row.factors["n_classes"] == 2 and row.factors["n_features"] == 4  # class in
+
+
+def test_mhtc_tables_hold_the_published_figures():
+    ari, acc = load_table("mhtc-ari"), load_table("mhtc-acc")
+    assert len(ari["datasets"]) == 13 and [d["name"] for d in ari["datasets"]] == [
+        d["name"] for d in acc["datasets"]]
+    zoo = next(d for d in ari["datasets"] if d["name"] == "zoo")["scores"]
+    assert zoo["k-modes"] == 0.6397 and zoo["MHTC"] == 0.7684  # PerformanceComparison-2025.mat
+    titanic = next(d for d in ari["datasets"] if d["name"] == "titanic")
+    assert titanic["target"] == "status"
+
+
 def test_unknown_table_is_a_clear_error():
     with pytest.raises(CatEmbedError, match="no table 'cde-9'"):
         load_table("cde-9")

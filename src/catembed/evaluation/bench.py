@@ -320,8 +320,11 @@ def run_table(
         try:
             raw = load_dataset(folder)
             raw.name = entry["name"]  # the table's name picks the preset's per-set rules
-            if entry.get("target"):
-                raw.meta = {**raw.meta, "target": entry["target"]}
+            if entry.get("target"):  # another class column: the file's own is a feature
+                kinds = {**(raw.meta.get("columns") or {}), entry["target"]: "target"}
+                if raw.target and raw.target != entry["target"]:
+                    kinds[raw.target] = "categorical"
+                raw.meta = {**raw.meta, "target": entry["target"], "columns": kinds}
             preset = entry.get("preset", spec.get("preset", "complete"))
             data = apply_preset(raw, preset)
             # a data set found under an alias keeps the table's name for the preset lookup
