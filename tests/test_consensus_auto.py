@@ -179,7 +179,7 @@ def test_a_one_column_split_is_named():
     assert d["split_column"] in ("kind", "twin") and d["split_nmi"] > 0.99
     assert set(d) == {"stability", "member_agreement", "split_column", "split_nmi",
                       "cluster_jaccard", "cluster_dissolved", "cluster_status",
-                      "dependence_z"}
+                      "dependence_z", "guard", "outlier_rows", "small_clusters"}
 
 
 def test_messages_say_what_is_weak():

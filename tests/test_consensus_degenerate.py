@@ -37,6 +37,16 @@ def _space(groups, seed, outlier_far=0.0):
     return Z.astype(np.float32)
 
 
+def test_rare_rows():
+    codes = np.zeros((300, 4), dtype=np.int64)
+    codes[:, 0] = np.arange(300) % 3
+    codes[-1, 1:] = [1, 2, 3]  # three of four values held by one row: a row of rare codes
+    codes[-2, 1] = 4  # one rare value of four: not
+    assert degenerate.rare_rows(codes, np.array([299]))
+    assert not degenerate.rare_rows(codes, np.array([298, 299]))
+    assert not degenerate.rare_rows(None, np.array([299]))
+
+
 def test_guard_takes_the_best_candidate_when_the_refit_fails():
     groups = np.repeat([0, 1, 2], 60)
     spaces = [_space(groups, s) for s in range(3)]
@@ -96,10 +106,14 @@ def test_consensus_sets_the_outlier_group_aside(n_out):
     assert concat.diagnostics_["small_clusters"] == {int(np.argmin(np.bincount(
         concat.labels_))): n_out}
     assert not len(degenerate.small_clusters(model.labels_, 3))
-    assert model.diagnostics_["guard"] == "trimmed" and model.diagnostics_[
+    # the rows of rare codes set aside, the consensus fitted again without them
+    assert model.diagnostics_["guard"] == "refit" and model.diagnostics_[
         "small_clusters"] == {}
-    rows = model.diagnostics_["outlier_rows"]  # the pick's small clusters: outlier rows only
+    rows = model.diagnostics_["outlier_rows"]
     assert len(rows) and set(rows.tolist()) <= set(range(400, 400 + n_out))
+    again = Consensus(3, random_state=0).fit(df.drop(index=rows).reset_index(drop=True))
+    keep = np.setdiff1d(np.arange(len(df)), rows)
+    np.testing.assert_array_equal(model.labels_[keep], again.labels_)
     np.testing.assert_array_equal(model.predict(df), model.labels_)
 
 

@@ -277,8 +277,12 @@ def _selection_text(model: Any) -> str:
     """Which partition ``combine="select"`` returned: said whenever it is one member's own."""
     chosen = getattr(model, "selected_", None)
     guard = (getattr(model, "diagnostics_", None) or {}).get("guard")
-    if guard in ("trimmed", "candidate", "across columns"):  # issue 53's guard moved the pick
+    if guard in ("refit", "trimmed", "candidate", "across columns"):  # issue 53's guard
         rows = len(model.diagnostics_.get("outlier_rows", ()))
+        if guard == "refit":
+            return (f"\n  partition: fitted again without {rows} row(s) of rare codes that the "
+                    "first fit put in cluster(s) under max(2, 1 % of the rows), read as "
+                    "outliers (each then takes its nearest cluster)")
         why = {"trimmed": f"k-means again without the {rows} row(s) the first choice put in "
                "cluster(s) under max(2, 1 % of the rows), read as outliers",
                "candidate": f"the first choice put {rows} row(s) in cluster(s) under max(2, "

@@ -54,7 +54,7 @@ MIN_SHARE = 0.01
 RARE_SHARE = 0.5
 #: whether a pick that follows one column's values is set aside for a candidate that does
 #: not (when ``codes`` is given; decided on the declared pool, see the module text)
-SPLIT_GUARD = True
+SPLIT_GUARD = False
 #: rounds of refits without the rows of small clusters before giving up (steps 2 and 4)
 TRIM_ROUNDS = 3
 
@@ -186,7 +186,8 @@ def guard_report(model: Any) -> None:
     k = int(model.n_clusters_)
     small = small_clusters(model.labels_, k)
     d = model.diagnostics_
-    d["guard"], d["refit"] = notes.get("guard"), bool(notes.get("refit", False))
+    d["guard"] = notes.get("guard")
+    model._outlier_refit = bool(notes.get("refit", False))  # read by fit_guarded
     d["outlier_rows"] = np.asarray(notes.get("outlier_rows", small[:0]), dtype=np.int64)
     d["small_clusters"] = {int(c): int((model.labels_ == c).sum()) for c in small}
     message = outlier_message(model.labels_, k, model.combine == "select")
@@ -210,7 +211,7 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
         model._fit(X, names)
     d = model.diagnostics_
     n = len(model.labels_)
-    if getattr(model, "_refitting", False) or not d.get("refit"):
+    if getattr(model, "_refitting", False) or not model.__dict__.pop("_outlier_refit", False):
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return model
@@ -224,7 +225,8 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
                 warnings.simplefilter("always")
                 model._fit(df.iloc[keep].reset_index(drop=True), names)
             d = model.diagnostics_
-            if not d.get("refit") or len(keep) - len(d["outlier_rows"]) < 2 * model.n_clusters_:
+            if not model.__dict__.pop("_outlier_refit", False) or \
+                    len(keep) - len(d["outlier_rows"]) < 2 * model.n_clusters_:
                 break
             out = np.union1d(out, keep[d["outlier_rows"]])
     finally:
