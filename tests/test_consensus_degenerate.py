@@ -134,4 +134,4 @@ def test_cli_says_why_the_pick_moved(tmp_path, capsys):
     assert main(["cluster", str(src), "-k", "3", "--seed", "0", "-o",
                  str(tmp_path / "labels.csv")]) == 0
     out = capsys.readouterr().out
-    assert "partition:" in out and "under max(2, 1 % of the rows)" in out
+    assert "partition: fitted again without 1 row(s) of rare codes" in out

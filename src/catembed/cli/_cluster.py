@@ -280,9 +280,9 @@ def _selection_text(model: Any) -> str:
     if guard in ("refit", "trimmed", "candidate", "across columns"):  # issue 53's guard
         rows = len(model.diagnostics_.get("outlier_rows", ()))
         if guard == "refit":
-            return (f"\n  partition: fitted again without {rows} row(s) of rare codes that the "
-                    "first fit put in cluster(s) under max(2, 1 % of the rows), read as "
-                    "outliers (each then takes its nearest cluster)")
+            return (f"\n  partition: fitted again without {rows} row(s) of rare codes (half or "
+                    "more of their values held by under max(2, 1 % of the rows) rows), read "
+                    "as outliers (each then takes its nearest cluster)")
         why = {"trimmed": f"k-means again without the {rows} row(s) the first choice put in "
                "cluster(s) under max(2, 1 % of the rows), read as outliers",
                "candidate": f"the first choice put {rows} row(s) in cluster(s) under max(2, "

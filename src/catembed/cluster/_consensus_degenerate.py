@@ -8,12 +8,14 @@ its usual pick (:func:`~catembed.cluster._consensus_combine.preferred_candidate`
 (:func:`guarded_select`):
 
 1. keeps it when none of its clusters is small (the labels are then exactly as before);
-2. else, when the small clusters' rows are rows of rare codes (at least :data:`RARE_SHARE`
-   of each row's values held by fewer than ``max(2, 1 %)`` rows), fits the whole consensus
-   again without them (:func:`fit_guarded`, same parameters and seed; up to
-   :data:`TRIM_ROUNDS` rounds while the refit's pick isolates more such rows) and labels
-   every row by ``predict`` (an outlier row takes its nearest centre): the members are then
-   not fitted on the outliers either;
+2. but first, whatever the pick: the table's rows of rare codes (at least
+   :data:`RARE_SHARE` of a row's values held by fewer than ``max(2, 1 %)`` rows), when they
+   are fewer than ``max(2, 1 %)`` rows (a handful: an outlier group), and the pick's small
+   clusters when made of such rows, are set aside: the whole consensus is fitted again
+   without them (:func:`fit_guarded`, same parameters and seed; up to :data:`TRIM_ROUNDS`
+   rounds while the refit finds more) and every row labelled by ``predict`` (an outlier row
+   takes its nearest centre): the members are then not fitted on the outliers either. A
+   table without such rows is fitted once, as before;
 3. else takes, among the other candidates (``concat`` and every member's own k-means
    partition) without a small cluster, the one with the largest support (mean ARI with the
    other candidates, the ``select`` rule's own measure);
@@ -89,16 +91,23 @@ def _trimmed(U: np.ndarray, labels: np.ndarray, k: int, sample_size: int,
     return None, labels
 
 
-def rare_rows(codes: np.ndarray, rows: np.ndarray) -> bool:
-    """Whether every one of ``rows`` is a row of rare codes (:data:`RARE_SHARE`)."""
+def rare_code_rows(codes: np.ndarray) -> np.ndarray:
+    """The rows of rare codes: at least :data:`RARE_SHARE` of a row's values held by fewer
+    than ``max(2, 1 % of the rows)`` rows (one count per column)."""
+    n, m = codes.shape
+    floor = max(2.0, MIN_SHARE * n)
+    share = np.zeros(n)
+    for j in range(m):
+        col = codes[:, j] - codes[:, j].min()
+        share += np.bincount(col)[col] < floor
+    return np.flatnonzero(share >= RARE_SHARE * m)
+
+
+def rare_rows(codes: np.ndarray | None, rows: np.ndarray) -> bool:
+    """Whether every one of ``rows`` is a row of rare codes (:func:`rare_code_rows`)."""
     if codes is None or not len(rows):
         return False
-    floor = max(2.0, MIN_SHARE * len(codes))
-    share = np.zeros(len(rows))
-    for j in range(codes.shape[1]):
-        col = codes[:, j] - codes[:, j].min()
-        share += np.bincount(col)[col[rows]] < floor
-    return bool((share >= RARE_SHARE * codes.shape[1]).all())
+    return bool(np.isin(rows, rare_code_rows(codes)).all())
 
 
 def _is_split(codes: np.ndarray, labels: np.ndarray) -> bool:
@@ -127,7 +136,11 @@ def guarded_select(concat: np.ndarray, centres: np.ndarray, U: np.ndarray, space
     small = small_clusters(cands[first], k)
     split = codes is not None and not len(small) and _is_split(codes, cands[first])
     rows = np.flatnonzero(np.isin(cands[first], small))
-    rare = rare_rows(table, rows)
+    # rows to fit again without: the table's rows of rare codes when they are a handful (an
+    # outlier group whatever the pick), and the pick's small clusters if made of such rows
+    rare = rare_code_rows(table) if table is not None else rows[:0]
+    few = rare if len(rare) < max(2.0, MIN_SHARE * len(concat)) else rare[:0]
+    rare = np.union1d(few, rows if len(rows) and np.isin(rows, rare).all() else rows[:0])
 
     def result(i: int, guard: str) -> tuple[int, np.ndarray | None, np.ndarray, dict]:
         notes = {"guard": guard, "outlier_rows": rows, "first": first, "pick": cands[first],
@@ -187,7 +200,7 @@ def guard_report(model: Any) -> None:
     small = small_clusters(model.labels_, k)
     d = model.diagnostics_
     d["guard"] = notes.get("guard")
-    model._outlier_refit = bool(notes.get("refit", False))  # read by fit_guarded
+    model._outlier_refit = np.asarray(notes.get("refit", ()), dtype=np.int64)  # fit_guarded
     d["outlier_rows"] = np.asarray(notes.get("outlier_rows", small[:0]), dtype=np.int64)
     d["small_clusters"] = {int(c): int((model.labels_ == c).sum()) for c in small}
     message = outlier_message(model.labels_, k, model.combine == "select")
@@ -196,8 +209,9 @@ def guard_report(model: Any) -> None:
 
 
 def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
-    """``Consensus.fit``'s body: ``model._fit``; when the pick held an outlier group (its
-    rows in ``diagnostics_["outlier_rows"]``), the whole fit again on the other rows (same
+    """``Consensus.fit``'s body: ``model._fit``; when it found rows of rare codes to set
+    aside (step 2 of the module text; ``diagnostics_["outlier_rows"]``), the whole fit again
+    on the other rows (same
     parameters and ``random_state``: the members are then not fitted on the outliers
     either), and every row labelled by :meth:`predict` (on those rows exactly the refit's
     labels; an outlier row takes its nearest centre). The first fit's warnings are said
@@ -211,24 +225,24 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
         model._fit(X, names)
     d = model.diagnostics_
     n = len(model.labels_)
-    if getattr(model, "_refitting", False) or not model.__dict__.pop("_outlier_refit", False):
+    out = model.__dict__.pop("_outlier_refit", np.zeros(0, dtype=np.int64))
+    if getattr(model, "_refitting", False) or not len(out):
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return model
     df = as_frame(_gather(X))
-    out = np.asarray(d["outlier_rows"], dtype=np.int64)
     model._refitting = True
     try:
-        for _ in range(TRIM_ROUNDS):  # again while the refit's pick isolates rare-code rows
+        for _ in range(TRIM_ROUNDS):  # again while the refit finds more rows to set aside
             keep = np.setdiff1d(np.arange(n), out)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 model._fit(df.iloc[keep].reset_index(drop=True), names)
             d = model.diagnostics_
-            if not model.__dict__.pop("_outlier_refit", False) or \
-                    len(keep) - len(d["outlier_rows"]) < 2 * model.n_clusters_:
+            more = model.__dict__.pop("_outlier_refit", np.zeros(0, dtype=np.int64))
+            if not len(more) or len(keep) - len(more) < 2 * model.n_clusters_:
                 break
-            out = np.union1d(out, keep[d["outlier_rows"]])
+            out = np.union1d(out, keep[more])
     finally:
         del model._refitting
     for w in caught:
