@@ -118,11 +118,22 @@ def test_consensus_sets_the_outlier_group_aside(n_out):
 
 
 def test_labels_unchanged_without_a_small_cluster():
-    # k = 2: no candidate has a small cluster, the guard keeps the pick (as before issue 53)
+    # no row of rare codes, no small cluster: the usual pick, fitted once
+    df, g = _outlier_table(0)
+    model = Consensus(2, random_state=0).fit(df)
+    assert model.diagnostics_["guard"] == "kept" and not len(model.diagnostics_["outlier_rows"])
+    assert ari_codes(g, model.labels_) > 0.5
+
+
+def test_a_row_of_rare_codes_is_set_aside_whatever_the_pick():
+    # k = 2: the pick has no small cluster, but the one row of rare codes is an outlier
+    # group: the consensus is fitted without it, as on the table without it
     df, g = _outlier_table(1)
     model = Consensus(2, random_state=0).fit(df)
-    assert model.diagnostics_["guard"] == "kept"
-    assert ari_codes(g, model.labels_[:400]) > 0.5
+    clean = Consensus(2, random_state=0).fit(df.iloc[:400])
+    assert model.diagnostics_["guard"] == "refit"
+    np.testing.assert_array_equal(model.diagnostics_["outlier_rows"], [400])
+    np.testing.assert_array_equal(model.labels_[:400], clean.labels_)
 
 
 def test_cli_says_why_the_pick_moved(tmp_path, capsys):
