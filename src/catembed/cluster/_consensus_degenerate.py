@@ -17,8 +17,8 @@ its usual pick (:func:`~catembed.cluster._consensus_combine.preferred_candidate`
    takes its nearest centre): the members are then not fitted on the outliers either. A
    table without such rows is fitted once, as before;
 3. else takes, among the other candidates (``concat`` and every member's own k-means
-   partition) without a small cluster, the one with the largest support (mean ARI with the
-   other candidates, the ``select`` rule's own measure);
+   partition) without a small cluster, the one nearest the pick (largest ARI with it; ties:
+   the largest support, the ``select`` rule's own measure);
 4. else refits k-means on the pick's own coordinates (the side-by-side ones for ``concat``,
    the member's embedding for a member's partition) without the rows of its small clusters
    (up to :data:`TRIM_ROUNDS` times) and labels every row by its nearest centre;
@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from .._utils._errors import CatEmbedWarning
+from ..metrics import ari_codes
 from ._consensus_combine import (
     candidate_partitions,
     candidate_support,
@@ -160,7 +161,8 @@ def guarded_select(concat: np.ndarray, centres: np.ndarray, U: np.ndarray, space
         elif across:
             good = across
     if good:
-        best = max(good, key=lambda i: (candidate_support(cands, i), -i))
+        best = max(good, key=lambda i: (ari_codes(cands[first], cands[i]),
+                                        candidate_support(cands, i), -i))
         return result(best, "across columns" if split else "candidate")
     # k-means on the pick's own coordinates without its small clusters' rows
     trimmed, labels = _trimmed(spaces[first - 1] if first else U, cands[first], k,
