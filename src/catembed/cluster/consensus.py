@@ -185,12 +185,12 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     dependence_z_ : float
         The columns' dependence test, at any k (below 4: k = 1 if chosen, else a warning).
     diagnostics_ : dict
-        ``stability`` (weighted mean ARI of the members' runs with ``labels_``),
-        ``member_agreement`` (mean ARI between members), ``split_column`` and ``split_nmi``
-        (the single column the partition follows most closely), per cluster
+        ``stability`` (mean ARI of the members' runs with ``labels_``), ``member_agreement``,
+        ``split_column``, ``split_nmi`` (the single column followed most closely), per cluster
         ``cluster_jaccard`` (resample Jaccard, fpc clusterboot's), ``cluster_dissolved`` and
-        ``cluster_status`` (>= .75 stable, <= .5 dissolved, doubtful between; a warning for
-        the last two); see :mod:`catembed.cluster._consensus_trust`. Not saved.
+        ``cluster_status`` (>= .75 stable, <= .5 dissolved, doubtful between; a warning for the
+        last two; :mod:`catembed.cluster._consensus_trust`); ``guard``, ``outlier_rows``,
+        ``small_clusters`` (issue 53's outlier groups, ``_consensus_degenerate``). Not saved.
     profiles_ : DataFrame
         What each cluster is and is not (FactoMineR's catdes statistics), its paragons and
         its ``jaccard`` and ``stability`` (:func:`catembed.cluster.describe_clusters`). Not saved.
