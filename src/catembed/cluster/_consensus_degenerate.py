@@ -219,6 +219,7 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     labels; an outlier row takes its nearest centre). The first fit's warnings are said
     only when it is kept."""
     from .._utils._validation import as_frame
+    from ._consensus_clusterwise import stability_columns
     from ._consensus_runs import _gather
     from ._describe import attach_profiles
 
@@ -257,5 +258,5 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     message = outlier_message(model.labels_, int(model.n_clusters_))
     if message is not None and not said:
         warnings.warn(message, CatEmbedWarning, stacklevel=3)
-    attach_profiles(model, df, model.labels_)
+    stability_columns(attach_profiles(model, df, model.labels_))
     return model
