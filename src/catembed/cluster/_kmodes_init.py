@@ -28,7 +28,8 @@ from sklearn.utils import check_random_state
 from .._utils._validation import CatEmbedError
 from ._kmodes_core import _cat_distances, _sq_dist
 
-__all__ = ["init_cao", "init_huang", "init_random"]
+__all__ = ["cao_from_distinct", "huang_nearest", "huang_synthetic", "init_cao", "init_huang",
+           "init_random"]
 
 
 def _distinct(codes: np.ndarray, numeric: np.ndarray | None = None
@@ -76,7 +77,6 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
     distance to ``gamma`` times the mismatches and rows are distinct on all their columns;
     the density stays categorical.
     """
-    ptabs = _matching_tables(ptabs)
     n, m = codes.shape
     uniq, first, _ = _distinct(codes, numeric)
     num_u = None if numeric is None else numeric[first]
@@ -87,6 +87,16 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
     # no categorical attribute (k-prototypes on numbers alone): every row equally dense, so
     # the rule is the farthest-first traversal from the first row
     dens = dens[first] / (n * m) if m else np.ones(len(first))
+    return first[cao_from_distinct(uniq, dens, n_clusters, ptabs, num_u=num_u, gamma=gamma)]
+
+
+def cao_from_distinct(uniq: np.ndarray, dens: np.ndarray, n_clusters: int,
+                      ptabs: list[np.ndarray], *, num_u: np.ndarray | None = None,
+                      gamma: float = 1.0) -> np.ndarray:
+    """:func:`init_cao` from the distinct rows (first-occurrence order) and their
+    densities: positions in ``uniq`` (the distributed fit's entry point, which counts
+    the distinct rows partition by partition)."""
+    ptabs = _matching_tables(ptabs)
     chosen = [int(np.argmax(dens))]
     best = np.full(len(uniq), np.inf)
     for _ in range(1, n_clusters):
@@ -96,7 +106,7 @@ def init_cao(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray], *,
         best = np.minimum(best, d * dens)
         best[chosen] = -np.inf
         chosen.append(int(np.argmax(best)))
-    return first[np.asarray(chosen)]
+    return np.asarray(chosen)
 
 
 def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
@@ -113,11 +123,28 @@ def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
     uniq, first, _ = _distinct(codes, numeric)
     num_u = None if numeric is None else numeric[first]
     _need(len(uniq), n_clusters)
-    synth = np.empty((n_clusters, m), dtype=np.int64)
-    for j in range(m):
-        freq = np.bincount(codes[:, j]).astype(float)
-        synth[:, j] = rs.choice(len(freq), size=n_clusters, p=freq / freq.sum())
+    freqs = [np.bincount(codes[:, j]).astype(float) for j in range(m)]
+    synth = huang_synthetic(freqs, n_clusters, rs)
     s_num = None if numeric is None else numeric[rs.choice(n, size=n_clusters)]
+    return first[huang_nearest(uniq, synth, ptabs, num_u=num_u, s_num=s_num, gamma=gamma)]
+
+
+def huang_synthetic(freqs: list[np.ndarray], n_clusters: int, rs: np.random.RandomState
+                    ) -> np.ndarray:
+    """Huang's synthetic modes: per attribute a value drawn with probability proportional
+    to its count (``freqs``: the counts of each attribute's values)."""
+    synth = np.empty((n_clusters, len(freqs)), dtype=np.int64)
+    for j, freq in enumerate(freqs):
+        synth[:, j] = rs.choice(len(freq), size=n_clusters, p=freq / freq.sum())
+    return synth
+
+
+def huang_nearest(uniq: np.ndarray, synth: np.ndarray, ptabs: list[np.ndarray], *,
+                  num_u: np.ndarray | None = None, s_num: np.ndarray | None = None,
+                  gamma: float = 1.0) -> np.ndarray:
+    """Each synthetic mode replaced by the nearest distinct row not chosen yet: positions
+    in ``uniq``."""
+    n_clusters = len(synth)
     d = _proto_dist(uniq, num_u, synth, s_num, ptabs, gamma)  # (distinct, k)
     taken = np.zeros(len(uniq), dtype=bool)
     chosen = []
@@ -126,7 +153,7 @@ def init_huang(codes: np.ndarray, n_clusters: int, ptabs: list[np.ndarray],
         i = int(np.argmin(col))
         taken[i] = True
         chosen.append(i)
-    return first[np.asarray(chosen)]
+    return np.asarray(chosen)
 
 
 def init_random(codes: np.ndarray, n_clusters: int, random_state: Any = None, *,

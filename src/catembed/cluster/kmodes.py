@@ -25,6 +25,7 @@ from .._utils._validation import (
     as_frame,
     categorical_input_tags,
     has_string_names,
+    is_dask_collection,
     warnings_at_caller,
 )
 from ..similarity.estimator import CategoricalDistance
@@ -279,6 +280,9 @@ default="cao"
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        A lazy Dask Series (int64, the input's partitions and index) when ``X`` is a Dask
+        DataFrame: the fit then runs partition by partition without gathering the rows
+        (``docs/distributed.md``), and ``predict`` of a Dask DataFrame maps the partitions.
     cluster_centroids_ : ndarray of object, shape (n_clusters, n_categorical)
         The modes, as values: one column per categorical column of ``X``, in input order
         (``n_features_in_`` columns when every column is categorical, as with
@@ -328,6 +332,10 @@ default="cao"
         """Cluster the rows of ``X``."""
         self._check()
         with warnings_at_caller(type(self).__name__):  # warnings name the user's line
+            if is_dask_collection(X):  # partition by partition (docs/distributed.md)
+                from ._dask_fit import fit_kmodes_dask
+
+                return fit_kmodes_dask(self, X)
             return self._fit(X)
 
     def _fit(self, X: Any) -> KModes:
@@ -386,6 +394,11 @@ default="cao"
     def predict(self, X: Any) -> np.ndarray:
         """The nearest mode of each row of ``X`` (unseen values follow ``handle_unknown``)."""
         check_is_fitted(self, "modes_")
+        if is_dask_collection(X):  # a lazy Dask Series, partition by partition
+            from ._dask_fit import predict_dask
+
+            self._check_table(pd.DataFrame(index=[0], columns=X._meta.columns), fit=False)
+            return predict_dask(self, X)
         self._check_table(as_frame(X), fit=False)
         with warnings_at_caller(type(self).__name__):
             codes = self.distance_.encode(X).astype(np.int64)

@@ -46,83 +46,23 @@ from .._utils._validation import (
     as_frame,
     categorical_input_tags,
     check_table,
+    is_dask_collection,
     is_frame,
     select_categorical,
 )
 from ..stats._encoding import encode, factorize_frame
 from ..stats._profile_tests import relative_entropy
 from ._lca_em import DENSE_CELLS, dense_step, squarem
+from ._lca_core import (  # noqa: F401  (re-exported: the tests read them here)
+    _FLOOR,
+    _PW_BLOCK,
+    _add_columns,
+    _log_joint_classes,
+    _logsumexp_classes,
+    _sum_over_rows,
+)
 
 __all__ = ["LCA", "lca_labels"]
-
-_FLOOR = 1e-12
-
-
-#: numpy's pairwise summation: fewer terms than this are added in one loop, more are split
-_PW_BLOCK = 128
-
-
-def _sum_over_rows(a: np.ndarray, lo: int = 0, n: int | None = None) -> np.ndarray:
-    """``a[lo:lo + n].sum(axis=0)`` added in the order in which NumPy's ``sum(axis=1)``
-    adds a C-contiguous ``(u, K)`` array's rows (its pairwise summation: one loop under 8
-    terms, 8 running sums up to 128, halves above), elementwise over the ``u`` columns of
-    the ``(K, u)`` array ``a``: the E-step's sums over the classes in the class-major
-    layout, with the bits of the row-major layout's."""
-    n = len(a) - lo if n is None else n
-    if n < 8:
-        res = np.zeros(a.shape[1])
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    if n <= _PW_BLOCK:
-        r = a[lo:lo + 8].copy()
-        i = 8
-        while i < n - n % 8:
-            r += a[lo + i:lo + i + 8]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for j in range(lo + i, lo + n):
-            res += a[j]
-        return res
-    half = n // 2
-    half -= half % 8
-    return _sum_over_rows(a, lo, half) + _sum_over_rows(a, lo + half, n - half)
-
-
-def _logsumexp_classes(a: np.ndarray) -> np.ndarray:
-    """``scipy.special.logsumexp(a, axis=0)`` of a finite real ``(K, u)`` array, by SciPy's
-    own arithmetic (1.17: the largest entries taken out of the sum, ``log1p`` of the rest
-    over their count). The class-major layout makes every step an elementwise pass over
-    the ``u`` rows (the row-major form's reductions over ``K`` numbers were two thirds of
-    the E-step's time on Nursery)."""
-    top = a.max(axis=0)
-    at_top = a == top
-    m = at_top.sum(axis=0, dtype=a.dtype)
-    s = _sum_over_rows(np.exp(np.where(at_top, -np.inf, a) - top))
-    s = np.where(s == 0, s, s / m)
-    return np.log1p(s) + np.log(m) + top
-
-
-def _log_joint_classes(gT: np.ndarray, log_theta: np.ndarray, log_pi: np.ndarray
-                       ) -> np.ndarray:
-    """``log pi_c + sum_j log theta_{cj}(x_ij)`` in the class-major layout ``(K, u)``;
-    ``gT``: the ``(m, u)`` value indices (codes plus offsets). The same additions in the
-    same order as :func:`_add_columns` on ``tile(log_pi)``."""
-    out = np.repeat(log_pi[:, None], gT.shape[1], axis=1)
-    for col in gT:
-        out += log_theta.take(col, axis=1)
-    return out
-
-
-def _add_columns(out: np.ndarray, log_theta: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """``out[i] += log_theta[:, g[i, j]]`` for each column ``j`` in turn (in place).
-
-    Row gathers from ``log_theta.T`` with ``take``: the same additions in the same order as
-    indexing ``log_theta[:, g[:, j]].T``, so bitwise the same result, 2-2.5x faster."""
-    T = np.ascontiguousarray(log_theta.T)
-    for col in np.ascontiguousarray(g.T):
-        out += T.take(col, axis=0)
-    return out
 
 
 class LCA(ClusterMixin, BaseEstimator):
@@ -156,7 +96,9 @@ class LCA(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        The most probable class of each row (modal assignment).
+        The most probable class of each row (modal assignment). A lazy Dask Series (int64,
+        the input's partitions and index) when ``X`` is a Dask DataFrame: the fit then runs
+        partition by partition without gathering the rows (``docs/distributed.md``).
     weights_ : ndarray of shape (K,)
         Class probabilities ``pi``.
     probabilities_ : list of ndarray of shape (K, l_j)
@@ -269,6 +211,10 @@ class LCA(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> LCA:
         """Fit the latent class model to the rows of ``X``."""
         self._check()
+        if is_dask_collection(X):  # partition by partition (docs/distributed.md)
+            from ._dask_fit import fit_lca_dask
+
+            return fit_lca_dask(self, X)
         df = as_frame(X)
         check_table(self, df, reset=True)
         cat, other = select_categorical(df, self.categorical_features)
@@ -335,7 +281,13 @@ class LCA(ClusterMixin, BaseEstimator):
         return np.exp(lj - logsumexp(lj, axis=1)[:, None])
 
     def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each row."""
+        """The most probable class of each row (of a Dask DataFrame: a lazy Dask Series,
+        partition by partition)."""
+        if is_dask_collection(X):
+            from ._dask_fit import predict_dask
+
+            check_is_fitted(self, "weights_")
+            return predict_dask(self, X)
         return np.argmax(self.predict_proba(X), axis=1)
 
     def __sklearn_tags__(self):  # noqa: D105

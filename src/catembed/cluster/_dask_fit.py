@@ -1,0 +1,402 @@
+""":class:`~catembed.cluster.KModes` and :class:`~catembed.cluster.LCA` fitted on a Dask
+DataFrame without gathering its rows (``docs/distributed.md``).
+
+Every pass maps a step of :mod:`catembed.cluster._distributed` over the partitions and sums
+the small arrays it returns on the client: the value statistics (already distributed,
+:mod:`catembed.transform._dask`), the distinct rows with their counts (kept only while there
+are at most :data:`CLIENT_ROWS` of them), the k-modes assignments (per cluster value counts)
+and the LCA E-steps (expected counts). The client holds the value tables, the modes or class
+parameters, and at most :data:`CLIENT_ROWS` distinct rows or :data:`SAMPLE_ROWS` sampled rows.
+
+The value codes of each partition are computed once and persisted on the workers
+(``codes_dtype`` bytes per cell, one byte up to 127 values per column) for the iterations.
+
+Same results as the in-memory fit: when the distinct rows fit on the client (at most
+``CLIENT_ROWS``) the initial modes and the LCA's EM are the in-memory ones, row for row, and
+the labels equal the in-memory labels; above, the initialisation reads a sample of
+``SAMPLE_ROWS`` rows and the LCA's E-step sums partition by partition, so the partition found
+may differ (``docs/distributed.md`` gives the agreement measured).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+
+from .._utils._params import check_option
+from .._utils._validation import CatEmbedError, check_table, select_categorical
+from ..stats._encoding import code_dtype, union_categories
+from ..transform._dask import fit_dask
+from . import _distributed as D
+from ._kmodes_core import MODE_UPDATES, _modes_from, _padded_tables
+from ._kmodes_init import cao_from_distinct, huang_nearest, huang_synthetic
+from ._lca_core import _FLOOR
+
+__all__ = ["CLIENT_ROWS", "SAMPLE_ROWS", "fit_kmodes_dask", "fit_lca_dask"]
+
+#: the most distinct rows gathered on the client for an exact initialisation (and LCA's EM)
+CLIENT_ROWS = 500_000
+#: rows sampled to the client to initialise when the distinct rows are more
+SAMPLE_ROWS = 100_000
+
+
+# ---------------------------------------------------------------------- plumbing
+class _Parts:
+    """A Dask DataFrame's partitions: their delayed objects, lengths and first rows."""
+
+    def __init__(self, ddf: Any) -> None:
+        import dask
+
+        self.ddf = ddf
+        self.frames = ddf.to_delayed()
+        lengths = dask.compute(*[dask.delayed(len)(p) for p in self.frames])
+        self.lengths = np.asarray(lengths, dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        self.n = int(self.lengths.sum())
+        self.codes: list[Any] = []
+
+    def encode(self, fn: Callable[[pd.DataFrame], np.ndarray]) -> None:
+        """Compute and persist each partition's codes."""
+        import dask
+
+        self.codes = list(dask.persist(*[dask.delayed(fn)(p) for p in self.frames]))
+
+    def map(self, fn: Callable[..., Any], *args: Any, start: bool = False,
+            **kwargs: Any) -> list[Any]:
+        """``fn(codes, *args)`` on every partition (``start=True``: the partition's first
+        row as the last argument), computed."""
+        import dask
+
+        tasks = [dask.delayed(fn)(c, *args, *((int(s),) if start else ()), **kwargs)
+                 for c, s in zip(self.codes, self.starts, strict=True)]
+        return list(dask.compute(*tasks))
+
+    def reduce(self, leaf: Callable[..., Any], merge: Callable[[Any, Any], Any],
+               *args: Any, on_codes: bool = True) -> Any:
+        """A tree reduction of ``leaf`` over the partitions (their codes, or frames)."""
+        import dask
+
+        src = self.codes if on_codes else self.frames
+        level = [dask.delayed(leaf)(c, *args, int(s)) if on_codes else
+                 dask.delayed(leaf)(c, *args) for c, s in zip(src, self.starts, strict=True)]
+        while len(level) > 1:
+            level = [dask.delayed(merge)(level[i], level[i + 1]) if i + 1 < len(level)
+                     else level[i] for i in range(0, len(level), 2)]
+        (out,) = dask.compute(level[0])
+        return out
+
+    def sample(self, rows: int, seed: int) -> pd.DataFrame:
+        """About ``rows`` rows drawn uniformly, gathered to the client."""
+        frac = min(1.0, rows / max(self.n, 1))
+        return self.ddf.sample(frac=frac, random_state=seed).compute()
+
+
+def _sum(parts: list[Any]) -> Any:
+    """The elementwise sum of the partitions' results (arrays, lists or tuples of them)."""
+    first = parts[0]
+    if isinstance(first, (list, tuple)):
+        return type(first)(_sum([p[i] for p in parts]) for i in range(len(first)))
+    out = first
+    for p in parts[1:]:
+        out = out + p
+    return out
+
+
+def _distinct(parts: _Parts) -> D.Distinct | None:
+    """The distinct rows of the whole table (``None`` above :data:`CLIENT_ROWS`)."""
+    cap = int(CLIENT_ROWS)
+
+    def leaf(codes: np.ndarray, start: int) -> D.Distinct | None:
+        d = D.distinct_batch(codes, start)
+        return d if len(d.rows) <= cap else None
+
+    return parts.reduce(leaf, lambda a, b: D.merge_distinct(a, b, cap))
+
+
+def _probe(ddf: Any) -> pd.DataFrame:
+    """The first two rows (the input checks run on them)."""
+    return ddf.head(2, npartitions=-1, compute=True)
+
+
+def _row_count_checks(est: Any, n: int, n_cols: int) -> None:
+    if n == 0:
+        raise CatEmbedError(f"Found array with 0 sample(s) (shape=({n}, {n_cols})) while a "
+                            f"minimum of {est.n_clusters} is required by "
+                            f"{type(est).__name__}.")
+    if n < int(est.n_clusters):
+        raise CatEmbedError(f"n_samples={n} should be >= n_clusters={est.n_clusters}; "
+                            "use fewer clusters.")
+
+
+def _snapshot(est: Any) -> Any:
+    """A shallow copy without the lazy labels (what the partitions' tasks carry)."""
+    snap = copy.copy(est)
+    snap.__dict__.pop("labels_", None)
+    return snap
+
+
+def _labels_partition(part: pd.DataFrame, est: Any) -> pd.Series:
+    return pd.Series(np.asarray(est.predict(part), dtype=np.int64), index=part.index)
+
+
+def predict_dask(est: Any, ddf: Any) -> Any:
+    """``est.predict`` mapped over the partitions: a lazy Dask Series of int64 labels."""
+    meta = pd.Series(np.array([], dtype=np.int64), index=ddf._meta.index[:0])
+    return ddf.map_partitions(_labels_partition, _snapshot(est), meta=meta)
+
+
+# ---------------------------------------------------------------------- k-modes
+def fit_kmodes_dask(est: Any, ddf: Any) -> Any:
+    """:meth:`KModes.fit` of a Dask DataFrame (``est`` checked by ``fit``)."""
+    check_option("mode_update", est.mode_update, MODE_UPDATES)
+    meta = ddf._meta
+    if meta.shape[1] == 0:
+        est._check_table(meta, fit=True)
+    parts = _Parts(ddf)
+    _row_count_checks(est, parts.n, meta.shape[1])
+    if parts.n < 2:
+        raise CatEmbedError(f"KModes needs at least 2 samples to fit; got n_samples = "
+                            f"{parts.n}.")
+    dist = est._distance(est.categorical_features)
+    dist._check_params()
+    est.distance_ = fit_dask(dist, ddf)
+    est._set_input_names(meta, meta)
+    input_columns = [str(c) for c in meta.columns]
+    clustered = set(est._kept_columns()) | {str(c) for c in dist.dropped_features_}
+    head = _probe(ddf)
+    est._set_centroid_columns(head, [c for c in input_columns if c in clustered])
+    ptabs = _padded_tables(dist.tables_)
+    dtype = code_dtype(dist.categories_)
+    parts.encode(lambda part: dist.encode(part).astype(dtype))
+    rough = est._rough_counts()
+    distinct = _distinct(parts)
+    rs = check_random_state(est.random_state)
+    seeds = rs.randint(np.iinfo(np.int32).max, size=est.n_init)
+    several = isinstance(est.init, str) and est.init != "cao" and len(seeds) > 1
+    k = est._n_starts(distinct.rows) if distinct is not None else est.n_clusters
+    best = None
+    for seed in seeds:
+        if isinstance(est.init, str):
+            init_modes = _init_modes(est, parts, distinct, ptabs, int(seed), k)
+        else:
+            init_modes = est._encode_init(est.init, input_columns)
+        res = _lloyd(parts, init_modes, ptabs, max_iter=int(est.max_iter),
+                     rough_counts=rough, mode_update=est.mode_update, want_cost=several)
+        if best is None or res[3] < best[3]:
+            best = res
+        if not several:
+            break
+    modes, hists, _, _, n_iter = best
+    modes = est._pad(modes)
+    est.modes_ = modes
+    est.cluster_centroids_ = est._centroids(modes)
+    est.n_iter_ = n_iter
+    est._final_hist = hists if len(hists[0]) == est.n_clusters else [
+        np.vstack([h, np.zeros((est.n_clusters - len(h), h.shape[1]))]) for h in hists]
+    r = None if rough is None else (est._final_hist, rough)
+    est.cost_ = float(sum(c for _, c in parts.map(_label_cost, modes, ptabs, r)))
+    est.labels_ = predict_dask(est, ddf)
+    return est
+
+
+def _label_cost(codes: np.ndarray, modes: np.ndarray, ptabs: list[np.ndarray],
+                rough: Any) -> tuple[None, float]:
+    return None, D.kmodes_labels_batch(codes.astype(np.int64), modes, ptabs, rough)[1]
+
+
+def _init_modes(est: Any, parts: _Parts, distinct: D.Distinct | None,
+                ptabs: list[np.ndarray], seed: int, k: int) -> np.ndarray:
+    """The initial modes: the in-memory rule on the distinct rows when they are on the
+    client, else on a sample of :data:`SAMPLE_ROWS` rows."""
+    if distinct is None:
+        sample = parts.sample(int(SAMPLE_ROWS), seed)
+        codes = est.distance_.encode(sample).astype(np.int64)
+        return codes[est._init_rows(codes, ptabs, seed, k=k)]
+    order = np.argsort(distinct.first)
+    uniq, counts = distinct.rows[order], distinct.counts[order]
+    m = uniq.shape[1]
+    value_counts = [np.bincount(uniq[:, j], weights=counts).astype(np.int64)
+                    for j in range(m)]
+    if est.init == "cao":
+        dens = np.zeros(len(uniq))
+        for j in range(m):
+            dens += value_counts[j][uniq[:, j]]
+        dens = dens / (parts.n * m) if m else np.ones(len(uniq))
+        return uniq[cao_from_distinct(uniq, dens, k, ptabs)]
+    rs = check_random_state(seed)
+    if est.init == "huang":
+        synth = huang_synthetic([v.astype(float) for v in value_counts], k, rs)
+        return uniq[huang_nearest(uniq, synth, ptabs)]
+    return uniq[np.sort(rs.choice(len(uniq), size=k, replace=False))]
+
+
+def _lloyd(parts: _Parts, init_modes: np.ndarray, ptabs: list[np.ndarray], *,
+           max_iter: int, rough_counts: list[np.ndarray] | None, mode_update: str,
+           want_cost: bool) -> tuple[np.ndarray, list[np.ndarray], Any, float, int]:
+    """:func:`~catembed.cluster._kmodes_core.kmodes_lloyd` as map-reduce passes: each
+    iteration assigns every partition and sums the per cluster value counts; it stops when
+    the counts and the modes repeat (the in-memory rule, no row changes cluster, stops
+    there too, or one iteration later with the same partition)."""
+    modes = init_modes.astype(np.int64).copy()
+    k = len(modes)
+    rough = None
+    prev = None
+    hists: list[np.ndarray] = []
+    label_state: tuple[Any, ...] = (modes, None, None)
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        n_iter = it
+        hists, sizes = _sum(parts.map(D.kmodes_step_batch, modes, ptabs, rough, None,
+                                      start=True))
+        moves = None
+        if (sizes == 0).any():
+            moves = _fill_empty(parts, modes, ptabs, rough, sizes, k)
+            if moves is not None:
+                hists, sizes = _sum(parts.map(D.kmodes_step_batch, modes, ptabs, rough, moves,
+                                              start=True))
+        new = _modes_from(hists, ptabs, modes, rough_counts, mode_update)
+        label_state = (modes, rough, moves)
+        stop = prev is not None and np.array_equal(new, modes) and all(
+            np.array_equal(a, b) for a, b in zip(hists, prev, strict=True))
+        prev, modes = hists, new
+        if rough_counts is not None:
+            rough = (hists, rough_counts)
+        if stop:
+            break
+    cost = np.nan
+    if want_cost:
+        cost = float(sum(parts.map(_cost_of, label_state, modes, ptabs, rough, start=True)))
+    return modes, hists, rough, cost, n_iter
+
+
+def _cost_of(codes: np.ndarray, label_state: tuple[Any, ...], modes: np.ndarray,
+             ptabs: list[np.ndarray], rough: Any, start: int) -> float:
+    label_modes, label_rough, moves = label_state
+    return D.kmodes_cost_batch(codes.astype(np.int64), label_modes, label_rough, moves, start,
+                               modes, ptabs, rough)
+
+
+def _fill_empty(parts: _Parts, modes: np.ndarray, ptabs: list[np.ndarray], rough: Any,
+                sizes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The in-memory fill of empty clusters (the row farthest from its mode, in a cluster
+    of more than one row, moves to the first empty cluster; up to ``k`` times), one pass
+    over the partitions per move."""
+    sizes = sizes.copy()
+    moved: dict[int, int] = {}
+    for _ in range(k):
+        empty = np.flatnonzero(sizes == 0)
+        if empty.size == 0:
+            break
+        mv = _moves(moved)
+        found = parts.map(_farthest, modes, ptabs, rough, mv, sizes, start=True)
+        value, where, label = max(found, key=lambda t: (t[0], -t[1]))
+        if not np.isfinite(value):
+            break
+        sizes[label] -= 1
+        sizes[empty[0]] += 1
+        moved[where] = int(empty[0])
+    return _moves(moved) if moved else None
+
+
+def _moves(moved: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return (np.fromiter(moved.keys(), dtype=np.int64, count=len(moved)),
+            np.fromiter(moved.values(), dtype=np.int64, count=len(moved)))
+
+
+def _farthest(codes: np.ndarray, modes: np.ndarray, ptabs: list[np.ndarray], rough: Any,
+              moves: Any, sizes: np.ndarray, start: int) -> tuple[float, int, int]:
+    codes = codes.astype(np.int64)
+    value, where = D.kmodes_farthest_batch(codes, modes, ptabs, rough, moves, start, sizes)
+    if where < 0:
+        return value, where, -1
+    labels, _ = D._assign(codes[where - start:where - start + 1], modes, ptabs, rough, moves,
+                          where)
+    return value, where, int(labels[0])
+
+
+# ---------------------------------------------------------------------- LCA
+def fit_lca_dask(est: Any, ddf: Any) -> Any:
+    """:meth:`LCA.fit` of a Dask DataFrame (``est`` checked by ``fit``)."""
+    meta = ddf._meta
+    check_table(est, _probe(ddf), reset=True)
+    cat, other = select_categorical(meta, est.categorical_features)
+    if other:
+        raise CatEmbedError(
+            f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
+            "are not; discretise them or pass categorical_features='all'."
+        )
+    est.n_features_in_ = meta.shape[1]
+    est.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+    est.feature_names_ = names = [str(c) for c in cat]
+    parts = _Parts(ddf)
+    hm = est.handle_missing
+
+    def merge_cats(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
+        return [union_categories(x, y) for x, y in zip(a, b, strict=True)]
+
+    cats = parts.reduce(D.batch_categories, merge_cats, list(cat), hm, on_codes=False)
+    est.categories_ = cats
+    est._offsets = np.concatenate([[0], np.cumsum([len(c) for c in cats])]).astype(np.int64)
+    dtype = code_dtype(cats)
+    parts.encode(lambda part: D.encode_batch(part, list(cat), cats, hm, dtype))
+    distinct = _distinct(parts)
+    rs = check_random_state(est.random_state)
+    if distinct is not None:  # the in-memory EM, on the same distinct rows
+        uniq, weights = distinct.rows, distinct.counts.astype(np.float64)
+        run = est._em
+    else:
+        sample = parts.sample(int(SAMPLE_ROWS), int(rs.randint(np.iinfo(np.int32).max)))
+        s_codes = D.encode_batch(sample, list(cat), cats, hm)
+        uniq, counts = np.unique(s_codes, axis=0, return_counts=True)
+        weights = counts.astype(np.float64)
+
+        def run(_u: Any, _w: Any, lt: np.ndarray, lp: np.ndarray) -> Any:
+            return _em_dask(est, parts, lt, lp, _FLOOR)
+    best = None
+    for _ in range(int(est.n_init)):
+        lt, lp = est._init(uniq, weights, rs)
+        res = run(uniq, weights, lt, lp)
+        if best is None or res[2] > best[2]:
+            best = res
+    log_theta, log_pi, ll, n_iter, converged = best
+    est._log_theta, est._log_pi = log_theta, log_pi
+    est.weights_ = np.exp(log_pi)
+    est.probabilities_ = [np.exp(log_theta[:, est._offsets[j]:est._offsets[j + 1]])
+                          for j in range(len(names))]
+    est.log_likelihood_ = ll
+    est.n_iter_ = n_iter
+    est.converged_ = converged
+    est.labels_ = predict_dask(est, ddf)
+    return est
+
+
+def _em_dask(est: Any, parts: _Parts, log_theta: np.ndarray, log_pi: np.ndarray,
+             floor: float) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
+    """``LCA._em`` as map-reduce passes: each E-step sums the partitions' expected counts
+    and log-likelihoods; the M-step and the stopping rule are the in-memory ones."""
+    n = float(parts.n)
+    sizes = np.diff(est._offsets)
+    prev, ll, converged, n_iter = -np.inf, -np.inf, False, 0
+    for it in range(1, int(est.max_iter) + 1):
+        n_iter = it
+        counts, ll = _sum(parts.map(_estep, est._offsets, log_theta, log_pi))
+        nk = counts[:, : sizes[0]].sum(axis=1)
+        log_pi = np.log(np.maximum(nk / n, floor))
+        theta = counts / np.maximum(nk, floor)[:, None]
+        log_theta = np.log(np.maximum(theta, floor))
+        mean_ll = ll / n
+        if mean_ll - prev < est.tol:
+            converged = True
+            break
+        prev = mean_ll
+    return log_theta, log_pi, float(ll), n_iter, converged
+
+
+def _estep(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarray,
+           log_pi: np.ndarray) -> tuple[np.ndarray, float]:
+    return D.lca_estep_batch(codes, offsets, log_theta, log_pi)

@@ -1,0 +1,142 @@
+"""KModes and LCA fitted on a Dask DataFrame without gathering its rows (issue 56): the
+labels equal the in-memory fit's, on 1, 3 and 7 partitions, on a ``LocalCluster`` started
+here (threads, no processes: fast) and on Dask's default scheduler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from catembed import CatEmbedError  # noqa: E402
+from catembed.cluster import LCA, KModes  # noqa: E402
+from catembed.cluster import _dask_fit as F  # noqa: E402
+from catembed.cluster import _distributed as D  # noqa: E402
+from catembed.metrics import ari_codes  # noqa: E402
+
+
+def _frame(n: int = 480, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3, n)
+    cols = {}
+    for j in range(5):
+        v = np.where(rng.random(n) < 0.7, g, rng.integers(0, 4, n))
+        cols[f"c{j}"] = np.array(["a", "b", "c", "d"], dtype=object)[v]
+    cols["c1"][rng.random(n) < 0.05] = None  # missing values are a value of their own
+    return pd.DataFrame(cols)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=2,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(params=["local_cluster", "default"])
+def scheduler(request):
+    if request.param == "local_cluster":
+        request.getfixturevalue("client")
+        yield
+    else:  # dask's threaded scheduler, whatever client an earlier test started
+        import dask
+
+        with dask.config.set(scheduler="threads"):
+            yield
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("init,metric", [("cao", "hamming"), ("huang", "rough-cluster"),
+                                         ("random", "ahmad")])
+def test_kmodes_labels_equal_in_memory(scheduler, npartitions, init, metric):
+    df = _frame()
+    kw = {"n_clusters": 4, "init": init, "n_init": 3, "random_state": 1, "metric": metric}
+    eager = KModes(**kw).fit(df)
+    lazy = KModes(**kw).fit(dd.from_pandas(df, npartitions=npartitions))
+    labels = lazy.labels_.compute()
+    assert labels.dtype == np.int64 and labels.index.equals(df.index)
+    np.testing.assert_array_equal(labels.to_numpy(), eager.labels_)
+    np.testing.assert_array_equal(lazy.modes_, eager.modes_)
+    assert lazy.cost_ == pytest.approx(eager.cost_, rel=1e-12)
+    assert lazy.n_iter_ in (eager.n_iter_, eager.n_iter_ - 1)  # docs/distributed.md
+    assert (lazy.cluster_centroids_ == eager.cluster_centroids_).all()
+    other = dd.from_pandas(_frame(200, seed=5), npartitions=2)
+    np.testing.assert_array_equal(lazy.predict(other).compute().to_numpy(),
+                                  eager.predict(other.compute()))
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_lca_labels_equal_in_memory(scheduler, npartitions):
+    df = _frame()
+    eager = LCA(3, n_init=3, random_state=0).fit(df)
+    lazy = LCA(3, n_init=3, random_state=0).fit(dd.from_pandas(df, npartitions=npartitions))
+    np.testing.assert_array_equal(lazy.labels_.compute().to_numpy(), eager.labels_)
+    assert lazy.log_likelihood_ == eager.log_likelihood_  # the same EM on the same rows
+    assert lazy.n_iter_ == eager.n_iter_
+    for a, b in zip(lazy.categories_, eager.categories_, strict=True):
+        assert [str(v) for v in a] == [str(v) for v in b]
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_over_the_client_limit_same_partition(client, monkeypatch, npartitions):
+    """More distinct rows than CLIENT_ROWS: the start reads a sample and LCA's E-step sums
+    over the partitions; on these planted groups the partition is the in-memory one."""
+    monkeypatch.setattr(F, "CLIENT_ROWS", 10)
+    monkeypatch.setattr(F, "SAMPLE_ROWS", 300)
+    df = _frame(600)
+    ddf = dd.from_pandas(df, npartitions=npartitions)
+    eager = LCA(3, n_init=3, random_state=0).fit(df)
+    lazy = LCA(3, n_init=3, random_state=0).fit(ddf)
+    assert ari_codes(lazy.labels_.compute().to_numpy(), eager.labels_) >= 0.99
+    assert lazy.log_likelihood_ == pytest.approx(eager.log_likelihood_, rel=1e-6)
+    km = KModes(3, random_state=0).fit(ddf)
+    assert ari_codes(km.labels_.compute().to_numpy(), KModes(3).fit(df).labels_) >= 0.9
+
+
+def test_kmodes_empty_cluster_fill_equal_in_memory(client):
+    """An initial mode repeated: its cluster starts empty and is filled with the farthest
+    row, a pass over the partitions, as in memory."""
+    df = _frame(300)
+    init = df.iloc[[0, 0, 5]].to_numpy()
+    eager = KModes(3, init=init).fit(df)
+    lazy = KModes(3, init=init).fit(dd.from_pandas(df, npartitions=3))
+    np.testing.assert_array_equal(lazy.labels_.compute().to_numpy(), eager.labels_)
+    np.testing.assert_array_equal(lazy.modes_, eager.modes_)
+
+
+def test_errors_are_the_librarys(client):
+    df = _frame(6)
+    with pytest.raises(CatEmbedError, match="n_clusters=8"):
+        KModes(8).fit(dd.from_pandas(df, npartitions=2))
+    fitted = KModes(2).fit(dd.from_pandas(df, npartitions=2))
+    with pytest.raises(CatEmbedError, match="features"):
+        fitted.predict(dd.from_pandas(df[["c0", "c1"]], npartitions=1))
+    with pytest.raises(CatEmbedError, match="categorical columns only"):
+        LCA(2, categorical_features="auto").fit(
+            dd.from_pandas(df.assign(x=np.arange(6.0)), npartitions=2))
+
+
+def test_batch_steps_sum_to_the_whole():
+    """The per-partition steps (for any engine) add up to the whole table's quantities."""
+    codes = np.random.default_rng(0).integers(0, 3, size=(50, 4))
+    parts = [D.distinct_batch(codes[:20], 0), D.distinct_batch(codes[20:], 20)]
+    merged = D.merge_distinct(*parts)
+    rows, first, counts = np.unique(codes, axis=0, return_index=True, return_counts=True)
+    np.testing.assert_array_equal(merged.rows, rows)
+    np.testing.assert_array_equal(merged.first, first)
+    np.testing.assert_array_equal(merged.counts, counts)
+    assert D.merge_distinct(*parts, cap=5) is None
+    offsets = np.arange(0, 13, 3)
+    rng = np.random.default_rng(1)
+    lt, lp = np.log(rng.dirichlet(np.ones(3), size=(2, 4)).reshape(2, 12)), np.log([.4, .6])
+    a = D.lca_estep_batch(codes[:20], offsets, lt, lp)
+    b = D.lca_estep_batch(codes[20:], offsets, lt, lp)
+    whole = D.lca_estep_batch(codes, offsets, lt, lp)
+    np.testing.assert_allclose(a[0] + b[0], whole[0], rtol=1e-12)
+    assert a[1] + b[1] == pytest.approx(whole[1], rel=1e-12)
+    np.testing.assert_allclose(whole[0].sum(axis=1).sum(), 50 * 4)
