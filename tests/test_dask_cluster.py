@@ -140,3 +140,39 @@ def test_batch_steps_sum_to_the_whole():
     np.testing.assert_allclose(a[0] + b[0], whole[0], rtol=1e-12)
     assert a[1] + b[1] == pytest.approx(whole[1], rel=1e-12)
     np.testing.assert_allclose(whole[0].sum(axis=1).sum(), 50 * 4)
+
+
+@pytest.fixture(scope="module")
+def consensus_table():
+    from catembed.cluster import Consensus
+
+    df = _frame(900, seed=3)
+    return df, Consensus(3, random_state=0).fit(df)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_consensus_labels_equal_in_memory(scheduler, consensus_table, npartitions):
+    """At most CONSENSUS_ROWS rows: fitted in memory, labels mapped over the partitions."""
+    from catembed.cluster import Consensus
+
+    df, eager = consensus_table
+    lazy = Consensus(3, random_state=0).fit(dd.from_pandas(df, npartitions=npartitions))
+    labels = lazy.labels_.compute()
+    assert labels.index.equals(df.index)
+    np.testing.assert_array_equal(labels.to_numpy(), eager.labels_)
+    assert lazy.n_rows_fitted_ == len(df)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_consensus_on_a_sample_same_partition(client, consensus_table, monkeypatch,
+                                              npartitions):
+    """Over CONSENSUS_ROWS: fitted on a uniform sample, every row labelled by predict; the
+    partition is the in-memory one up to ARI 0.9 on these planted groups."""
+    from catembed.cluster import Consensus
+    from catembed.cluster import _dask_consensus as C
+
+    monkeypatch.setattr(C, "CONSENSUS_ROWS", 300)
+    df, eager = consensus_table
+    lazy = Consensus(3, random_state=0).fit(dd.from_pandas(df, npartitions=npartitions))
+    assert 200 <= lazy.n_rows_fitted_ <= 400
+    assert ari_codes(lazy.labels_.compute().to_numpy(), eager.labels_) >= 0.9

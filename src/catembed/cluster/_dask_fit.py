@@ -136,7 +136,7 @@ def _row_count_checks(est: Any, n: int, n_cols: int) -> None:
 def _snapshot(est: Any) -> Any:
     """A shallow copy without the lazy labels (what the partitions' tasks carry)."""
     snap = copy.copy(est)
-    snap.__dict__.pop("labels_", None)
+    snap.labels_ = np.zeros(0, dtype=np.int64)  # fitted, without the rows' labels
     return snap
 
 

@@ -80,7 +80,7 @@ from ._consensus_combine import (
     nearest_labels,
     side_by_side,
 )
-from ._consensus_degenerate import fit_guarded, guard_report, guarded_select
+from ._consensus_degenerate import guard_report, guarded_select
 from ._consensus_members import (
     ALL_MEMBERS,
     EMBEDDER_MEMBERS,
@@ -92,7 +92,6 @@ from ._consensus_members import (
 from ._consensus_runs import (
     MAX_WEIGHT_POWER,
     WEIGHT_RULES,
-    _gather,
     _kmeans_runs,
     _nearest,
     _stability,
@@ -100,6 +99,7 @@ from ._consensus_runs import (
     wide_table_members,
 )
 from ._consensus_trust import diagnose
+from ._dask_consensus import _gather, fit_routed
 from ._describe import attach_profiles
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
@@ -282,7 +282,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         (with one BLAS/OpenMP thread: many small problems, which threads slow down)."""
         names = self._check()
         with one_thread():  # issue 53: again without an outlier group's rows, if any
-            return fit_guarded(self, X, names)
+            return fit_routed(self, X, names)  # a Dask frame: docs/distributed.md
 
     def _fit(self, X: Any, names: list[str]) -> Consensus:
         X = _gather(X)
