@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._utils._validation import is_dask_collection
 from ._consensus_degenerate import fit_guarded
 from ._consensus_runs import _gather
-from ._dask_fit import _Parts, predict_dask
+from ._dask_fit import predict_dask
 
 __all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed"]
 
@@ -33,16 +34,36 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     """``Consensus._fit``: in memory, or of a Dask DataFrame on a bounded sample."""
     if not is_dask_collection(X):
         return fit_guarded(est, X, names)
-    parts = _Parts(X)
-    if parts.n <= int(CONSENSUS_ROWS):
-        table = X.compute()
-    else:
+    n, table = _small_table(X, int(CONSENSUS_ROWS))
+    if table is None:
         seed = np.random.RandomState(_seed(est.random_state)).randint(np.iinfo(np.int32).max)
-        table = parts.sample(int(CONSENSUS_ROWS), int(seed))
+        table = X.sample(frac=min(1.0, CONSENSUS_ROWS / n), random_state=int(seed)).compute()
     fit_guarded(est, table, names)
     est.n_rows_fitted_ = len(table)
     est.labels_ = predict_dask(est, X)
     return est
+
+
+def _small_table(ddf: Any, cap: int) -> tuple[int, pd.DataFrame | None]:
+    """The number of rows, and the table itself when it has at most ``cap`` rows: one
+    pass, partitions concatenated by a tree reduction that drops them above ``cap``."""
+    import dask
+
+    def leaf(part: pd.DataFrame) -> tuple[int, pd.DataFrame | None]:
+        return len(part), part if len(part) <= cap else None
+
+    def merge(a: tuple[int, Any], b: tuple[int, Any]) -> tuple[int, pd.DataFrame | None]:
+        n = a[0] + b[0]
+        if n > cap or a[1] is None or b[1] is None:
+            return n, None
+        return n, pd.concat([a[1], b[1]])
+
+    level = [dask.delayed(leaf)(p) for p in ddf.to_delayed()]
+    while len(level) > 1:
+        level = [dask.delayed(merge)(level[i], level[i + 1]) if i + 1 < len(level)
+                 else level[i] for i in range(0, len(level), 2)]
+    (out,) = dask.compute(level[0])
+    return out
 
 
 def _seed(random_state: Any) -> Any:
