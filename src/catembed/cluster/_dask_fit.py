@@ -67,13 +67,15 @@ class _Parts:
         self.codes = list(dask.persist(*[dask.delayed(fn)(p) for p in self.frames]))
 
     def map(self, fn: Callable[..., Any], *args: Any, start: bool = False,
-            **kwargs: Any) -> list[Any]:
+            on: list[Any] | None = None) -> list[Any]:
         """``fn(codes, *args)`` on every partition (``start=True``: the partition's first
-        row as the last argument), computed."""
+        row as the last argument; ``on``: persisted per partition objects other than the
+        codes), computed."""
         import dask
 
-        tasks = [dask.delayed(fn)(c, *args, *((int(s),) if start else ()), **kwargs)
-                 for c, s in zip(self.codes, self.starts, strict=True)]
+        src = self.codes if on is None else on
+        tasks = [dask.delayed(fn)(c, *args, *((int(s),) if start else ()))
+                 for c, s in zip(src, self.starts, strict=True)]
         return list(dask.compute(*tasks))
 
     def reduce(self, leaf: Callable[..., Any], merge: Callable[[Any, Any], Any],
@@ -379,12 +381,17 @@ def _em_dask(est: Any, parts: _Parts, log_theta: np.ndarray, log_pi: np.ndarray,
              floor: float) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
     """``LCA._em`` as map-reduce passes: each E-step sums the partitions' expected counts
     and log-likelihoods; the M-step and the stopping rule are the in-memory ones."""
+    import dask
+
     n = float(parts.n)
     sizes = np.diff(est._offsets)
+    # each partition's distinct rows and counts, once for all the iterations
+    rows = list(dask.persist(*[dask.delayed(D.distinct_batch)(c, int(s))
+                               for c, s in zip(parts.codes, parts.starts, strict=True)]))
     prev, ll, converged, n_iter = -np.inf, -np.inf, False, 0
     for it in range(1, int(est.max_iter) + 1):
         n_iter = it
-        counts, ll = _sum(parts.map(_estep, est._offsets, log_theta, log_pi))
+        counts, ll = _sum(parts.map(_estep, est._offsets, log_theta, log_pi, on=rows))
         nk = counts[:, : sizes[0]].sum(axis=1)
         log_pi = np.log(np.maximum(nk / n, floor))
         theta = counts / np.maximum(nk, floor)[:, None]
@@ -397,6 +404,6 @@ def _em_dask(est: Any, parts: _Parts, log_theta: np.ndarray, log_pi: np.ndarray,
     return log_theta, log_pi, float(ll), n_iter, converged
 
 
-def _estep(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarray,
+def _estep(distinct: D.Distinct, offsets: np.ndarray, log_theta: np.ndarray,
            log_pi: np.ndarray) -> tuple[np.ndarray, float]:
-    return D.lca_estep_batch(codes, offsets, log_theta, log_pi)
+    return D.lca_estep_batch(distinct.rows, offsets, log_theta, log_pi, distinct.counts)

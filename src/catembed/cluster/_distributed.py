@@ -190,12 +190,19 @@ def kmodes_labels_batch(codes: np.ndarray, modes: np.ndarray, ptabs: list[np.nda
 
 # ---------------------------------------------------------------------- LCA
 def lca_estep_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarray,
-                    log_pi: np.ndarray) -> tuple[np.ndarray, float]:
+                    log_pi: np.ndarray, weights: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, float]:
     """The E-step's sufficient statistics of a batch: the expected counts ``sum_i r_ic
     [x_ij = v]`` (``K x J``, ``J`` the values of every column) and the log-likelihood
-    ``sum_i log P(x_i)``. The rows are reduced to the batch's distinct rows first."""
-    uniq, counts = np.unique(np.asarray(codes, dtype=np.int64), axis=0, return_counts=True)
-    weights = counts.astype(np.float64)
+    ``sum_i log P(x_i)``. The rows are reduced to the batch's distinct rows first, unless
+    ``weights`` gives their counts (``codes`` already distinct: :func:`distinct_batch`,
+    computed once for all the iterations)."""
+    if weights is None:
+        uniq, counts = np.unique(np.asarray(codes, dtype=np.int64), axis=0,
+                                 return_counts=True)
+    else:
+        uniq, counts = np.asarray(codes, dtype=np.int64), weights
+    weights = np.asarray(counts, dtype=np.float64)
     out = np.zeros_like(log_theta)
     ll = 0.0
     J = int(offsets[-1])
