@@ -176,3 +176,25 @@ def test_consensus_on_a_sample_same_partition(client, consensus_table, monkeypat
     lazy = Consensus(3, random_state=0).fit(dd.from_pandas(df, npartitions=npartitions))
     assert 200 <= lazy.n_rows_fitted_ <= 400
     assert ari_codes(lazy.labels_.compute().to_numpy(), eager.labels_) >= 0.9
+
+
+def test_cli_cluster_on_dask_writes_labels_per_partition(tmp_path, consensus_table):
+    """``catembed cluster DIR --scheduler threads -o OUT``: one labels file per input
+    partition, the in-memory fit's labels in the input's order."""
+    from catembed import cli
+
+    df, eager = consensus_table
+    src = tmp_path / "in"
+    dd.from_pandas(df.assign(id=np.arange(len(df))), npartitions=3).to_parquet(
+        src, write_index=False)
+    out = tmp_path / "out"
+    assert cli.main(["cluster", str(src), "-k", "3", "--id", "id", "--scheduler", "threads",
+                     "-o", str(out), "-q"]) == 0
+    assert len(list(out.glob("*.parquet"))) == 3
+    got = pd.read_parquet(out)
+    np.testing.assert_array_equal(got["id"].to_numpy(), np.arange(len(df)))
+    np.testing.assert_array_equal(got["cluster"].to_numpy(), eager.labels_)
+    assert cli.main(["cluster", str(src), "-k", "3", "--scheduler", "threads", "-o",
+                     str(out), "-q"]) != 0  # the output folder is not empty
+    assert cli.main(["cluster", str(tmp_path / "x.csv"), "--scheduler", "threads", "-o",
+                     str(tmp_path / "o2"), "-q"]) != 0

@@ -99,6 +99,10 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     from ..cluster._describe import describe_clusters, profile_lines
     from ..cluster.consensus import DEFAULT_MEMBERS, _member_class
 
+    if getattr(args, "scheduler", None) is not None:  # on Dask: docs/distributed.md
+        from ._cluster_dask import cluster_dask
+
+        return cluster_dask(args, progress)
     t0 = time.perf_counter()
     if args.members is not None and not split_list(args.members):
         raise CatEmbedError("--members is empty: name at least one method, e.g. --members mca.")
@@ -351,4 +355,8 @@ def register(sub: Any) -> None:
                    help="refuse a CSV whose rows have another number of fields than the header")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no summary, no notes, no progress line")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="fit on Dask without gathering the rows: a scheduler's address, "
+                   "'local' or 'threads'; INPUT a Parquet file or folder, --output a folder "
+                   "(labels written partition by partition)")
     p.set_defaults(func=_cmd_cluster)
