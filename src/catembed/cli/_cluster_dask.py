@@ -5,7 +5,8 @@ to a folder of Parquet files (``docs/distributed.md``). Light at import.
 ``ADDRESS`` is a Dask scheduler's address (``tcp://host:8786``), ``local`` (a
 ``LocalCluster`` of worker processes on this machine) or ``threads`` (Dask's threaded
 scheduler in this process). The output folder gets one file per input partition with the
-``--id`` columns, ``cluster`` and the ``--target`` column, in the input's row order.
+``--id`` columns, ``cluster`` and the ``--target`` column, in the input's row order
+(``part-00000.parquet``, ...: the names sort in that order).
 """
 
 from __future__ import annotations
@@ -86,7 +87,9 @@ def cluster_dask(args: argparse.Namespace, progress: Any) -> int:
         labels = ddf[ids].assign(cluster=model.labels_)
         for c in after:
             labels[c] = ddf[c]
-        labels.to_parquet(out, write_index=False)
+        # zero-padded names: a folder read in name order (pandas, Arrow) is in row order
+        labels.to_parquet(out, write_index=False,
+                          name_function=lambda i: f"part-{i:05d}.parquet")
     finally:
         if client is not None:
             client.close()

@@ -121,8 +121,10 @@ def _distinct(parts: _Parts) -> D.Distinct | None:
 
 
 def _probe(ddf: Any) -> pd.DataFrame:
-    """The first two rows (the input checks run on them)."""
-    return ddf.head(2, npartitions=-1, compute=True)
+    """The first two rows (the input checks run on them): the first partition's, or the
+    first of every partition's when it has fewer."""
+    head = ddf.head(2, npartitions=1, compute=True)
+    return head if len(head) >= 2 else ddf.head(2, npartitions=-1, compute=True)
 
 
 def _row_count_checks(est: Any, n: int, n_cols: int) -> None:
@@ -215,6 +217,8 @@ def _init_modes(est: Any, parts: _Parts, distinct: D.Distinct | None,
                 ptabs: list[np.ndarray], seed: int, k: int) -> np.ndarray:
     """The initial modes: the in-memory rule on the distinct rows when they are on the
     client, else on a sample of :data:`SAMPLE_ROWS` rows."""
+    if distinct is None and est.init in ("cao", "huang"):
+        return _init_passes(est, parts, ptabs, seed, k)
     if distinct is None:
         sample = parts.sample(int(SAMPLE_ROWS), seed)
         codes = est.distance_.encode(sample).astype(np.int64)
@@ -235,6 +239,33 @@ def _init_modes(est: Any, parts: _Parts, distinct: D.Distinct | None,
         synth = huang_synthetic([v.astype(float) for v in value_counts], k, rs)
         return uniq[huang_nearest(uniq, synth, ptabs)]
     return uniq[np.sort(rs.choice(len(uniq), size=k, replace=False))]
+
+
+def _init_passes(est: Any, parts: _Parts, ptabs: list[np.ndarray], seed: int, k: int
+                 ) -> np.ndarray:
+    """Cao's or Huang's initial modes over every row, one pass per mode (the in-memory
+    choice: ties go to the first row)."""
+    widths = [len(c) for c in est.distance_.categories_]
+    counts = _sum(parts.map(_value_counts, widths))
+    pick = (lambda found: max(found, key=lambda t: (t[0], -t[1]))) if est.init == "cao" \
+        else (lambda found: min(found, key=lambda t: (t[0], t[1])))
+    chosen = np.zeros((0, len(widths)), dtype=np.int64)
+    synth = None
+    if est.init == "huang":
+        freqs = [np.trim_zeros(c.astype(float), "b") for c in counts]
+        synth = huang_synthetic(freqs, k, check_random_state(seed))
+    for c in range(k):
+        if synth is None:
+            found = parts.map(D.cao_score_batch, chosen, counts, parts.n, start=True)
+        else:
+            found = parts.map(D.nearest_free_batch, synth[c], chosen, ptabs, start=True)
+        row = pick([f for f in found if f[1] >= 0])[2]
+        chosen = np.vstack([chosen, row[None, :]])
+    return chosen
+
+
+def _value_counts(codes: np.ndarray, widths: list[int]) -> list[np.ndarray]:
+    return D.value_counts_batch(codes.astype(np.int64), widths)
 
 
 def _lloyd(parts: _Parts, init_modes: np.ndarray, ptabs: list[np.ndarray], *,

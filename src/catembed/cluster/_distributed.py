@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ..stats._encoding import encode, factorize
@@ -29,6 +30,7 @@ from ._lca_core import _log_joint_classes, _logsumexp_classes
 __all__ = [
     "Distinct",
     "batch_categories",
+    "cao_score_batch",
     "distinct_batch",
     "encode_batch",
     "kmodes_cost_batch",
@@ -38,6 +40,8 @@ __all__ = [
     "lca_estep_batch",
     "lca_labels_batch",
     "merge_distinct",
+    "nearest_free_batch",
+    "unique_rows",
     "value_counts_batch",
 ]
 
@@ -85,8 +89,27 @@ def distinct_batch(codes: np.ndarray, start: int = 0) -> Distinct:
     if len(codes) == 0:
         return Distinct(codes.reshape(0, codes.shape[1]), np.zeros(0, np.int64),
                         np.zeros(0, np.int64))
-    rows, first, counts = np.unique(codes, axis=0, return_index=True, return_counts=True)
+    rows, first, counts = unique_rows(codes)
     return Distinct(rows, first.astype(np.int64) + int(start), counts.astype(np.int64))
+
+
+def unique_rows(codes: np.ndarray, inverse: bool = False) -> tuple[np.ndarray, ...]:
+    """``numpy.unique(codes, axis=0, return_index=True, return_counts=True)`` (and
+    ``return_inverse`` last, flat), by one integer key per row when the codes' mixed radix
+    fits in 62 bits: the same sorted order, several times faster than sorting rows."""
+    n, m = codes.shape
+    radix = codes.max(axis=0) + 1 if n else np.ones(m, np.int64)
+    if n == 0 or codes.min() < 0 or np.sum(np.log2(np.maximum(radix, 1))) > 62:
+        rows, first, inv, counts = np.unique(codes, axis=0, return_index=True,
+                                             return_inverse=True, return_counts=True)
+        return (rows, first, counts, inv.ravel()) if inverse else (rows, first, counts)
+    key = np.zeros(n, dtype=np.int64)
+    for j in range(m):  # first column most significant: lexicographic order
+        key = key * int(radix[j]) + codes[:, j]
+    _, first, inv, counts = np.unique(key, return_index=True, return_inverse=True,
+                                      return_counts=True)
+    out = (codes[first], first, counts)
+    return (*out, inv.ravel()) if inverse else out
 
 
 def merge_distinct(a: Distinct | None, b: Distinct | None, cap: int | None = None
@@ -96,8 +119,7 @@ def merge_distinct(a: Distinct | None, b: Distinct | None, cap: int | None = Non
     if a is None or b is None:
         return None
     rows = np.concatenate([a.rows, b.rows])
-    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    uniq, _, _, inv = unique_rows(rows, inverse=True)
     if cap is not None and len(uniq) > cap:
         return None
     first = np.full(len(uniq), np.iinfo(np.int64).max, dtype=np.int64)
@@ -188,6 +210,56 @@ def kmodes_labels_batch(codes: np.ndarray, modes: np.ndarray, ptabs: list[np.nda
     return labels, cost
 
 
+def _best_row(score: np.ndarray, codes: np.ndarray, start: int, *, largest: bool
+              ) -> tuple[float, int, np.ndarray | None]:
+    """``(score, global position, row)`` of the batch's best row (the first on ties)."""
+    if len(score) == 0:
+        return (-np.inf if largest else np.inf), -1, None
+    i = int(np.argmax(score) if largest else np.argmin(score))
+    return float(score[i]), start + i, codes[i].copy()
+
+
+def _is_any(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Whether each code row equals one of ``rows``."""
+    if len(rows) == 0:
+        return np.zeros(len(codes), dtype=bool)
+    return (codes[:, None, :] == rows[None, :, :]).all(axis=2).any(axis=1)
+
+
+def cao_score_batch(codes: np.ndarray, chosen: np.ndarray, value_counts: list[np.ndarray],
+                    n_rows: int, start: int = 0) -> tuple[float, int, np.ndarray | None]:
+    """Cao's next initial mode among a batch's rows: the row maximising ``Dens(x) min_{z
+    chosen} d(x, z)`` (``d`` simple matching; with no mode chosen yet, the densest row),
+    the chosen rows left out. ``Dens`` reads the whole table's ``value_counts``. The
+    largest over the batches (first global position on ties) is the in-memory choice."""
+    codes = np.asarray(codes, dtype=np.int64)
+    m = codes.shape[1]
+    dens = np.zeros(len(codes))
+    for j in range(m):
+        dens += value_counts[j][codes[:, j]]
+    dens = dens / (n_rows * m) if m else np.ones(len(codes))
+    if len(chosen) == 0:
+        return _best_row(dens, codes, start, largest=True)
+    match = [1.0 - np.eye(len(v) + 1) for v in value_counts]
+    best = np.full(len(codes), np.inf)
+    for z in chosen:
+        best = np.minimum(best, _cat_distances(codes, z[None, :], match)[:, 0] * dens)
+    best[_is_any(codes, chosen)] = -np.inf
+    return _best_row(best, codes, start, largest=True)
+
+
+def nearest_free_batch(codes: np.ndarray, target: np.ndarray, taken: np.ndarray,
+                       ptabs: list[np.ndarray], start: int = 0
+                       ) -> tuple[float, int, np.ndarray | None]:
+    """The batch's row nearest to ``target`` among those not equal to a ``taken`` row
+    (Huang's replacement of a synthetic mode); the smallest over the batches (first global
+    position on ties) is the in-memory choice."""
+    codes = np.asarray(codes, dtype=np.int64)
+    d = _cat_distances(codes, target[None, :], ptabs)[:, 0]
+    d[_is_any(codes, taken)] = np.inf
+    return _best_row(d, codes, start, largest=False)
+
+
 # ---------------------------------------------------------------------- LCA
 def lca_estep_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarray,
                     log_pi: np.ndarray, weights: np.ndarray | None = None
@@ -198,8 +270,7 @@ def lca_estep_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarra
     ``weights`` gives their counts (``codes`` already distinct: :func:`distinct_batch`,
     computed once for all the iterations)."""
     if weights is None:
-        uniq, counts = np.unique(np.asarray(codes, dtype=np.int64), axis=0,
-                                 return_counts=True)
+        uniq, _, counts = unique_rows(np.asarray(codes, dtype=np.int64))
     else:
         uniq, counts = np.asarray(codes, dtype=np.int64), weights
     weights = np.asarray(counts, dtype=np.float64)
@@ -212,9 +283,10 @@ def lca_estep_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarra
         lse = _logsumexp_classes(lj)
         ll += float(weights[a:a + SLICE] @ lse)
         R = np.exp(lj - lse) * weights[a:a + SLICE]
-        for col in g.T:
-            for c in range(len(R)):
-                out[c] += np.bincount(col, weights=R[c], minlength=J)
+        u, m = g.shape
+        O = sp.csr_array((np.ones(u * m), (g.ravel(), np.repeat(np.arange(u), m))),
+                         shape=(J, u))  # value x row indicator
+        out += np.asarray(O @ np.ascontiguousarray(R.T)).T
     return out, ll
 
 
@@ -222,7 +294,7 @@ def lca_labels_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarr
                      log_pi: np.ndarray) -> np.ndarray:
     """The most probable class of each row of a batch of training codes (``LCA.labels_``:
     the same arithmetic, row by row)."""
-    uniq, inv = np.unique(np.asarray(codes, dtype=np.int64), axis=0, return_inverse=True)
+    uniq, _, _, inv = unique_rows(np.asarray(codes, dtype=np.int64), inverse=True)
     labels = np.empty(len(uniq), dtype=np.int64)
     K = len(log_pi)
     for a in range(0, len(uniq), SLICE):
@@ -233,4 +305,4 @@ def lca_labels_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarr
             lj += T.take(col, axis=0)
         post = np.exp(lj - logsumexp(lj, axis=1)[:, None])
         labels[a:a + SLICE] = np.argmax(post.reshape(-1, K), axis=1)
-    return labels[inv.ravel()]
+    return labels[inv]
