@@ -13,9 +13,10 @@ The value codes of each partition are computed once and persisted on the workers
 
 Same results as the in-memory fit: when the distinct rows fit on the client (at most
 ``CLIENT_ROWS``) the initial modes and the LCA's EM are the in-memory ones, row for row, and
-the labels equal the in-memory labels; above, the initialisation reads a sample of
-``SAMPLE_ROWS`` rows and the LCA's E-step sums partition by partition, so the partition found
-may differ (``docs/distributed.md`` gives the agreement measured).
+the labels equal the in-memory labels. Above, k-modes' Cao and Huang starts take one pass per
+mode and stay the in-memory ones; ``init="random"`` and LCA's starts read a sample of
+``SAMPLE_ROWS`` rows and LCA's E-step sums partition by partition, so their partition may
+differ (``docs/distributed.md`` gives the agreement measured).
 """
 
 from __future__ import annotations
