@@ -8,7 +8,9 @@ tables, their k-means runs, the agreement weights, ``n_clusters="auto"``'s BIC, 
 combination, the trust figures and ``profiles_`` all read the sample. Every row is then
 labelled partition by partition by ``predict`` (its members' embeddings, a lookup per row,
 and the nearest consensus centre): ``labels_`` is a lazy Dask Series aligned with the input's
-partitions, and on the sampled rows equal to the sample fit's labels.
+partitions, and on the sampled rows equal to the sample fit's labels; ``n_rows_fitted_`` is
+the number of rows the fit read (a Dask fit only). Saving the model (``save``) computes the
+labels into the file.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ CONSENSUS_ROWS = 200_000
 def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     """``Consensus._fit``: in memory, or of a Dask DataFrame on a bounded sample."""
     if not is_dask_collection(X):
+        est.__dict__.pop("n_rows_fitted_", None)  # a Dask fit's, before this refit
         return fit_guarded(est, X, names)
     n, table = _small_table(X, int(CONSENSUS_ROWS))
     if table is None:

@@ -160,8 +160,8 @@ def fit_kmodes_dask(est: Any, ddf: Any) -> Any:
     """:meth:`KModes.fit` of a Dask DataFrame (``est`` checked by ``fit``)."""
     check_option("mode_update", est.mode_update, MODE_UPDATES)
     meta = ddf._meta
-    if meta.shape[1] == 0:
-        est._check_table(meta, fit=True)
+    if meta.shape[1] == 0:  # the in-memory message (a one-row frame: not "0 samples")
+        est._check_table(pd.DataFrame(index=[0]), fit=True)
     parts = _Parts(ddf)
     _row_count_checks(est, parts.n, meta.shape[1])
     if parts.n < 2:
