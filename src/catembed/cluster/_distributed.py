@@ -284,9 +284,10 @@ def lca_estep_batch(codes: np.ndarray, offsets: np.ndarray, log_theta: np.ndarra
         ll += float(weights[a:a + SLICE] @ lse)
         R = np.exp(lj - lse) * weights[a:a + SLICE]
         u, m = g.shape
-        O = sp.csr_array((np.ones(u * m), (g.ravel(), np.repeat(np.arange(u), m))),
-                         shape=(J, u))  # value x row indicator
-        out += np.asarray(O @ np.ascontiguousarray(R.T)).T
+        # row x value indicator, built as CSR directly (each row holds its m values)
+        O = sp.csr_array((np.ones(u * m), g.ravel(), np.arange(0, u * m + 1, m)),
+                         shape=(u, J))
+        out += np.asarray(O.T @ np.ascontiguousarray(R.T)).T
     return out, ll
 
 
