@@ -78,6 +78,7 @@ def test_lca_labels_equal_in_memory(scheduler, npartitions):
     np.testing.assert_array_equal(lazy.labels_.compute().to_numpy(), eager.labels_)
     assert lazy.log_likelihood_ == eager.log_likelihood_  # the same EM on the same rows
     assert lazy.n_iter_ == eager.n_iter_
+    assert lazy.entropy_ == eager.entropy_
     for a, b in zip(lazy.categories_, eager.categories_, strict=True):
         assert [str(v) for v in a] == [str(v) for v in b]
 
@@ -95,6 +96,7 @@ def test_over_the_client_limit_same_partition(client, monkeypatch, npartitions):
     lazy = LCA(3, n_init=3, random_state=0).fit(ddf)
     assert ari_codes(lazy.labels_.compute().to_numpy(), eager.labels_) >= 0.99
     assert lazy.log_likelihood_ == pytest.approx(eager.log_likelihood_, rel=1e-6)
+    assert lazy.entropy_ == pytest.approx(eager.entropy_, abs=1e-6)
     for init in ("cao", "huang"):
         kw = {"init": init, "n_init": 2, "random_state": 0}
         np.testing.assert_array_equal(KModes(3, **kw).fit(ddf).labels_.compute().to_numpy(),

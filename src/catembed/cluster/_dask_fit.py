@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 from .._utils._params import check_option
 from .._utils._validation import CatEmbedError, check_table, select_categorical
 from ..stats._encoding import code_dtype, union_categories
+from ..stats._profile_tests import relative_entropy
 from ..transform._dask import fit_dask
 from . import _distributed as D
 from ._kmodes_core import MODE_UPDATES, _modes_from, _padded_tables
@@ -388,9 +389,10 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
         s_codes = D.encode_batch(sample, list(cat), cats, hm)
         uniq, counts = np.unique(s_codes, axis=0, return_counts=True)
         weights = counts.astype(np.float64)
+        rows = _partition_distinct(parts)
 
         def run(_u: Any, _w: Any, lt: np.ndarray, lp: np.ndarray) -> Any:
-            return _em_dask(est, parts, lt, lp, _FLOOR)
+            return _em_dask(est, parts, rows, lt, lp, _FLOOR)
     best = None
     for _ in range(int(est.n_init)):
         lt, lp = est._init(uniq, weights, rs)
@@ -405,21 +407,40 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
     est.log_likelihood_ = ll
     est.n_iter_ = n_iter
     est.converged_ = converged
+    if distinct is not None:  # the in-memory arithmetic on the same rows
+        est.entropy_ = relative_entropy(est._posterior(uniq), weights)
+    else:  # sum_i w_i H(posterior_i), partition by partition
+        terms = sum(parts.map(_entropy_terms, est, on=rows))
+        K = int(est.n_clusters)
+        est.entropy_ = 1.0 if K < 2 else float(1.0 - terms / (parts.n * np.log(K)))
     est.labels_ = predict_dask(est, ddf)
     return est
 
 
-def _em_dask(est: Any, parts: _Parts, log_theta: np.ndarray, log_pi: np.ndarray,
-             floor: float) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
-    """``LCA._em`` as map-reduce passes: each E-step sums the partitions' expected counts
-    and log-likelihoods; the M-step and the stopping rule are the in-memory ones."""
+def _partition_distinct(parts: _Parts) -> list[Any]:
+    """Each partition's distinct rows and counts, persisted (LCA's E-steps read them)."""
     import dask
 
+    return list(dask.persist(*[dask.delayed(D.distinct_batch)(c, int(s))
+                               for c, s in zip(parts.codes, parts.starts, strict=True)]))
+
+
+def _entropy_terms(distinct: D.Distinct, est: Any) -> float:
+    """``sum_i w_i sum_c -p_ic log p_ic`` over a partition's distinct rows."""
+    p = est._posterior(distinct.rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.where(p > 0, -p * np.log(p), 0.0).sum(axis=1)
+    return float(distinct.counts.astype(np.float64) @ h)
+
+
+def _em_dask(est: Any, parts: _Parts, rows: list[Any], log_theta: np.ndarray,
+             log_pi: np.ndarray, floor: float
+             ) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
+    """``LCA._em`` as map-reduce passes over the partitions' distinct ``rows``: each E-step
+    sums their expected counts and log-likelihoods; the M-step and the stopping rule are
+    the in-memory ones."""
     n = float(parts.n)
     sizes = np.diff(est._offsets)
-    # each partition's distinct rows and counts, once for all the iterations
-    rows = list(dask.persist(*[dask.delayed(D.distinct_batch)(c, int(s))
-                               for c, s in zip(parts.codes, parts.starts, strict=True)]))
     prev, ll, converged, n_iter = -np.inf, -np.inf, False, 0
     for it in range(1, int(est.max_iter) + 1):
         n_iter = it
