@@ -205,20 +205,22 @@ def fit_kmodes_dask(est: Any, ddf: Any) -> Any:
     est._final_hist = hists if len(hists[0]) == est.n_clusters else [
         np.vstack([h, np.zeros((est.n_clusters - len(h), h.shape[1]))]) for h in hists]
     r = None if rough is None else (est._final_hist, rough)
-    est.cost_ = float(sum(c for _, c in parts.map(_label_cost, modes, ptabs, r)))
+    est.cost_ = float(sum(parts.map(_label_cost, modes, ptabs, r)))
     est.labels_ = predict_dask(est, ddf)
     return est
 
 
 def _label_cost(codes: np.ndarray, modes: np.ndarray, ptabs: list[np.ndarray],
-                rough: Any) -> tuple[None, float]:
-    return None, D.kmodes_labels_batch(codes.astype(np.int64), modes, ptabs, rough)[1]
+                rough: Any) -> float:
+    """A partition's cost: each row's distance to its nearest (final) mode."""
+    return D.kmodes_labels_batch(codes.astype(np.int64), modes, ptabs, rough)[1]
 
 
 def _init_modes(est: Any, parts: _Parts, distinct: D.Distinct | None,
                 ptabs: list[np.ndarray], seed: int, k: int) -> np.ndarray:
     """The initial modes: the in-memory rule on the distinct rows when they are on the
-    client, else on a sample of :data:`SAMPLE_ROWS` rows."""
+    client; else Cao's and Huang's by passes (:func:`_init_passes`) and ``"random"`` on a
+    sample of :data:`SAMPLE_ROWS` rows."""
     if distinct is None and est.init in ("cao", "huang"):
         return _init_passes(est, parts, ptabs, seed, k)
     if distinct is None:
