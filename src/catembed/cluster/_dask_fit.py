@@ -373,14 +373,9 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
     parts = _Parts(ddf)
     hm = est.handle_missing
 
-    def merge_cats(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
-        return [union_categories(x, y) for x, y in zip(a, b, strict=True)]
-
-    cats = parts.reduce(D.batch_categories, merge_cats, list(cat), hm, on_codes=False)
+    cats = _categories_and_codes(parts, list(cat), hm)
     est.categories_ = cats
     est._offsets = np.concatenate([[0], np.cumsum([len(c) for c in cats])]).astype(np.int64)
-    dtype = code_dtype(cats)
-    parts.encode(lambda part: D.encode_batch(part, list(cat), cats, hm, dtype))
     distinct = _distinct(parts)
     rs = check_random_state(est.random_state)
     if distinct is not None:  # the in-memory EM, on the same distinct rows
@@ -417,6 +412,32 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
         est.entropy_ = 1.0 if K < 2 else float(1.0 - terms / (parts.n * np.log(K)))
     est.labels_ = predict_dask(est, ddf)
     return est
+
+
+def _categories_and_codes(parts: _Parts, columns: list[str], hm: str) -> list[np.ndarray]:
+    """One pass over the values: each partition factorised on its own (persisted), the
+    categories merged, then each partition's codes remapped to them (persisted as the
+    partition's codes, ``code_dtype`` bytes per cell)."""
+    import dask
+
+    local = list(dask.persist(*[dask.delayed(D.factorize_batch)(p, columns, hm)
+                                for p in parts.frames]))
+
+    def leaf(part: Any) -> list[np.ndarray]:
+        return part[1]
+
+    def merge(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
+        return [union_categories(x, y) for x, y in zip(a, b, strict=True)]
+
+    level = [dask.delayed(leaf)(p) for p in local]
+    while len(level) > 1:
+        level = [dask.delayed(merge)(level[i], level[i + 1]) if i + 1 < len(level)
+                 else level[i] for i in range(0, len(level), 2)]
+    (cats,) = dask.compute(level[0])
+    dtype = code_dtype(cats)
+    parts.codes = list(dask.persist(*[dask.delayed(D.remap_batch)(p, cats, dtype)
+                                      for p in local]))
+    return cats
 
 
 def _partition_distinct(parts: _Parts) -> list[Any]:

@@ -23,7 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ..stats._encoding import encode, factorize
+from ..stats._encoding import _position, encode, factorize
 from ._kmodes_core import _cat_distances, _histograms
 from ._lca_core import _log_joint_classes, _logsumexp_classes
 
@@ -33,6 +33,7 @@ __all__ = [
     "cao_score_batch",
     "distinct_batch",
     "encode_batch",
+    "factorize_batch",
     "kmodes_cost_batch",
     "kmodes_farthest_batch",
     "kmodes_labels_batch",
@@ -41,6 +42,7 @@ __all__ = [
     "lca_labels_batch",
     "merge_distinct",
     "nearest_free_batch",
+    "remap_batch",
     "unique_rows",
     "value_counts_batch",
 ]
@@ -66,6 +68,30 @@ def batch_categories(batch: pd.DataFrame, columns: Sequence[str],
     """The sorted values of each column of a batch (``factorize``'s categories); merged
     over the batches with :func:`catembed.stats._encoding.union_categories`."""
     return [factorize(batch[c], handle_missing)[1] for c in columns]
+
+
+def factorize_batch(batch: pd.DataFrame, columns: Sequence[str],
+                    handle_missing: str = "category"
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A batch's codes against its own sorted values, and those values, per column: one
+    pass over the values; :func:`remap_batch` turns the codes into the merged categories'
+    (``union_categories``) without reading the values again."""
+    codes = np.empty((len(batch), len(columns)), dtype=np.int32)
+    cats = []
+    for j, c in enumerate(columns):
+        codes[:, j], cj = factorize(batch[c], handle_missing)
+        cats.append(cj)
+    return codes, cats
+
+
+def remap_batch(local: tuple[np.ndarray, list[np.ndarray]], categories: Sequence[np.ndarray],
+                dtype: Any = np.int64) -> np.ndarray:
+    """:func:`factorize_batch`'s codes as codes in the merged ``categories``."""
+    codes, cats = local
+    out = np.empty(codes.shape, dtype=dtype)
+    for j, (cj, union) in enumerate(zip(cats, categories, strict=True)):
+        out[:, j] = _position(union, cj)[codes[:, j]] if len(cj) else codes[:, j]
+    return out
 
 
 def encode_batch(batch: pd.DataFrame, columns: Sequence[str],
