@@ -38,6 +38,7 @@ from . import _distributed as D
 from ._kmodes_core import MODE_UPDATES, _modes_from, _padded_tables
 from ._kmodes_init import cao_from_distinct, huang_nearest, huang_synthetic
 from ._lca_core import _FLOOR
+from ._lca_em import squarem
 
 __all__ = ["CLIENT_ROWS", "SAMPLE_ROWS", "fit_kmodes_dask", "fit_lca_dask"]
 
@@ -380,20 +381,20 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
     rs = check_random_state(est.random_state)
     if distinct is not None:  # the in-memory EM, on the same distinct rows
         uniq, weights = distinct.rows, distinct.counts.astype(np.float64)
-        run = est._em
+        starts = [est._init(uniq, weights, rs) for _ in range(int(est.n_init))]
+        step = est._stepper(uniq, weights)
     else:
         sample = parts.sample(int(SAMPLE_ROWS), int(rs.randint(np.iinfo(np.int32).max)))
         s_codes = D.encode_batch(sample, list(cat), cats, hm)
         uniq, counts = np.unique(s_codes, axis=0, return_counts=True)
         weights = counts.astype(np.float64)
+        starts = [est._init(uniq, weights, rs) for _ in range(int(est.n_init))]
         rows = _partition_distinct(parts)
-
-        def run(_u: Any, _w: Any, lt: np.ndarray, lp: np.ndarray) -> Any:
-            return _em_dask(est, parts, rows, lt, lp, _FLOOR)
+        step = _dask_step(est, parts, rows)
+    n_total = float(parts.n)
     best = None
-    for _ in range(int(est.n_init)):
-        lt, lp = est._init(uniq, weights, rs)
-        res = run(uniq, weights, lt, lp)
+    for lt, lp in starts:  # EM with squared extrapolation, as in memory
+        res = squarem(step, est._offsets, lt, lp, int(est.max_iter), float(est.tol), n_total)
         if best is None or res[2] > best[2]:
             best = res
     log_theta, log_pi, ll, n_iter, converged = best
@@ -456,28 +457,22 @@ def _entropy_terms(distinct: D.Distinct, est: Any) -> float:
     return float(distinct.counts.astype(np.float64) @ h)
 
 
-def _em_dask(est: Any, parts: _Parts, rows: list[Any], log_theta: np.ndarray,
-             log_pi: np.ndarray, floor: float
-             ) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
-    """``LCA._em`` as map-reduce passes over the partitions' distinct ``rows``: each E-step
-    sums their expected counts and log-likelihoods; the M-step and the stopping rule are
-    the in-memory ones."""
+def _dask_step(est: Any, parts: _Parts, rows: list[Any]
+               ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, float]]:
+    """``LCA._stepper``'s EM step as a map-reduce pass over the partitions' distinct
+    ``rows``: the E-step's expected counts and log-likelihood summed over the partitions,
+    then the in-memory M-step."""
     n = float(parts.n)
-    sizes = np.diff(est._offsets)
-    prev, ll, converged, n_iter = -np.inf, -np.inf, False, 0
-    for it in range(1, int(est.max_iter) + 1):
-        n_iter = it
+    m = len(est._offsets) - 1
+
+    def step(theta: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        log_theta = np.log(np.maximum(theta, _FLOOR))
+        log_pi = np.log(np.maximum(pi, _FLOOR))
         counts, ll = _sum(parts.map(_estep, est._offsets, log_theta, log_pi, on=rows))
-        nk = counts[:, : sizes[0]].sum(axis=1)
-        log_pi = np.log(np.maximum(nk / n, floor))
-        theta = counts / np.maximum(nk, floor)[:, None]
-        log_theta = np.log(np.maximum(theta, floor))
-        mean_ll = ll / n
-        if mean_ll - prev < est.tol:
-            converged = True
-            break
-        prev = mean_ll
-    return log_theta, log_pi, float(ll), n_iter, converged
+        nk = counts.sum(axis=1) / m  # every column's counts sum to nk
+        return counts / np.maximum(nk, _FLOOR)[:, None], nk / n, float(ll)
+
+    return step
 
 
 def _estep(distinct: D.Distinct, offsets: np.ndarray, log_theta: np.ndarray,

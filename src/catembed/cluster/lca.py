@@ -52,7 +52,6 @@ from .._utils._validation import (
 )
 from ..stats._encoding import encode, factorize_frame
 from ..stats._profile_tests import relative_entropy
-from ._lca_em import DENSE_CELLS, dense_step, squarem
 from ._lca_core import (  # noqa: F401  (re-exported: the tests read them here)
     _FLOOR,
     _PW_BLOCK,
@@ -61,6 +60,7 @@ from ._lca_core import (  # noqa: F401  (re-exported: the tests read them here)
     _logsumexp_classes,
     _sum_over_rows,
 )
+from ._lca_em import DENSE_CELLS, dense_step, squarem
 
 __all__ = ["LCA", "lca_labels"]
 
