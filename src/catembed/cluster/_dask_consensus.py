@@ -33,7 +33,9 @@ CONSENSUS_ROWS = 200_000
 
 
 def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
-    """``Consensus._fit``: in memory, or of a Dask DataFrame on a bounded sample."""
+    """``Consensus.fit``'s body (``fit_guarded``: ``_fit``, again without an outlier group's
+    rows if any), in memory, or of a Dask DataFrame on the whole table or a bounded sample
+    (``diagnostics_``' row numbers are then the sample's)."""
     if not is_dask_collection(X):
         est.__dict__.pop("n_rows_fitted_", None)  # a Dask fit's, before this refit
         return fit_guarded(est, X, names)
