@@ -2,7 +2,7 @@
 planted tables, mixed included, and answer "no clear groups" (k = 1) on >= 90 % of
 structureless tables? (issue 38 acceptance)
 
-Answer used in: docs/consensus.md, "Choosing k" ("Evidence").
+Answer used in: docs/consensus-design.md, "Choosing k: the evidence".
 
 The acceptance measurement of the k rule of ``src/catembed/cluster/_auto_k.py`` as shipped
 (a permutation test of the columns' dependence decides k = 1, else the latent class BIC

@@ -1,7 +1,7 @@
 """How much does ``Consensus("auto")`` lose against ``Consensus(k = number of classes)`` on the
 shared UCI sets? (issue 38 acceptance)
 
-Answer used in: docs/consensus.md, "Choosing k".
+Answer used in: docs/consensus-design.md, "Choosing k: the evidence".
 
 Auto k against the class count on the shared UCI sets (issue 38 acceptance): the ARI
 with the class of ``Consensus("auto")`` next to ``Consensus(k = number of classes)``, the

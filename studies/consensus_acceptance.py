@@ -1,7 +1,7 @@
 """What ARI with the class does the default ``Consensus`` reach on Zoo, Soybean small, Mushroom and
 Titanic, beside LCA, k-modes and one-hot + k-means? (issue 38 acceptance)
 
-Answer used in: docs/consensus.md, "Issue 38" sections ("Headline figures").
+Answer used in: docs/consensus-design.md, "Issue 38" sections ("Headline figures").
 
 Issue 38's headline figures: ARI with the class of ``Consensus(k)`` (k = the number of
 classes, the default rule; ``concat``: ``combine="concat"``) and of ``Consensus("auto")``,

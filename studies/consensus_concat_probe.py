@@ -1,7 +1,7 @@
 """Is k-means on the members' embeddings side by side worth a design study against the
 co-association step? (issue 38 probe)
 
-Answer used in: docs/consensus.md, "Issue 38: the weights rule" ("Next step, probed").
+Answer used in: docs/consensus-design.md, "Issue 38: the weights rule" ("Next step, probed").
 
 Probe for the next step of issue 38 (not a frozen rule): k-means on the members'
 embeddings side by side (each scaled to unit mean squared row norm, weighted by the

@@ -2,7 +2,7 @@
 of issue 53 (item 1) mend it without changing any other answer? (issue 53)
 
 Answer used in: src/catembed/cluster/_consensus_degenerate.py (``guarded_select``,
-``SPLIT_GUARD``); docs/consensus.md, "Issue 53: no outlier group returned as a cluster".
+``SPLIT_GUARD``); docs/consensus-design.md, "Issue 53: no outlier group returned as a cluster".
 
 Question: a cluster under ``max(2, 1 % of the rows)`` is an outlier group, not a cluster. The
 default (``combine="select"``) picks between its side-by-side (``concat``) partition and its

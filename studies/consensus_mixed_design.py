@@ -1,8 +1,8 @@
 """How should ``Consensus`` take numeric columns: quantile bins (how many), dropped, FAMD or
 k-prototypes?
 
-Answer used in: src/catembed/cluster/consensus.py (``n_bins``); docs/consensus.md, "Numeric
-columns (mixed tables)".
+Answer used in: src/catembed/cluster/consensus.py (``n_bins``); docs/consensus-design.md, "Numeric
+columns: the design study".
 
 How :class:`catembed.cluster.Consensus` takes numeric columns: a study on synthetic
 planted mixed tables only (:func:`synthetic.planted_mixed`; no bench set is read).

@@ -1,7 +1,7 @@
 """Should ``Consensus`` fit itself several times and return the partition its repeats agree
 on most (the medoid of the repeats)? (issue 38)
 
-Answer used in: docs/consensus.md, "Issue 38: the medoid of repeated fits (not adopted)".
+Answer used in: docs/consensus-design.md, "Issue 38: the medoid of repeated fits (not adopted)".
 Not adopted: on the pool +.008 with as many tables below the median member; on the 29
 shared sets +.010 in mean ARI but 8 sets below the median member against 6.
 

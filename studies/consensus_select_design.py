@@ -3,7 +3,7 @@ without labels, among candidate partitions instead of always returning the side-
 (``concat``) partition?
 
 Answer used in: src/catembed/cluster/_consensus_combine.py (``select_partition``) and
-consensus.py (``combine="select"``, the default); docs/consensus.md, "Issue 38: choosing
+consensus.py (``combine="select"``, the default); docs/consensus-design.md, "Issue 38: choosing
 among candidate partitions".
 
 Question: the concat partition is below the median of its members' own
@@ -12,7 +12,7 @@ lands on one of two partitions on Titanic. Does a label-free choice among the co
 partition and the members' own partitions do better, on tables the rule was not chosen on?
 Answer: ``pair`` (below), frozen on the design half, passed the check half and the
 acceptance tables and is ``Consensus(combine="select")``, the default; the tables are in
-``docs/consensus.md``.
+``docs/consensus-design.md``.
 
 Candidates (per table and seed, from one default fit, ``Recording`` of
 ``consensus_v2_design.py``): ``concat`` (the default's labels) and every member's

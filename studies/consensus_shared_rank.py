@@ -1,7 +1,7 @@
 """On the shared UCI sets, is the default ``Consensus`` ever below the median of its members, and
 how does it rank among catembed's other clusterers? (issue 38 acceptance)
 
-Answer used in: docs/consensus.md, "Issue 38: the combination step" ("Shared sets, after
+Answer used in: docs/consensus-design.md, "Issue 38: the combination step" ("Shared sets, after
 freezing").
 
 Issue 38's shared-set lines for the default ``Consensus``: on every shared UCI set with

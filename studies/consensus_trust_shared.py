@@ -1,7 +1,7 @@
 """Which Consensus answers on the shared UCI sets carry a warning, at k given (the class
 count) as at k chosen? (issue 53, items 2 and 3)
 
-Answer used in: docs/consensus.md, "How far to trust the clusters".
+Answer used in: docs/consensus-design.md, "Per-cluster stability and warnings: the evidence".
 
 Per set (at most ``--max-rows`` rows, a fixed random sample) and seed: the k, the ARI with
 the class, the dependence test, every cluster's resample Jaccard and reading, and which

@@ -1,8 +1,8 @@
 """Which label-free weighting of the members' runs keeps ``Consensus`` near its best member? (issue
 38)
 
-Answer used in: src/catembed/cluster/consensus.py (``weights``); docs/consensus.md, "Issue 38:
-the weights rule".
+Answer used in: src/catembed/cluster/consensus.py (``weights``); docs/consensus-design.md,
+"Issue 38: the weights rule".
 
 Design study for the default clusterer's rule (issue 38): which label-free weighting of
 the members' k-means runs gives a consensus never far below its best member.
@@ -11,7 +11,7 @@ Question: ``Consensus`` weighted its members by their own stability; a member th
 perfectly stable on a trivial split (Titanic: IDF's adults vs children) took half the
 weight, and on Zoo and Mushroom the consensus scored below most of its members. Which
 label-free weights fix that? Answer used in :mod:`catembed.cluster.consensus` (the
-``weights`` rule) and reported in ``docs/consensus.md``.
+``weights`` rule) and reported in ``docs/consensus-design.md``.
 
 The design pool (declared before any run):
 

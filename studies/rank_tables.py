@@ -1,7 +1,7 @@
 """Which column ranks best over the data sets of a bench table, or of several tables pooled? (issue
 26)
 
-Answer used in: docs/reproducing.md and docs/consensus.md (the average-rank tables).
+Answer used in: docs/reproducing.md and docs/consensus-design.md (the average-rank tables).
 
 Average ranks of every column of one or more bench runs, as Markdown tables.
 

@@ -18,7 +18,7 @@ standard deviations of the shuffled copies' has no clear groups, whatever the BI
 and one that is clearly dependent gets the best k >= 2 even where BIC's penalty (``p_K log
 n``, large for a small table with many values) prefers k = 1. The rule was chosen on
 planted and structureless tables and the shared data sets
-(``studies/auto_k_design.py``, ``docs/consensus.md``). Each LCA fit takes ``n_init``
+(``studies/auto_k_design.py``, ``docs/consensus-design.md``). Each LCA fit takes ``n_init``
 starts of at most 300 EM steps (tolerance 1e-6 on the mean log-likelihood per row):
 enough to rank the k, cheaper than a full fit. The starts are screened (issue 55): all of
 them run side by side for :data:`SCREEN_STEPS` steps, and only the best goes on to

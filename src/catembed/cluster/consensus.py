@@ -33,7 +33,7 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
 ``n_clusters="auto"``: k by the latent class BIC (``_auto_k``; k = 1: "no clear groups");
 fits end with trust figures, warnings (``_consensus_trust``, ``_consensus_degenerate``: no
 outlier group returned as a cluster unsaid) and profiles. The rules were chosen on planted,
-shared and package tables (``studies/consensus_*_design.py``; ``docs/consensus.md``).
+shared and package tables (``studies/consensus_*_design.py``; ``docs/consensus-design.md``).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         the larger mean ARI with the other candidates (``concat`` and every member's own
         partition; ``selected_`` says which); ``"coassoc"``, spectral clustering of the weighted
         co-association graph of the members' runs (the rule before issue 38's combination
-        study, ``docs/consensus.md``).
+        study, ``docs/consensus-design.md``).
     sample_size : int, default=20000
         Rows each k-means run is fitted on (every row is then labelled by its nearest centre).
     random_state : int, RandomState or None
@@ -164,7 +164,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     n_bins : int, default=5
         Numeric columns are cut into ``n_bins`` quantile bins (learned in ``fit``, no
         labels) and clustered as categorical values by every member (the rule chosen on
-        planted mixed tables, ``docs/consensus.md``).
+        planted mixed tables, ``docs/consensus-design.md``).
 
     Attributes
     ----------
