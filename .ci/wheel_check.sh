@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the sdist and the wheel, install the wheel in a fresh virtual environment (not the
-# source tree), and run the README's quick start and `catembed report` from it.
+# source tree), and run the README's quick start (`catembed cluster`), `catembed embed` and
+# `catembed report` from it.
 # Usage: bash .ci/wheel_check.sh [WORKDIR]   (from the repository root; WORKDIR is made if absent)
 set -euo pipefail
 root="$(pwd)"
@@ -49,9 +50,12 @@ export PATH="$work/wheel-venv/bin:$PATH"
 python -c 'import catembed, sys; sys.exit(0 if "wheel-venv" in catembed.__file__ else "catembed imported from " + catembed.__file__)'
 test "$(catembed --version)" = "catembed $version"
 catembed --version
-catembed embed soybean_small --target class -o "$work/quickstart/soybean_cde.csv"
-test -s "$work/quickstart/soybean_cde.csv"
-catembed report soybean_small --target class -o "$work/quickstart/report.html" -q
-test -s "$work/quickstart/report.html"
-echo "wheel quick start ok: $(wc -l < soybean_cde.csv) lines in soybean_cde.csv, report.html $(wc -c < report.html) bytes"
+# the README's quick start, as written there (tests/test_packaging.py checks they agree)
+catembed cluster soybean_small -o soybean_clusters.csv
+test "$(wc -l < soybean_clusters.csv)" -eq 48   # a header and Soybean-small's 47 rows
+catembed embed soybean_small --target class -o soybean_cde.csv
+test -s soybean_cde.csv
+catembed report soybean_small --target class -o report.html -q
+test -s report.html
+echo "wheel quick start ok: $(wc -l < soybean_clusters.csv) lines in soybean_clusters.csv, $(wc -l < soybean_cde.csv) in soybean_cde.csv, report.html $(wc -c < report.html) bytes"
 cd "$root"
