@@ -102,7 +102,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     if getattr(args, "scheduler", None) is not None:  # on Dask: docs/distributed.md
         from ._cluster_dask import cluster_dask
 
-        return cluster_dask(args, progress)
+        return cluster_dask(args, progress, (_choice_lines, _trust_line, _cluster_stability))
     t0 = time.perf_counter()
     if args.members is not None and not split_list(args.members):
         raise CatEmbedError("--members is empty: name at least one method, e.g. --members mca.")

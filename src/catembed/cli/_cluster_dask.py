@@ -43,8 +43,10 @@ def _client(address: str) -> tuple[Any, Any]:
             from None
 
 
-def cluster_dask(args: argparse.Namespace, progress: Any) -> int:
-    """Fit the consensus on the Dask frame of ``args.input`` and write the labels."""
+def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]) -> int:
+    """Fit the consensus on the Dask frame of ``args.input`` and write the labels;
+    ``notes``: the in-memory command's ``(choice lines, trust line, cluster stability)``
+    functions of the model, for the printed summary."""
     try:
         import dask.dataframe as dd
     except ImportError:
@@ -83,13 +85,10 @@ def cluster_dask(args: argparse.Namespace, progress: Any) -> int:
         t_fit = time.perf_counter()
         model.fit(ddf[features])
         t_fit = time.perf_counter() - t_fit
-        progress.step(f"writing the labels to {out}")
         labels = ddf[ids].assign(cluster=model.labels_)
         for c in after:
             labels[c] = ddf[c]
-        # zero-padded names: a folder read in name order (pandas, Arrow) is in row order
-        labels.to_parquet(out, write_index=False,
-                          name_function=lambda i: f"part-{i:05d}.parquet")
+        _write_partitions(labels, out, client, progress)
     finally:
         if client is not None:
             client.close()
@@ -97,9 +96,70 @@ def cluster_dask(args: argparse.Namespace, progress: Any) -> int:
             cluster.close()
     progress.close()
     if not args.quiet:
-        print(f"catembed cluster: consensus of {len(model.members_)} members on "
-              f"{args.input} ({ddf.npartitions} partitions), fitted on "
-              f"{model.n_rows_fitted_} rows -> {int(model.n_clusters_)} clusters; fit "
-              f"{t_fit:.2f} s, total {time.perf_counter() - t0:.2f} s; wrote {out}/",
-              file=sys.stderr)
+        print("\n".join(_summary(model, args.input, ddf.npartitions, out, t_fit,
+                                 time.perf_counter() - t0, notes)), file=sys.stderr)
     return 0
+
+
+def _write_part(part: Any, path: str) -> int:
+    part.to_parquet(path, index=False)
+    return len(part)
+
+
+def _write_partitions(labels: Any, out: Path, client: Any, progress: Any) -> None:
+    """One Parquet file per partition of ``labels`` (``part-00000.parquet`` ...: zero-padded,
+    so a folder read in name order is in row order), the partitions written counted on the
+    progress line as they finish."""
+    import dask
+
+    out.mkdir(parents=True, exist_ok=True)
+    n = labels.npartitions
+    tasks = [dask.delayed(_write_part, pure=False)(p, str(out / f"part-{i:05d}.parquet"))
+             for i, p in enumerate(labels.to_delayed())]
+    progress.step(f"labelling and writing to {out}", total=n, unit="partitions")
+    if client is not None:
+        import distributed
+
+        futures = client.compute(tasks)
+        for future in distributed.as_completed(futures):
+            future.result()  # a partition's error is raised here
+            progress.update(1)
+        return
+    from dask.callbacks import Callback
+
+    def done(key: Any, *rest: Any) -> None:
+        name = key[0] if isinstance(key, tuple) else key
+        if str(name).startswith("_write_part"):
+            progress.update(1)
+
+    with Callback(posttask=done):
+        dask.compute(*tasks, scheduler="threads")
+
+
+def _summary(model: Any, name: str, npartitions: int, out: Path, t_fit: float,
+             total: float, notes: tuple[Any, ...]) -> list[str]:
+    """The printed summary: as the in-memory command's, sizes and profile lines from every
+    row (``profiles_``: docs/distributed.md), the trust figures from the fit's table."""
+    from ..cluster._describe import profile_lines
+
+    choice_lines, trust_line, cluster_stability = notes
+    k = int(model.n_clusters_)
+    prof = model.profiles_
+    per = prof.groupby("cluster", sort=True)["size"].first() if len(prof) else prof
+    size = {int(c): int(v) for c, v in per.items()} if len(prof) else {}
+    n = sum(size.values())
+    sizes = ", ".join(str(size.get(c, 0)) for c in range(k))
+    lines = [f"catembed cluster: consensus of {len(model.members_)} members on {name} "
+             f"({npartitions} partitions): {n} rows, fitted on {model.n_rows_fitted_} -> "
+             f"{k} cluster{'s' if k != 1 else ''} (sizes {sizes}); fit {t_fit:.2f} s, total "
+             f"{total:.2f} s; wrote {out}/", *choice_lines(model), trust_line(model)]
+    if k > 1:
+        lines.append(f"  {'member':10s} {'stability':>9s} {'weight':>7s} {'agreement':>9s}")
+        for member, s, w, a in zip(model.members_, model.member_stability_,
+                                   model.member_weights_, model.member_agreement_, strict=True):
+            lines.append(f"  {member:10s} {s:9.3f} {w:7.3f} {a:9.3f}")
+    lines.append("  clusters (significant values, p <= 0.05, largest v-test first: share in the "
+                 "cluster vs overall; not: the most under-represented):")
+    lines += [f"  {line}" for line in profile_lines(prof, n,
+                                                     stability=cluster_stability(model))]
+    return lines

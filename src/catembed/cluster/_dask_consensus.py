@@ -19,13 +19,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
 from .._utils._validation import is_dask_collection
+from ._consensus_clusterwise import stability_columns
 from ._consensus_degenerate import fit_guarded
 from ._consensus_runs import _gather
-from ._dask_fit import predict_dask
+from ._dask_fit import _snapshot, predict_dask
+from ._dask_profiles import dask_profiles
 
-__all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed"]
+__all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed", "predict_routed", "transform_routed"]
 
 #: the most rows a Dask input's consensus is fitted on in the client's memory (a uniform
 #: sample above): about 1 KiB per row at the default members, so 200 MiB
@@ -46,7 +49,38 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     fit_guarded(est, table, names)
     est.n_rows_fitted_ = len(table)
     est.labels_ = predict_dask(est, X)
+    if len(table) < n:  # a sample: the profiles' counts and moments from every row
+        est.profiles_ = dask_profiles(est, X, est.labels_)
+        stability_columns(est)
     return est
+
+
+def predict_routed(est: Any, X: Any) -> Any:
+    """``Consensus.predict``: in memory, or of a Dask frame a lazy Dask Series of int64
+    labels, partition by partition (``check_is_fitted`` first, as in memory)."""
+    from ._consensus_combine import nearest_labels
+
+    if is_dask_collection(X):
+        check_is_fitted(est, "labels_")
+        return predict_dask(est, X)
+    return nearest_labels(est._coordinates_of(X), est.cluster_centers_)
+
+
+def transform_routed(est: Any, X: Any) -> Any:
+    """``Consensus.transform``: in memory, or of a Dask frame a lazy Dask DataFrame of the
+    consensus coordinates (columns ``get_feature_names_out()``), partition by partition."""
+    if not is_dask_collection(X):
+        return est._coordinates_of(X)
+    check_is_fitted(est, "labels_")
+    names = [str(c) for c in est.get_feature_names_out()]
+    meta = pd.DataFrame({c: np.array([], dtype=np.float64) for c in names},
+                        index=X._meta.index[:0])
+    return X.map_partitions(_coordinates_partition, _snapshot(est), names, meta=meta)
+
+
+def _coordinates_partition(part: pd.DataFrame, est: Any, names: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(np.asarray(est._coordinates_of(part), dtype=np.float64),
+                        index=part.index, columns=names)
 
 
 def _small_table(ddf: Any, cap: int) -> tuple[int, pd.DataFrame | None]:

@@ -133,6 +133,11 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
     if embedding is not None and len(df):
         parts.append(_paragon_rows(df.index, embedding, centers, codes, clusters, sizes,
                                    int(n_paragons)))
+    return _ordered(parts, clusters)
+
+
+def _ordered(parts: list[pd.DataFrame], clusters: np.ndarray) -> pd.DataFrame:
+    """The parts' rows in :func:`describe_clusters`' order and columns."""
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in PROFILE_COLUMNS})
     out = pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
@@ -152,15 +157,23 @@ def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
     from ..report._profiles import _text_codes
 
     k = len(clusters)
-    cols: dict[str, list[Any]] = {name: [] for name in (
-        "cluster", "column", "value", "count", "Cla/Mod", "Mod/Cla", "Global", "p.value",
-        "v.test", "column_statistic", "column_df", "column_p.value")}
     tables = []
     for col, vcodes, uniques in _text_codes(df):
         table = np.bincount(vcodes * k + codes, minlength=len(uniques) * k).reshape(
             len(uniques), k)
         seen = table.sum(axis=1) > 0
         tables.append((col, table[seen], np.asarray(uniques, dtype=object)[seen]))
+    return _category_frame(tables, clusters, sizes, top, min_support)
+
+
+def _category_frame(tables: list[tuple[Any, np.ndarray, np.ndarray]], clusters: np.ndarray,
+                    sizes: np.ndarray, top: int | None, min_support: float) -> pd.DataFrame:
+    """:func:`_category_rows` from each column's ``(name, counts, values)``: the counts of
+    shape ``(n_values, n_clusters)`` (each value seen), the values sorted as text."""
+    k = len(clusters)
+    cols: dict[str, list[Any]] = {name: [] for name in (
+        "cluster", "column", "value", "count", "Cla/Mod", "Mod/Cla", "Global", "p.value",
+        "v.test", "column_statistic", "column_df", "column_p.value")}
     all_tests = value_tests_many([t for _, t, _ in tables])
     for (col, table, uniques), tests in zip(tables, all_tests, strict=True):
         stat, dof, p = chi2_test(table)

@@ -99,7 +99,7 @@ from ._consensus_runs import (
     wide_table_members,
 )
 from ._consensus_trust import diagnose
-from ._dask_consensus import _gather, fit_routed
+from ._dask_consensus import _gather, fit_routed, predict_routed, transform_routed
 from ._describe import attach_profiles
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
@@ -422,7 +422,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         """The consensus coordinates of each row: the members' scaled embeddings side by
         side (``"concat"``; ``"select"``: the chosen member's own embedding, if a member),
         or the co-association spectral coordinates (unit rows, ``"coassoc"``)."""
-        return self._coordinates_of(X)
+        return transform_routed(self, X)  # a Dask frame: mapped over its partitions
 
     def _coordinates_of(self, X: Any, codes: np.ndarray | None = None) -> np.ndarray:
         """:meth:`transform` as NumPy whatever ``set_output`` says (``predict`` reads it)."""
@@ -441,7 +441,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The nearest consensus centre of the rows' consensus coordinates (``"coassoc"``:
         from its runs' labels); on the training rows exactly ``labels_``."""
-        return nearest_labels(self._coordinates_of(X), self.cluster_centers_)
+        return predict_routed(self, X)  # a Dask frame: mapped over its partitions
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         """Fit and return ``labels_``."""
