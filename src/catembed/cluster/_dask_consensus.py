@@ -5,12 +5,14 @@ A table of at most :data:`CONSENSUS_ROWS` rows is gathered and fitted in memory 
 are the in-memory fit's, row for row). A larger one is fitted in memory on a uniform sample
 of about ``CONSENSUS_ROWS`` rows gathered to the client: the members' statistics and value
 tables, their k-means runs, the agreement weights, ``n_clusters="auto"``'s BIC, the
-combination, the trust figures and ``profiles_`` all read the sample. Every row is then
-labelled partition by partition by ``predict`` (its members' embeddings, a lookup per row,
-and the nearest consensus centre): ``labels_`` is a lazy Dask Series aligned with the input's
-partitions, and on the sampled rows equal to the sample fit's labels; ``n_rows_fitted_`` is
-the number of rows the fit read (a Dask fit only). Saving the model (``save``) computes the
-labels into the file.
+combination and the trust figures read the sample. Every row is then labelled partition by
+partition by ``predict`` (its members' embeddings, a lookup per row, and the nearest
+consensus centre): ``labels_`` is a lazy Dask Series aligned with the input's partitions,
+and on the sampled rows equal to the sample fit's labels; ``n_rows_fitted_`` is the number
+of rows the fit read (a Dask fit only). ``profiles_`` is then computed from every row by
+reduced counts (:mod:`._dask_profiles`; medians, interquartile ranges and paragons from the
+sample). ``predict`` and ``transform`` of a Dask frame map its partitions. Saving the model
+(``save``) computes the labels into the file.
 """
 
 from __future__ import annotations
