@@ -247,7 +247,10 @@ def test_embed_shows_progress_on_a_terminal_only(table_csv, tmp_path, monkeypatc
                               True)
     assert (code, out_q, err_q) == (0, "", "")  # --quiet: nothing at all
     code, out_p, err_p = _run([*base, "-o", str(tmp_path / "pipe.csv")], monkeypatch, False)
-    assert code == 0 and err_p == "" and "\r" not in out_p  # not a terminal: no progress
+    # not a terminal: no progress, only the one numeric-column note of the three commands
+    assert code == 0 and "\r" not in out_p + err_p
+    assert [ln.startswith("catembed: note: 1 numeric column(s) cut into 5 quantile bins")
+            for ln in err_p.splitlines()] == [True]
     tty = (tmp_path / "tty.csv").read_bytes()
     assert tty == (tmp_path / "quiet.csv").read_bytes() == (tmp_path / "pipe.csv").read_bytes()
 
