@@ -100,6 +100,7 @@ def stage_steps(est: Any, n: int) -> tuple[int, int]:
     pre, clu = int(est.pretrain_steps), int(est.cluster_steps)
     if est.max_epochs is None:
         return pre, clu
+    n = max(int(n), 1)
     cap = -(-int(est.max_epochs) * n // min(int(est.batch_size), n))
     return min(pre, cap), min(clu, cap)
 
