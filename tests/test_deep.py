@@ -189,3 +189,21 @@ def test_registry_names_deep_methods() -> None:
         assert get_method(name).available
     assert get_method("vae-wd").kind == "embedding"
     assert get_method("deep-idec").kind == "labels"
+
+
+def test_max_epochs_bounds_the_steps_of_a_small_table():
+    """Issue 55: on a small table the step budgets are at most ``max_epochs`` passes over the
+    rows (1000 steps of 256 rows were 394 passes over 650 rows); from 1,280 rows on the
+    defaults run unchanged, and ``max_epochs=None`` keeps the fixed budgets."""
+    from catembed.deep import AttentionClusterer
+    from catembed.deep._training import stage_steps
+
+    est = AttentionClusterer()
+    assert est.max_epochs == 200
+    assert stage_steps(est, 650) == (508, 508)  # ceil(200 * 650 / 256)
+    assert stage_steps(est, 100) == (200, 200)  # batch = the 100 rows: 200 epochs
+    assert stage_steps(est, 1280) == (1000, 1000)
+    assert stage_steps(est.set_params(max_epochs=None), 650) == (1000, 1000)
+    assert stage_steps(est.set_params(max_epochs=5, pretrain_steps=3), 650) == (3, 13)
+    with pytest.raises(CatEmbedError, match="max_epochs"):
+        AttentionClusterer(max_epochs=0).fit(pd.DataFrame({"a": list("abcabc")}))

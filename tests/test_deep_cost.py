@@ -54,7 +54,8 @@ def test_a_long_fit_warns(no_training) -> None:
     with pytest.warns(CatEmbedWarning, match=r"^AutoencoderKMeans on 40 rows x 3 columns "
                                              r"\(12 distinct values\) may take \d+ minutes"):
         with pytest.raises(Trained):
-            AutoencoderKMeans(2, pretrain_steps=20_000, random_state=0).fit(_table(40, 3))
+            AutoencoderKMeans(2, pretrain_steps=20_000, max_epochs=None,
+                              random_state=0).fit(_table(40, 3))
 
 
 def test_estimates() -> None:
@@ -67,7 +68,9 @@ def test_estimates() -> None:
     # memory grows with the values (embeddings, decoder head), time with the steps
     small = deep_cost(IDEC(4), 500, 10, 0, 60)
     assert deep_cost(IDEC(4), 500, 10, 0, 60_000)[0] > 100 * small[0]
-    assert deep_cost(IDEC(4, pretrain_steps=2000), 500, 10, 0, 60)[1] > small[1]
+    assert deep_cost(IDEC(4, pretrain_steps=2000, max_epochs=None), 500, 10, 0, 60)[1] > small[1]
+    # max_epochs bounds the steps of a small table (issue 55)
+    assert deep_cost(IDEC(4, max_epochs=None), 500, 10, 0, 60)[1] > small[1]
 
 
 @pytest.mark.parametrize("name", ["VAEWD", "BiGANWD"])

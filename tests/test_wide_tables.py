@@ -356,3 +356,23 @@ def test_kmodes_hamming_keeps_a_wide_tables_factor(monkeypatch):
     stored = KModes(3, random_state=0).fit(df)
     assert not isinstance(stored.distance_.stats_.cooc, GramCounts)
     np.testing.assert_array_equal(factored.labels_, stored.labels_)
+
+
+def test_tall_text_columns_take_the_per_column_path_with_the_same_codes():
+    """Above JOINT_TEXT_MAX_ROWS rows the text columns are factorised one by one (issue 55:
+    the joint path walked every cell in Python, 5x slower at 200,000 x 20), with the codes
+    and categories of the joint path."""
+    from catembed.stats import _frame_codes
+    from catembed.stats._encoding import factorize_frame
+
+    rng = np.random.default_rng(3)
+    n = _frame_codes.JOINT_TEXT_MAX_ROWS + 1
+    df = pd.DataFrame({f"c{j}": np.array(["x", "y", "z", None], dtype=object)[
+        rng.integers(0, 4, n)] for j in range(9)})
+    assert _frame_codes.block_groups(df, list(df.columns))[0] == []
+    assert _frame_codes.block_groups(df.iloc[:-1], list(df.columns))[0] == list(range(9))
+    tall = factorize_frame(df, list(df.columns))
+    short = factorize_frame(df.iloc[:-1], list(df.columns))
+    np.testing.assert_array_equal(tall[0][:-1], short[0])
+    for a, b in zip(tall[1], short[1], strict=True):
+        assert [str(v) for v in a] == [str(v) for v in b]

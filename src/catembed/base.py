@@ -372,7 +372,7 @@ class ValueEmbedder(DaskAwareTransformer):
         if out is None:
             out = LookupPlan.empty((codes.shape[0], width + (0 if extra is None else
                                                              extra.shape[1])), dtype)
-        plan(codes, out=out[:, :width] if extra is not None else out)
+        plan.in_memory(codes, out[:, :width] if extra is not None else out)
         if extra is not None:
             out[:, width:] = extra
         return out

@@ -29,6 +29,7 @@ from typing import Any
 
 from .._utils._limits import check_limits
 from ._data import CHUNK
+from ._training import stage_steps
 
 __all__ = ["check_deep_cost", "deep_cost"]
 
@@ -77,10 +78,12 @@ def deep_cost(est: Any, n_rows: int, m_cat: int, m_num: int, n_values: int
         keep, flops = 2.0 * keep, 2.0 * flops
         restarts, steps, passes = 1, int(est.max_steps), 1.0
     else:
-        restarts, steps, passes = int(est.n_init), int(est.pretrain_steps), 3.0
+        pre, clu = (stage_steps(est, n_rows) if hasattr(est, "max_epochs")
+                    else (int(est.pretrain_steps), int(est.cluster_steps)))
+        restarts, steps, passes = int(est.n_init), pre, 3.0
         if est._objective_name() == "idec":
-            steps += int(est.cluster_steps)
-            passes += int(est.cluster_steps) / max(int(est.update_interval), 1)
+            steps += clu
+            passes += clu / max(int(est.update_interval), 1)
     train = 4.0 * ((5.0 + restarts) * params + 2.0 * batch * keep)
     infer = 4.0 * ((1.0 + restarts) * params + chunk * look)
     need = max(train, infer)

@@ -86,6 +86,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         corruption: float = 0.2,
         pretrain_steps: int = 1000,
         cluster_steps: int = 1000,
+        max_epochs: int | None = 200,
         update_interval: int = 100,
         tol: float = 1e-3,
         gamma: float = 0.1,
@@ -108,6 +109,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.corruption = corruption
         self.pretrain_steps = pretrain_steps
         self.cluster_steps = cluster_steps
+        self.max_epochs = max_epochs
         self.update_interval = update_interval
         self.tol = tol
         self.gamma = gamma
@@ -135,6 +137,7 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_int("embedding_dim", self.embedding_dim)
         check_int("pretrain_steps", self.pretrain_steps, minimum=0)
         check_int("cluster_steps", self.cluster_steps, minimum=0)
+        check_int("max_epochs", self.max_epochs, allow_none=True)
         check_int("update_interval", self.update_interval)
         check_int("batch_size", self.batch_size)
         check_int("n_init", self.n_init)

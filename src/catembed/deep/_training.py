@@ -24,7 +24,7 @@ from ._batches import _Batches, _Rows
 from ._data import MixedEncoding
 from ._objectives import assign, idec_loss, kmeans_centres
 
-__all__ = ["VALUE_INITS", "fit_one", "fit_restarts", "initial_value_vectors"]
+__all__ = ["VALUE_INITS", "fit_one", "fit_restarts", "initial_value_vectors", "stage_steps"]
 
 VALUE_INITS = ("random", "cde", "untie")
 
@@ -89,6 +89,22 @@ def _floats(torch: Any, losses: list[Any]) -> list[float]:
     return [float(v) for v in torch.stack(losses).cpu().tolist()] if losses else []
 
 
+def stage_steps(est: Any, n: int) -> tuple[int, int]:
+    """Adam steps of the pretraining and of the clustering phase on ``n`` rows:
+    ``pretrain_steps`` and ``cluster_steps``, each at most ``max_epochs`` passes over the rows
+    (``ceil(max_epochs * n / batch)`` steps, ``batch = min(batch_size, n)``; no bound when
+    ``max_epochs`` is None). On a small table a fixed step budget is hundreds of epochs
+    (1000 steps of 256 rows are 394 passes over 650 rows) for no better partition
+    (docs/deep.md, "Steps on small tables"); from ``ceil(1000 * batch_size / max_epochs)``
+    rows on (1,280 with the defaults) the step budgets apply unchanged."""
+    pre, clu = int(est.pretrain_steps), int(est.cluster_steps)
+    if est.max_epochs is None:
+        return pre, clu
+    n = max(int(n), 1)
+    cap = -(-int(est.max_epochs) * n // min(int(est.batch_size), n))
+    return min(pre, cap), min(clu, cap)
+
+
 def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any,
             objective: str, dev: Any, torch: Any) -> dict[str, Any]:
     """One initialisation: pretraining, k-means, (IDEC) joint training, then the final
@@ -115,10 +131,11 @@ def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any
     corruption = float(est.corruption)
     batches = _Batches(n, min(int(est.batch_size), n), rng)
     opt = torch.optim.Adam(model.parameters(), lr=float(est.learning_rate))
+    pretrain_steps, cluster_steps = stage_steps(est, n)
 
     # 1) pretraining: reconstruction only
     model.train()
-    for _ in range(int(est.pretrain_steps)):
+    for _ in range(pretrain_steps):
         _, loss = model.recon_loss(*data.take(batches.next()), corruption, gen)
         opt.zero_grad()
         loss.backward()
@@ -132,10 +149,10 @@ def fit_one(est: Any, seed: int, enc: MixedEncoding, data: _Rows, init_rows: Any
     delta_label: list[float] = []
     cluster_hist: list[Any] = []
     # 3) IDEC: joint reconstruction + KL(P || Q)
-    if objective == "idec" and int(est.cluster_steps) > 0:
+    if objective == "idec" and cluster_steps > 0:
         opt = torch.optim.Adam(model.parameters(), lr=float(est.learning_rate))
         frozen = colsum = None
-        for step in range(int(est.cluster_steps)):
+        for step in range(cluster_steps):
             if step % int(est.update_interval) == 0:
                 # the target P of DEC Eq. 3, fixed until the next update: the column
                 # sums f_j of q over all rows (one streaming pass) and a frozen copy
