@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .._utils._errors import CatEmbedWarning
+from .._utils._errors import CatEmbedError, CatEmbedWarning
 from ..metrics import ari_codes
 from ._consensus_combine import (
     candidate_partitions,
@@ -223,9 +223,14 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     from ._consensus_runs import _gather
     from ._describe import attach_profiles
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model._fit(X, names)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model._fit(X, names)
+    except CatEmbedError:  # a refusal: the members' warnings say why (cli-errors.md)
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        raise
     d = model.diagnostics_
     n = len(model.labels_)
     out = model.__dict__.pop("_outlier_refit", np.zeros(0, dtype=np.int64))
