@@ -27,7 +27,6 @@ from .._utils._validation import is_dask_collection
 from ._consensus_clusterwise import stability_columns
 from ._consensus_degenerate import fit_guarded
 from ._consensus_runs import _gather
-from ._dask_fit import _snapshot, predict_dask
 from ._dask_profiles import dask_profiles
 
 __all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed", "predict_routed", "transform_routed"]
@@ -44,6 +43,8 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     if not is_dask_collection(X):
         est.__dict__.pop("n_rows_fitted_", None)  # a Dask fit's, before this refit
         return fit_guarded(est, X, names)
+    from ._dask_fit import predict_dask  # the Dask passes (and k-modes') on Dask input only
+
     n, table = _small_table(X, int(CONSENSUS_ROWS))
     if table is None:
         seed = np.random.RandomState(_seed(est.random_state)).randint(np.iinfo(np.int32).max)
@@ -63,6 +64,8 @@ def predict_routed(est: Any, X: Any) -> Any:
     from ._consensus_combine import nearest_labels
 
     if is_dask_collection(X):
+        from ._dask_fit import predict_dask
+
         check_is_fitted(est, "labels_")
         return predict_dask(est, X)
     return nearest_labels(est._coordinates_of(X), est.cluster_centers_)
@@ -73,6 +76,8 @@ def transform_routed(est: Any, X: Any) -> Any:
     consensus coordinates (columns ``get_feature_names_out()``), partition by partition."""
     if not is_dask_collection(X):
         return est._coordinates_of(X)
+    from ._dask_fit import _snapshot
+
     check_is_fitted(est, "labels_")
     names = [str(c) for c in est.get_feature_names_out()]
     meta = pd.DataFrame({c: np.array([], dtype=np.float64) for c in names},
