@@ -30,7 +30,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._utils._params import check_option
-from .._utils._validation import CatEmbedError, check_table, select_categorical
+from .._utils._validation import CatEmbedError, check_table
 from ..stats._encoding import code_dtype, union_categories
 from ..stats._profile_tests import relative_entropy
 from ..transform._dask import fit_dask
@@ -359,12 +359,7 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
     """:meth:`LCA.fit` of a Dask DataFrame (``est`` checked by ``fit``)."""
     meta = ddf._meta
     check_table(est, _probe(ddf), reset=True)
-    cat, other = select_categorical(meta, est.categorical_features)
-    if other:
-        raise CatEmbedError(
-            f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
-            "are not; discretise them or pass categorical_features='all'."
-        )
+    cat = est._categorical_columns(meta)
     est.n_features_in_ = meta.shape[1]
     est.feature_names_in_ = np.asarray(meta.columns, dtype=object)
     est.feature_names_ = [str(c) for c in cat]

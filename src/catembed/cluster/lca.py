@@ -207,6 +207,18 @@ class LCA(ClusterMixin, BaseEstimator):
         theta /= 2.0
         return np.log(np.maximum(theta, _FLOOR)), np.full(K, -np.log(K))
 
+    def _categorical_columns(self, df: Any) -> list:
+        """The columns modelled (``categorical_features`` of ``df``, a pandas frame or a Dask
+        frame's meta); the library's error where that leaves a column out. Shared by
+        :meth:`fit` and the Dask fit."""
+        cat, other = select_categorical(df, self.categorical_features)
+        if other:
+            raise CatEmbedError(
+                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
+                "are not; discretise them or pass categorical_features='all'."
+            )
+        return cat
+
     # ------------------------------------------------------------------ API
     def fit(self, X: Any, y: Any = None) -> LCA:
         """Fit the latent class model to the rows of ``X``."""
@@ -217,12 +229,7 @@ class LCA(ClusterMixin, BaseEstimator):
             return fit_lca_dask(self, X)
         df = as_frame(X)
         check_table(self, df, reset=True)
-        cat, other = select_categorical(df, self.categorical_features)
-        if other:
-            raise CatEmbedError(
-                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
-                "are not; discretise them or pass categorical_features='all'."
-            )
+        cat = self._categorical_columns(df)
         self.n_features_in_ = df.shape[1]
         if is_frame(X):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
