@@ -40,30 +40,19 @@ N_FEATURES, N_VALUES, N_GROUPS, PURITY = 8, 10, 5, 0.7
 
 def write_dataset(folder: Path, n_rows: int, n_files: int) -> None:
     """The planted table as ``n_files`` Parquet files, the groups as ``.npy`` beside."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from synthetic import planted_arrow_part
 
     marker = folder / "_rows.json"
     if marker.exists() and json.loads(marker.read_text()) == [n_rows, n_files]:
         return
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "data").mkdir(parents=True)
-    block = N_VALUES // N_GROUPS
-    dictionaries = [pa.array([f"a{j}_v{v}" for v in range(N_VALUES)])
-                    for j in range(N_FEATURES)]
     per_file = -(-n_rows // n_files)
     for i in range(n_files):
         n = min(per_file, n_rows - i * per_file)
-        rng = np.random.default_rng(i)
-        groups = rng.integers(0, N_GROUPS, n).astype(np.int8)
-        columns = []
-        for j in range(N_FEATURES):
-            inside = (groups * block + rng.integers(0, block, n, dtype=np.int8)) % N_VALUES
-            noise = rng.integers(0, N_VALUES, n, dtype=np.int8)
-            codes = np.where(rng.random(n, dtype=np.float32) < PURITY, inside, noise)
-            columns.append(pa.DictionaryArray.from_arrays(codes.astype(np.int8),
-                                                          dictionaries[j]))
-        table = pa.table(columns, names=[f"a{j}" for j in range(N_FEATURES)])
+        table, groups = planted_arrow_part(i, n, N_FEATURES, N_VALUES, N_GROUPS, PURITY)
         pq.write_table(table, folder / "data" / f"part-{i:04d}.parquet")
         np.save(folder / f"groups-{i:04d}.npy", groups)
     marker.write_text(json.dumps([n_rows, n_files]))

@@ -140,3 +140,23 @@ def credit_like_frame(n_rows: int = 690, seed: int = 0) -> tuple[pd.DataFrame, n
     for c in ("w0", "w1", "n0", "n1"):
         frame.loc[missing, c] = "?"
     return frame, g
+
+
+def planted_arrow_part(seed: int, n: int, n_features: int = 8, n_values: int = 10,
+                       n_groups: int = 5, purity: float = 0.7):
+    """One file's part of a planted table (the model above, drawn in int8 from
+    ``default_rng(seed)``) as a ``pyarrow.Table`` of dictionary-encoded strings ``a{j}_v{v}``
+    in columns ``a0 ..``, with its groups (int8): the Dask benchmarks' Parquet files."""
+    import pyarrow as pa
+
+    block = n_values // n_groups
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n).astype(np.int8)
+    columns = []
+    for j in range(n_features):
+        dictionary = pa.array([f"a{j}_v{v}" for v in range(n_values)])
+        inside = (groups * block + rng.integers(0, block, n, dtype=np.int8)) % n_values
+        noise = rng.integers(0, n_values, n, dtype=np.int8)
+        codes = np.where(rng.random(n, dtype=np.float32) < purity, inside, noise)
+        columns.append(pa.DictionaryArray.from_arrays(codes.astype(np.int8), dictionary))
+    return pa.table(columns, names=[f"a{j}" for j in range(n_features)]), groups

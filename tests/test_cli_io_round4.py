@@ -17,12 +17,7 @@ import pandas as pd
 import pytest
 
 from catembed.cli import main
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from test_cli import run  # the command line run, its exit code, stdout and stderr
 
 
 def _table(n=60, seed=0):

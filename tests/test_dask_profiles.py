@@ -15,6 +15,7 @@ distributed = pytest.importorskip("distributed")
 from catembed.cluster import Consensus, describe_clusters  # noqa: E402
 from catembed.cluster import _dask_consensus as C  # noqa: E402
 from catembed.cluster import _dask_profiles as P  # noqa: E402
+from conftest import grouped_frame  # noqa: E402
 
 FLOATS = ["share_in_cluster", "share_overall", "lift", "Cla/Mod", "Mod/Cla", "Global",
           "p.value", "v.test", "column_statistic", "column_df", "column_p.value", "Eta2",
@@ -22,38 +23,7 @@ FLOATS = ["share_in_cluster", "share_overall", "lift", "Cla/Mod", "Mod/Cla", "Gl
 
 
 def _frame(n: int = 600, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    g = rng.integers(0, 3, n)
-    cols = {}
-    for j in range(4):
-        v = np.where(rng.random(n) < 0.7, g, rng.integers(0, 4, n))
-        cols[f"c{j}"] = np.array(["a", "b", "c", "d"], dtype=object)[v]
-    cols["c1"][rng.random(n) < 0.05] = None
-    x = 10.0 * g + rng.normal(0, 3, n) + 1e6  # a large offset: the moments must not cancel
-    x[rng.random(n) < 0.05] = np.nan
-    cols["x"] = x
-    return pd.DataFrame(cols)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=2,
-                                       dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
-@pytest.fixture(params=["local_cluster", "default"])
-def scheduler(request):
-    if request.param == "local_cluster":
-        request.getfixturevalue("client")
-        yield
-    else:
-        import dask
-
-        with dask.config.set(scheduler="threads"):
-            yield
+    return grouped_frame(n, seed, 4, numeric=True)
 
 
 def _assert_same(got: pd.DataFrame, want: pd.DataFrame, skip=()) -> None:
@@ -99,7 +69,7 @@ def table():
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_consensus_sample_profiles_from_every_row(scheduler, table, monkeypatch, npartitions):
+def test_consensus_sample_profiles_from_every_row(dask_scheduler, table, monkeypatch, npartitions):
     """Over CONSENSUS_ROWS: ``profiles_``' counts, shares, tests, means and standard
     deviations are describe_clusters' on every row and its labels; medians, interquartile
     ranges and paragons are the sample's."""
@@ -120,7 +90,7 @@ def test_consensus_sample_profiles_from_every_row(scheduler, table, monkeypatch,
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
-def test_predict_transform_map_partitions(scheduler, table, npartitions):
+def test_predict_transform_map_partitions(dask_scheduler, table, npartitions):
     """``predict`` and ``transform`` of a Dask frame are lazy, aligned with its partitions,
     and equal the in-memory ones."""
     model = Consensus(3, random_state=0).fit(table)
@@ -144,7 +114,7 @@ def test_partitions_written_are_counted(tmp_path, table, use_client, request):
     from catembed._utils._progress import Progress
     from catembed.cli._cluster_dask import _write_partitions
 
-    client = request.getfixturevalue("client") if use_client else None
+    client = request.getfixturevalue("thread_client") if use_client else None
     ddf = dd.from_pandas(table[["c0"]].assign(cluster=1), npartitions=5)
     stream = io.StringIO()
     progress = Progress("catembed cluster", stream=stream, enabled=True, delay=0, interval=0,

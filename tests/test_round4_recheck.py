@@ -16,16 +16,10 @@ from sklearn.metrics import adjusted_rand_score
 
 from catembed import CatEmbedError, Consensus
 from catembed._utils._limits import memory_limit, seconds_limit
-from catembed.cli import main
 from catembed.cluster.lshkreps import LSHKRepresentatives
 from catembed.cluster.mgr import MGR
 from catembed.cluster.ocl import OCL
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from test_cli import run  # the command line run, its exit code, stdout and stderr
 
 
 def _table(n=60, seed=0):

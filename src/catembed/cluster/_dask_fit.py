@@ -30,7 +30,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._utils._params import check_option
-from .._utils._validation import CatEmbedError, check_table, select_categorical
+from .._utils._validation import CatEmbedError, check_table
 from ..stats._encoding import code_dtype, union_categories
 from ..stats._profile_tests import relative_entropy
 from ..transform._dask import fit_dask
@@ -199,10 +199,7 @@ def fit_kmodes_dask(est: Any, ddf: Any) -> Any:
         if not several:
             break
     modes, hists, _, _, n_iter = best
-    modes = est._pad(modes)
-    est.modes_ = modes
-    est.cluster_centroids_ = est._centroids(modes)
-    est.n_iter_ = n_iter
+    modes = est._keep_modes(modes, n_iter)
     est._final_hist = hists if len(hists[0]) == est.n_clusters else [
         np.vstack([h, np.zeros((est.n_clusters - len(h), h.shape[1]))]) for h in hists]
     r = None if rough is None else (est._final_hist, rough)
@@ -362,15 +359,10 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
     """:meth:`LCA.fit` of a Dask DataFrame (``est`` checked by ``fit``)."""
     meta = ddf._meta
     check_table(est, _probe(ddf), reset=True)
-    cat, other = select_categorical(meta, est.categorical_features)
-    if other:
-        raise CatEmbedError(
-            f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
-            "are not; discretise them or pass categorical_features='all'."
-        )
+    cat = est._categorical_columns(meta)
     est.n_features_in_ = meta.shape[1]
     est.feature_names_in_ = np.asarray(meta.columns, dtype=object)
-    est.feature_names_ = names = [str(c) for c in cat]
+    est.feature_names_ = [str(c) for c in cat]
     parts = _Parts(ddf)
     hm = est.handle_missing
 
@@ -392,19 +384,9 @@ def fit_lca_dask(est: Any, ddf: Any) -> Any:
         rows = _partition_distinct(parts)
         step = _dask_step(est, parts, rows)
     n_total = float(parts.n)
-    best = None
-    for lt, lp in starts:  # EM with squared extrapolation, as in memory
-        res = squarem(step, est._offsets, lt, lp, int(est.max_iter), float(est.tol), n_total)
-        if best is None or res[2] > best[2]:
-            best = res
-    log_theta, log_pi, ll, n_iter, converged = best
-    est._log_theta, est._log_pi = log_theta, log_pi
-    est.weights_ = np.exp(log_pi)
-    est.probabilities_ = [np.exp(log_theta[:, est._offsets[j]:est._offsets[j + 1]])
-                          for j in range(len(names))]
-    est.log_likelihood_ = ll
-    est.n_iter_ = n_iter
-    est.converged_ = converged
+    # EM with squared extrapolation, as in memory, one start at a time
+    est._keep_best(squarem(step, est._offsets, lt, lp, int(est.max_iter), float(est.tol),
+                           n_total) for lt, lp in starts)
     if distinct is not None:  # the in-memory arithmetic on the same rows
         est.entropy_ = relative_entropy(est._posterior(uniq), weights)
     else:  # sum_i w_i H(posterior_i), partition by partition

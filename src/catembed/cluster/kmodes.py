@@ -135,6 +135,15 @@ class _Base(ClusterMixin, BaseEstimator):
             return a
         return np.vstack([a, np.repeat(a[-1:], self.n_clusters - len(a), axis=0)])
 
+    def _keep_modes(self, modes: np.ndarray, n_iter: int) -> np.ndarray:
+        """Keep the best run's ``modes`` (padded to ``n_clusters`` rows, returned) with their
+        centroids and ``n_iter``. Shared by :meth:`fit` and the Dask fit."""
+        modes = self._pad(modes)
+        self.modes_ = modes
+        self.cluster_centroids_ = self._centroids(modes)
+        self.n_iter_ = n_iter
+        return modes
+
     def _set_centroid_columns(self, df: pd.DataFrame, columns: list[str]) -> None:
         """Remember the categorical columns (in input order) and the value of each one the
         distance dropped as constant, so that centroids have a column for each."""
@@ -370,10 +379,7 @@ default="cao"
             if not isinstance(self.init, str) or self.init == "cao":
                 break
         labels, modes, _, cost, n_iter = best
-        modes = self._pad(modes)
-        self.modes_ = modes
-        self.cluster_centroids_ = self._centroids(modes)
-        self.n_iter_ = n_iter
+        modes = self._keep_modes(modes, n_iter)
         self._final_hist = _histograms(codes, labels, self.n_clusters,
                                        [t.shape[0] for t in ptabs])
         # a last assignment step with the final modes, exactly as predict computes it, so

@@ -207,6 +207,18 @@ class LCA(ClusterMixin, BaseEstimator):
         theta /= 2.0
         return np.log(np.maximum(theta, _FLOOR)), np.full(K, -np.log(K))
 
+    def _categorical_columns(self, df: Any) -> list:
+        """The columns modelled (``categorical_features`` of ``df``, a pandas frame or a Dask
+        frame's meta); the library's error where that leaves a column out. Shared by
+        :meth:`fit` and the Dask fit."""
+        cat, other = select_categorical(df, self.categorical_features)
+        if other:
+            raise CatEmbedError(
+                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
+                "are not; discretise them or pass categorical_features='all'."
+            )
+        return cat
+
     # ------------------------------------------------------------------ API
     def fit(self, X: Any, y: Any = None) -> LCA:
         """Fit the latent class model to the rows of ``X``."""
@@ -217,12 +229,7 @@ class LCA(ClusterMixin, BaseEstimator):
             return fit_lca_dask(self, X)
         df = as_frame(X)
         check_table(self, df, reset=True)
-        cat, other = select_categorical(df, self.categorical_features)
-        if other:
-            raise CatEmbedError(
-                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
-                "are not; discretise them or pass categorical_features='all'."
-            )
+        cat = self._categorical_columns(df)
         self.n_features_in_ = df.shape[1]
         if is_frame(X):
             self.feature_names_in_ = np.asarray(df.columns, dtype=object)
@@ -241,6 +248,16 @@ class LCA(ClusterMixin, BaseEstimator):
         step = self._stepper(uniq, weights)  # EM with squared extrapolation (SQUAREM)
         runs = [squarem(step, self._offsets, lt, lp, int(self.max_iter), float(self.tol),
                         float(weights.sum())) for lt, lp in starts]
+        self._keep_best(runs)
+        resp_u = self._posterior(uniq)
+        self.labels_ = np.argmax(resp_u, axis=1)[inverse.ravel()]
+        self.entropy_ = relative_entropy(resp_u, weights)
+        return self
+
+    def _keep_best(self, runs: Any) -> None:
+        """Keep the EM run of highest log-likelihood (the first of equals) among ``runs``
+        (:func:`squarem` results, a list or lazily computed): its parameters and the fitted
+        attributes they give. Shared by :meth:`fit` and the Dask fit."""
         best = None
         for res in runs:
             if best is None or res[2] > best[2]:
@@ -249,14 +266,10 @@ class LCA(ClusterMixin, BaseEstimator):
         self._log_theta, self._log_pi = log_theta, log_pi
         self.weights_ = np.exp(log_pi)
         self.probabilities_ = [np.exp(log_theta[:, self._offsets[j]:self._offsets[j + 1]])
-                               for j in range(len(cat))]
+                               for j in range(len(self._offsets) - 1)]
         self.log_likelihood_ = ll
         self.n_iter_ = n_iter
         self.converged_ = converged
-        resp_u = self._posterior(uniq)
-        self.labels_ = np.argmax(resp_u, axis=1)[inverse.ravel()]
-        self.entropy_ = relative_entropy(resp_u, weights)
-        return self
 
     def _posterior(self, codes: np.ndarray) -> np.ndarray:
         out = np.empty((len(codes), int(self.n_clusters)))
