@@ -200,8 +200,12 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
     own = type(est)._transform_codes is not ValueEmbedder._transform_codes
     if own and getattr(est, "_projection", None) is None:
         Z = est._transform_codes(sub, None)
-    else:
-        Z = est._lookup(sub)
+    else:  # the compiled gather only where it is loaded or pays for loading it (issue 55)
+        from ..transform._lookup import compiled_lookup, compiled_lookup_pays
+
+        plan = est._get_plan()
+        with compiled_lookup(compiled_lookup_pays(len(sub) * int(plan.width))):
+            Z = plan(sub)
     return np.ascontiguousarray(Z, dtype=np.float32)
 
 
