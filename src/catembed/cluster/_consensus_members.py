@@ -201,11 +201,10 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
     if own and getattr(est, "_projection", None) is None:
         Z = est._transform_codes(sub, None)
     else:  # the compiled gather only where it is loaded or pays for loading it (issue 55)
-        from ..transform._lookup import compiled_lookup, compiled_lookup_pays
+        from ..transform._lookup import empty_aligned
 
         plan = est._get_plan()
-        with compiled_lookup(compiled_lookup_pays(len(sub) * int(plan.width))):
-            Z = plan(sub)
+        Z = plan.in_memory(sub, empty_aligned((len(sub), plan.width), plan.dtype))
     return np.ascontiguousarray(Z, dtype=np.float32)
 
 
