@@ -13,18 +13,18 @@ k chosen, per set (at most ``--max-rows`` rows, a fixed random sample).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from catembed.cluster import Consensus
-from catembed.datasets import load_dataset
 from catembed.metrics import ari_codes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from consensus_trust_shared import shared_tables  # noqa: E402  (the same 29 sets)
 
 
 def main() -> None:
@@ -33,22 +33,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--out", default="/tmp/auto_k_shared.csv")
     args = ap.parse_args()
-    root = Path(os.environ.get("CATEMBED_SHARED", "../shared")) / "datasets"
     rows = []
-    for name in sorted(p.name for p in root.iterdir() if (p / "meta.json").exists()):
-        ds = load_dataset(root / name)
-        if ds.target is None:
-            continue
-        y = ds.frame[ds.target]
-        keep = y.notna().to_numpy()
-        X = ds.features.loc[keep].reset_index(drop=True)
-        yv = pd.factorize(y[keep])[0]
-        k = len(np.unique(yv))
-        if k < 2 or k > 10 or X.shape[1] > 70:
-            continue
-        if len(X) > args.max_rows:
-            idx = np.sort(np.random.default_rng(0).choice(len(X), args.max_rows, replace=False))
-            X, yv = X.iloc[idx].reset_index(drop=True), yv[idx]
+    for name, X, yv, k in shared_tables(args.max_rows):
         for seed in range(args.seeds):
             t = time.perf_counter()
             with warnings.catch_warnings():
