@@ -13,18 +13,18 @@ two trees and compare:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from catembed.cluster import Consensus
 from catembed.cluster import consensus as _consensus
-from catembed.datasets import load_dataset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from consensus_trust_shared import shared_tables  # noqa: E402  (the same 29 sets)
 
 
 class _Chosen(Exception):
@@ -59,23 +59,9 @@ def main() -> None:
                     "target, at most 70 columns and 2-10 classes)")
     ap.add_argument("--out", default="/tmp/auto_k_speed.csv")
     args = ap.parse_args()
-    root = Path(os.environ.get("CATEMBED_SHARED", "../shared")) / "datasets"
-    names = (args.sets.split(",") if args.sets else
-             sorted(p.name for p in root.iterdir() if (p / "meta.json").exists()))
     rows = []
-    for name in names:
-        ds = load_dataset(root / name)
-        if ds.target is None:
-            continue
-        y = ds.frame[ds.target]
-        keep = y.notna().to_numpy()
-        X = ds.features.loc[keep].reset_index(drop=True)
-        n_classes = len(pd.unique(y[keep]))
-        if not args.sets and (n_classes < 2 or n_classes > 10 or X.shape[1] > 70):
-            continue
-        if len(X) > args.max_rows:
-            idx = np.sort(np.random.default_rng(0).choice(len(X), args.max_rows, replace=False))
-            X = X.iloc[idx].reset_index(drop=True)
+    for name, X, _, _ in shared_tables(args.max_rows, args.sets.split(",") if args.sets
+                                       else None):
         t = time.perf_counter()
         done = chosen_k(X)
         secs = time.perf_counter() - t

@@ -45,11 +45,11 @@ def _kinds(caught: list) -> str:
     return ",".join(sorted(out)) or "-"
 
 
-def shared_tables(max_rows: int):
+def shared_tables(max_rows: int, names: list[str] | None = None):
     """The shared UCI sets with 2-10 classes and at most 70 columns (``max_rows``: a fixed
-    random sample)."""
+    random sample), or the sets ``names`` whatever their shape."""
     root = Path(os.environ.get("CATEMBED_SHARED", "../shared")) / "datasets"
-    for name in sorted(p.name for p in root.iterdir() if (p / "meta.json").exists()):
+    for name in names or sorted(p.name for p in root.iterdir() if (p / "meta.json").exists()):
         ds = load_dataset(root / name)
         if ds.target is None:
             continue
@@ -58,7 +58,7 @@ def shared_tables(max_rows: int):
         X = ds.features.loc[keep].reset_index(drop=True)
         yv = pd.factorize(y[keep])[0]
         k = len(np.unique(yv))
-        if k < 2 or k > 10 or X.shape[1] > 70:
+        if not names and (k < 2 or k > 10 or X.shape[1] > 70):
             continue
         if len(X) > max_rows:
             idx = np.sort(np.random.default_rng(0).choice(len(X), max_rows, replace=False))
