@@ -154,7 +154,7 @@ def test_streamed_fit_applies_the_memory_guard_from_its_first_chunk(tmp_path, ca
     monkeypatch.setattr(cio, "iter_chunks", counting)
     code, _, err = run(["embed", path, "--chunksize", "500", "-q", "-o", tmp_path / "o.csv"],
                        capsys)
-    assert code == 2 and "CATEMBED_MAX_MEMORY" in err and "limit 0.0 GiB" in err
+    assert code == 2 and "CATEMBED_MAX_MEMORY" in err and "limit 1 MiB" in err
     assert len(read) == 2  # refused at the second chunk of ten, before it was counted
     assert leftovers(tmp_path, "ids.csv") == []
     # the whole-file fit is refused with the same message

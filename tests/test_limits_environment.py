@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from catembed import CDE, CatEmbedError, CatEmbedWarning
-from catembed._utils._limits import check_limits, memory_limit, seconds_limit
+from catembed._utils._limits import check_limits, memory_limit, seconds_limit, size
 from catembed.cluster import MGR, Consensus
 
 
@@ -87,15 +87,24 @@ def test_estimators_refuse_nan(monkeypatch: pytest.MonkeyPatch, est: object) -> 
 def test_check_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1M")
     monkeypatch.setenv("CATEMBED_MAX_SECONDS", "60")
-    with pytest.raises(CatEmbedError, match=r"^step would need about 0\.0 GiB \(limit 0\.0 "
-                                            r"GiB, CATEMBED_MAX_MEMORY\); do less\.$"):
+    with pytest.raises(CatEmbedError, match=r"^step would need about 2 MiB \(limit 1 MiB, "
+                                            r"CATEMBED_MAX_MEMORY\); do less\.$"):
         check_limits("step", 2.0 * 2**20, 1.0, "do less")
     with pytest.raises(CatEmbedError, match=r"would take about 2 minutes \(limit 60 s, "
                                             r"CATEMBED_MAX_SECONDS\)"):
         check_limits("step", 1.0, 121.0, "do less")
+
     monkeypatch.setenv("CATEMBED_MAX_SECONDS", "1000")
     with pytest.warns(CatEmbedWarning, match="step may take 5 minutes or more; to be faster"):
         check_limits("step", 1.0, 300.0, "do less")
+
+
+@pytest.mark.parametrize(("n_bytes", "text"), [
+    (0, "0 KiB"), (640 * 2**10, "640 KiB"), (2**20, "1 MiB"), (12.4 * 2**20, "12 MiB"),
+    (0.1 * 2**30, "0.1 GiB"), (4.14 * 2**30, "4.1 GiB"), (298 * 2**30, "298.0 GiB")])
+def test_size_never_reads_zero(n_bytes: float, text: str) -> None:
+    """A small limit or need is not printed as "0.0 GiB" (it read as no memory at all)."""
+    assert size(n_bytes) == text
 
 
 @pytest.mark.parametrize(("name", "text"), [("CATEMBED_MAX_MEMORY", "lots"),

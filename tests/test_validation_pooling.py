@@ -122,7 +122,8 @@ def test_cost_guard_refuses_before_allocating(monkeypatch):
     monkeypatch.setenv("CATEMBED_MAX_MEMORY", "100K")
     X = pd.DataFrame({"a": [f"v{i % 90}" for i in range(400)],
                       "b": [f"w{i % 80}" for i in range(400)]})
-    with pytest.raises(CatEmbedError, match=r"would need about .* GiB.*min_frequency"):
+    with pytest.raises(CatEmbedError,
+                       match=r"would need about 2 MiB \(limit 100 KiB, .*min_frequency"):
         catembed.CDE().fit(X)
     monkeypatch.setenv("CATEMBED_MAX_MEMORY", "lots")
     with pytest.raises(CatEmbedError, match="CATEMBED_MAX_MEMORY"):

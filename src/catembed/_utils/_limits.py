@@ -104,6 +104,16 @@ def check_environment() -> None:
     seconds_limit(None)
 
 
+def size(n_bytes: float) -> str:
+    """``"4.1 GiB"`` from 0.1 GiB up, ``"12 MiB"`` from 1 MiB, else ``"640 KiB"`` (never
+    ``"0.0 GiB"`` for a small limit or need)."""
+    if n_bytes >= 0.1 * 2**30:
+        return f"{n_bytes / 2**30:.1f} GiB"
+    if n_bytes >= 2**20:
+        return f"{n_bytes / 2**20:.0f} MiB"
+    return f"{max(n_bytes, 0.0) / 2**10:.0f} KiB"
+
+
 def duration(seconds: float) -> str:
     """``"3.2 hours"``, ``"14 minutes"`` or ``"40 s"``."""
     if seconds >= 7200:
@@ -132,7 +142,7 @@ def check_limits(what: str, need: float, seconds: float, hint: str, *,
     max_seconds = seconds_limit(default_seconds)
     if need > limit:
         raise CatEmbedError(
-            f"{what} would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
+            f"{what} would need about {size(need)} (limit {size(limit)}, "
             f"CATEMBED_MAX_MEMORY); {hint}.")
     if seconds > max_seconds:
         raise CatEmbedError(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._limits import CostWarning, memory_limit, seconds_limit
+from .._utils._limits import CostWarning, memory_limit, seconds_limit, size
 from .._utils._limits import duration as _duration
 from .._utils._params import check_int, check_option, check_positive
 from .._utils._validation import (
@@ -63,8 +63,8 @@ def check_cost(est: Any, n_rows: int, sizes: np.ndarray, *, cells: float,
     need = 8.0 * cells
     limit = memory_limit()
     if need > limit:
-        raise CatEmbedError(f"{what} would need about {need / 2**30:.1f} GiB (limit "
-                            f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); {hint}.")
+        raise CatEmbedError(f"{what} would need about {size(need)} (limit "
+                            f"{size(limit)}, CATEMBED_MAX_MEMORY); {hint}.")
     max_seconds, source = time_limit(est)
     if seconds > max_seconds:
         raise CatEmbedError(

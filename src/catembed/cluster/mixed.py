@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
+from .._utils._limits import size
 from .._utils._params import check_int, check_option, check_random_state_param
 from .._utils._validation import (
     CatEmbedError,
@@ -249,7 +250,7 @@ class GowerAgglomerative(ClusterMixin, BaseEstimator):
         if len(df) > self.max_rows:
             raise CatEmbedError(
                 f"GowerAgglomerative needs the full {len(df)} x {len(df)} distance matrix "
-                f"({8 * len(df) ** 2 / 2**30:.1f} GiB); max_rows is {self.max_rows}. "
+                f"({size(8 * len(df) ** 2)}); max_rows is {self.max_rows}. "
                 "Subsample the rows or raise max_rows."
             )
         self.gower_ = GowerDistance(categorical_features=self.categorical_features).fit(df)

@@ -106,11 +106,11 @@ def read_archive(path: str, fh: BinaryIO, check_meta: Any, check_shapes: Any
         check_shapes(meta, {k: (m.dtype, m.shape) for k, m in members.items()}, scalars)
         total = sum(m.nbytes for m in members.values())
         if total > _LARGE:
-            from ..stats._pooling import memory_limit
+            from .._utils._limits import memory_limit, size
 
             limit = memory_limit()
             if total > limit:
-                raise bad(path, f"its arrays declare {total / 2**30:.1f} GiB, above the "
-                                 f"memory limit of {limit / 2**30:.1f} GiB (CATEMBED_MAX_MEMORY)")
+                raise bad(path, f"its arrays declare {size(total)}, above the "
+                                 f"memory limit of {size(limit)} (CATEMBED_MAX_MEMORY)")
         data = {k: scalars[k] if k in scalars else _read(zf, m) for k, m in members.items()}
     return meta_text, meta, checksum, data

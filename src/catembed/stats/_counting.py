@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils._limits import memory_limit
+from .._utils._limits import memory_limit, size
 from .._utils._validation import CatEmbedError
 
 __all__ = ["DENSE_LIMIT", "FACTOR_VALUES", "as_dense", "count_codes", "count_values",
@@ -267,7 +267,7 @@ def _check_pair_memory(n_rows: int, sizes: np.ndarray) -> None:
     if need > limit:
         raise CatEmbedError(
             f"counting the co-occurrences of {int(n_values)} distinct values in {m} columns "
-            f"would need about {need / 2**30:.1f} GiB (limit {limit / 2**30:.1f} GiB, "
+            f"would need about {size(need)} (limit {size(limit)}, "
             "CATEMBED_MAX_MEMORY); pool rare values, drop identifier-like columns, or count "
             "fewer columns."
         )

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils._limits import size
 from .._utils._validation import CatEmbedError
 from ._counting import memory_limit, pair_bytes
 
@@ -101,8 +102,8 @@ class GramCounts:
         if need > limit:
             raise CatEmbedError(
                 f"this step needs the co-occurrence counts of {self.shape[0]} values in "
-                f"{len(self.sizes)} columns as {what}: about {need / 2**30:.1f} GiB (limit "
-                f"{limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY): too many values for a "
+                f"{len(self.sizes)} columns as {what}: about {size(need)} (limit "
+                f"{size(limit)}, CATEMBED_MAX_MEMORY): too many values for a "
                 "method that works on the value-by-value counts; pool rare values, drop "
                 "identifier-like columns or keep fewer columns (catembed cluster and "
                 "Consensus fit what needs only the value counts)."

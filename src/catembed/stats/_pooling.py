@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._utils._limits import check_limits, memory_limit
+from .._utils._limits import check_limits, memory_limit, size
 from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ._counting import DENSE_LIMIT, pair_bytes
 from ._encoding import pooled_encoding
@@ -151,8 +151,8 @@ def check_matrix_memory(n_rows: int, n_cols: int, what: str, *, per_cell: float 
     limit = memory_limit()
     if need > limit:
         raise CatEmbedError(
-            f"{what} of {n_rows} x {n_cols} rows would need about {need / 2**30:.1f} GiB "
-            f"(limit {limit / 2**30:.1f} GiB, CATEMBED_MAX_MEMORY); use the chunked form "
+            f"{what} of {n_rows} x {n_cols} rows would need about {size(need)} "
+            f"(limit {size(limit)}, CATEMBED_MAX_MEMORY); use the chunked form "
             "(pairwise_chunks, kneighbors) or fewer rows."
         )
 
