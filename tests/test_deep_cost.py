@@ -85,3 +85,51 @@ def test_wide_deep_over_the_limits_is_refused(monkeypatch, name: str) -> None:
         est.fit(_table(40, 3))
     monkeypatch.delenv("CATEMBED_MAX_SECONDS")
     assert est.set_params(max_steps=5).fit(_table(40, 3)).transform(_table(5, 3)).shape[0] == 5
+
+
+@pytest.fixture
+def no_thesis_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    from catembed.deep.thesis import ThesisClusterer
+
+    def refuse(*args, **kwargs):
+        raise Trained
+
+    monkeypatch.setattr(ThesisClusterer, "_fit_one", refuse)
+
+
+def test_thesis_transformer_over_the_memory_limit_is_refused(monkeypatch,
+                                                               no_thesis_training) -> None:
+    """Stop 58's note: ThesisClusterer had no cost guard (its Transformer on 30 x 600 asks for
+    gigabytes of attention scores and encoder weights)."""
+    from catembed.deep import ThesisClusterer
+
+    monkeypatch.setenv("CATEMBED_MAX_MEMORY", "256M")
+    with pytest.raises(CatEmbedError, match=r"^ThesisClusterer\(network='transformer'\) on 30 "
+                                            r"rows x 600 columns \(\d+ distinct values\) would "
+                                            r"need about .* GiB \(limit 0\.2 GiB, "):
+        ThesisClusterer(3, network="transformer", random_state=0).fit(_table(30, 600))
+
+
+def test_thesis_long_fit_warns(no_thesis_training) -> None:
+    from catembed.deep import ThesisClusterer
+
+    with pytest.warns(CatEmbedWarning, match=r"^ThesisClusterer\(network='ae'\) on 400 rows x "
+                                             r"3 columns \(12 distinct values\) may take \d+ "
+                                             r"minutes or more; to be faster, drop"):
+        with pytest.raises(Trained):
+            ThesisClusterer(2, epochs=5_000, random_state=0).fit(_table(400, 3))
+
+
+def test_thesis_estimates() -> None:
+    from catembed.deep import ThesisClusterer
+    from catembed.deep._cost import thesis_cost
+
+    # the defaults on a small table: inside any limit, seconds (measured 0.5-1.1x, 7 Dec 2026)
+    need, seconds = thesis_cost(ThesisClusterer(3), 500, [5] * 10, 0)
+    assert need < 64 * 2**20 and 1 < seconds < 60
+    # every column a 32-wide token: a Transformer on 30 x 20,000 needs terabytes
+    need, _ = thesis_cost(ThesisClusterer(3, network="transformer"), 30, [4] * 20_000, 0)
+    assert need > 2**40
+    # the clustering stages add epochs: IDEC's chain (dcn, dec, idec) costs more than k-means
+    assert (thesis_cost(ThesisClusterer(3, clustering="idec"), 500, [5] * 10, 2)[1]
+            > thesis_cost(ThesisClusterer(3), 500, [5] * 10, 2)[1])

@@ -31,7 +31,7 @@ from .._utils._limits import check_limits
 from ._data import CHUNK
 from ._training import stage_steps
 
-__all__ = ["check_deep_cost", "deep_cost"]
+__all__ = ["check_deep_cost", "check_thesis_cost", "deep_cost", "thesis_cost"]
 
 #: multiply-adds a second of a CPU thread on these small, overhead-bound matrices
 FLOP_RATE = 1e9
@@ -39,6 +39,10 @@ FLOP_RATE = 1e9
 STEP_SECONDS = 1.5e-2
 #: seconds Adam spends on one parameter a step
 ADAM_SECONDS = 3e-9
+#: the thesis' networks (wider, fused Adam): multiply-adds a second and seconds a step, from
+#: ThesisClusterer fits of 300-1,000 rows x 10-200 columns (ae, attention, transformer;
+#: n_threads=1, load average 8; 7 December 2026)
+THESIS_FLOP_RATE, THESIS_STEP_SECONDS = 1e10, 3e-3
 
 
 def _pairs(widths: list[int]) -> float:
@@ -109,3 +113,69 @@ def check_deep_cost(est: Any, n_rows: int, m_cat: int, m_num: int, n_values: int
                 "columns^2: keep fewer columns, lower batch_size, or use IDEC / "
                 "AutoencoderKMeans (one vector a row)")
     check_limits(what, need, seconds, hint, warn=exact)
+
+
+def thesis_cost(est: Any, n_rows: int, sizes: list[int], m_num: int) -> tuple[float, float]:
+    """``(bytes, seconds)`` of fitting :class:`~catembed.deep.ThesisClusterer` ``est`` on
+    ``n_rows`` rows of categorical columns of ``sizes`` values and ``m_num`` numbers: the
+    front end (column embeddings, or 32-wide column tokens through attention or ``n_blocks``
+    Transformer blocks), the encoder / decoder of
+    :func:`~catembed.deep._thesis_nets.layer_widths`, ``epochs`` of pretraining and each
+    clustering stage of its protocol, ``n_init`` times; counted as :func:`deep_cost` counts
+    (its own rates, :data:`THESIS_FLOP_RATE`)."""
+    from ._thesis_nets import SHARED_DIM, TOKEN_DIM, embedding_width, layer_widths
+    from ._thesis_stages import THESIS_CHAIN, stage_epochs
+
+    d, network = TOKEN_DIM, str(est.network)
+    params = flops = keep = 0.0
+    if network == "ae":
+        widths = [embedding_width(s) for s in sizes]
+        width = sum(widths) + m_num
+        params = float(sum((s + 1) * w for s, w in zip(sizes, widths, strict=True)))
+        keep = 2.0 * width
+    else:
+        tokens = len(sizes) + (m_num if network == "ft-transformer" else 0)
+        width = tokens * d + (0 if network == "ft-transformer" else m_num)
+        params = float(sum(s + 1 for s in sizes)) * (d - SHARED_DIM) + tokens * SHARED_DIM
+        if network == "attention":  # one head, queries / keys / values, no output map
+            params += 3.0 * d * d
+            flops = 3.0 * tokens * d * d + 2.0 * tokens * tokens * d
+            keep = 3.0 * tokens * tokens + 5.0 * tokens * d
+        else:
+            blocks, heads = int(est.n_blocks), int(est.n_heads)
+            params += blocks * (12.0 * d * d + 13.0 * d)
+            flops = blocks * (12.0 * tokens * d * d + 2.0 * tokens * tokens * d)
+            keep = blocks * (3.0 * heads * tokens * tokens + 16.0 * tokens * d)
+    layers = layer_widths(width, width)
+    mlp = 2.0 * _pairs(layers)  # the encoder and the mirrored decoder
+    params += mlp + int(est.n_clusters) * layers[-1]
+    flops += mlp
+    keep += 4.0 * sum(layers) + 2.0 * width
+    batch = min(int(est.batch_size), n_rows)
+    steps = -(-n_rows // batch)
+    stages = 0
+    if est.clustering != "kmeans":
+        chain = (THESIS_CHAIN[est.clustering] if est.cluster_protocol == "thesis"
+                 else (est.clustering,))
+        stages = len(chain) * stage_epochs(est)
+    epochs = int(est.epochs) + stages
+    restarts = int(est.n_init)
+    need = 4.0 * (5.0 * params + 2.0 * batch * keep + min(4096, n_rows) * keep)
+    rate = THESIS_FLOP_RATE
+    seconds = restarts * (epochs * steps * (3.0 * flops * batch / rate
+                                            + params * ADAM_SECONDS + THESIS_STEP_SECONDS)
+                          + (2.0 + stages) * n_rows * flops / rate)
+    return need, seconds
+
+
+def check_thesis_cost(est: Any, n_rows: int, sizes: list[int], m_num: int) -> None:
+    """Refuse or warn about a :class:`~catembed.deep.ThesisClusterer` fit as
+    :func:`check_deep_cost` does for the other deep clusterers."""
+    need, seconds = thesis_cost(est, n_rows, sizes, m_num)
+    what = (f"ThesisClusterer(network={est.network!r}) on {n_rows} rows x "
+            f"{len(sizes) + m_num} columns ({int(sum(sizes))} distinct values)")
+    hint = "drop identifier-like columns, pool rare values, or lower epochs or n_init"
+    if est.network != "ae":
+        hint = ("every column is a token of every row, so memory grows with batch_size x "
+                "columns^2: keep fewer columns, lower batch_size, or use network='ae'")
+    check_limits(what, need, seconds, hint)

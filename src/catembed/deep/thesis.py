@@ -64,9 +64,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._params import check_int, check_option, check_positive
 from .._utils._torch import _deterministic, _device, float64_copy, require_torch
-from .._utils._validation import categorical_input_tags
+from .._utils._validation import CatEmbedError, categorical_input_tags
 from . import _thesis_stages as _st
 from ._batches import _Batches, _FixedBatches
+from ._cost import check_thesis_cost
 from ._data import (
     CodedNumbers,
     check_inference_input,
@@ -279,8 +280,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         if isinstance(self.value_init, str):
             check_option("value_init", self.value_init, VALUE_INITS)
         elif not hasattr(self.value_init, "fit_statistics"):
-            from .._utils._validation import CatEmbedError
-
             raise CatEmbedError(
                 "value_init must be 'random', 'cde', 'untie' or an unfitted catembed "
                 f"ValueEmbedder; got {self.value_init!r}.")
@@ -293,8 +292,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         check_positive("gamma", self.gamma)
         if self.dcn_lambda is not None:
             check_positive("dcn_lambda", self.dcn_lambda)
-        from .._utils._validation import CatEmbedError
-
         if 32 % int(self.n_heads):
             raise CatEmbedError(f"n_heads must divide the token width 32; got {self.n_heads}.")
         check_common(self)
@@ -327,8 +324,6 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        from .._utils._validation import CatEmbedError
-
         torch = require_torch()
         from ._thesis_nets import latent_means
 
@@ -340,6 +335,7 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)
+        check_thesis_cost(self, len(df), [int(v) for v in enc.sizes], len(enc.numeric))
         self.encoding_ = enc
         coded = code_numbers(enc, df)  # numbers with few values: a byte or two a cell
         codes_np, nums_np = self._local(encode_compact(enc, df, numbers=coded is None))
