@@ -146,3 +146,25 @@ def test_distinct_rows_and_their_weighted_k_means():
     np.testing.assert_array_equal(
         combine.fit_centres(noisy, 3, 20000, np.random.RandomState(1), distinct),
         combine.fit_centres(noisy, 3, 20000, np.random.RandomState(1)))
+
+
+def test_distinct_rows_keys_match_numpy_unique_on_rows():
+    """Issue 55: the rows are reduced through one int64 key per row (:func:`row_keys`), in
+    the order of ``np.unique(codes, axis=0)``: the same rows, counts and groups, including
+    missing codes (-1), wide tables whose radix passes 2^62 and every integer width."""
+    import catembed.cluster._consensus_combine as combine
+
+    rng = np.random.default_rng(3)
+    for t, dtype in enumerate([np.int8, np.int16, np.int32, np.int64] * 4):
+        m = (1, 3, 25, 60)[t % 4]  # 60 columns of 12 codes: the key is ranked twice
+        base = rng.integers(-1, 11, size=(int(rng.integers(1, 40)), m)).astype(dtype)
+        codes = base[rng.integers(0, len(base), size=500)]
+        _, first, inverse, counts = np.unique(codes, axis=0, return_index=True,
+                                              return_inverse=True, return_counts=True)
+        n, (f, c, g) = combine.distinct_rows(codes)
+        assert n == len(first)
+        np.testing.assert_array_equal(f, first)
+        np.testing.assert_array_equal(c, counts.astype(np.float64))
+        np.testing.assert_array_equal(g, inverse.ravel())
+        keys = combine.row_keys(codes)
+        assert len(np.unique(keys)) == len(first)

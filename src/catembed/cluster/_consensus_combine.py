@@ -84,11 +84,34 @@ def distinct_rows(codes: np.ndarray) -> tuple[int, tuple[np.ndarray, ...] | None
     ones; above 100,000 rows the count is not computed (``n`` is returned)."""
     if len(codes) > 100000:
         return len(codes), None
-    _, first, inverse, counts = np.unique(codes, axis=0, return_index=True,
-                                          return_inverse=True, return_counts=True)
+    rows = row_keys(codes) if codes.size else codes  # one sort of ints, not of rows
+    _, first, inverse, counts = np.unique(rows, axis=0 if rows is codes else None,
+                                          return_index=True, return_inverse=True,
+                                          return_counts=True)
     if len(first) > DISTINCT_LIMIT:
         return len(first), None
     return len(first), (first, counts.astype(np.float64), inverse.ravel())
+
+
+def row_keys(codes: np.ndarray) -> np.ndarray:
+    """One int64 per row of the integer matrix ``codes`` (``n x m``, ``m >= 1``), equal
+    for equal rows and ordered as the rows are lexicographically (the order of
+    ``np.unique(codes, axis=0)``): the codes in mixed radix, the first column the most
+    significant; where the radix would pass 2^62, the key so far is replaced by its rank
+    among the distinct keys (below ``n``). 100k x 20 rows: 0.3 s for ``np.unique(codes,
+    axis=0)``, which sorts the rows as records, against a few ms for one sort of the keys."""
+    key = np.zeros(len(codes), dtype=np.int64)
+    top = 1  # every key is below top
+    for j in range(codes.shape[1]):
+        col = codes[:, j].astype(np.int64)
+        lo = int(col.min())
+        span = int(col.max()) - lo + 1
+        if top * span > 2**62:
+            key = np.unique(key, return_inverse=True)[1].astype(np.int64).ravel()
+            top = int(key.max()) + 1
+        key = key * span + (col - lo)
+        top *= span
+    return key
 
 
 def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomState,
