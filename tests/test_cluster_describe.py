@@ -222,3 +222,35 @@ def test_describe_classes_of_an_lca():
     assert row["probability"] == pytest.approx(model.probabilities_[j][1, v])
     assert row["overall"] == pytest.approx(model.weights_ @ model.probabilities_[j][:, v])
     assert 0.5 < out.attrs["entropy"] == model.entropy_ <= 1.0
+
+
+def test_fit_profiles_reuse_the_fit_codes_as_describe_clusters_counts():
+    """Issue 55: ``Consensus.fit``'s ``profiles_`` read the text columns' value counts from
+    the fit's codes (where they are the profiles' own: no missing value, every category a
+    ``str``, sorted as text) and its paragons from the coordinates it clustered; the frame is
+    :func:`describe_clusters`' of the same labels, coordinates and centres, column for
+    column, whichever columns take which path (missing, numbers as text, natural order,
+    category dtype, numbers)."""
+    from catembed.cluster._describe import _fit_codes
+
+    rng = np.random.default_rng(1)
+    n = 300
+    g = rng.integers(0, 3, n)
+    df = pd.DataFrame({
+        "plain": np.where(g == 1, "x", rng.choice(["y", "z", "w"], n)),
+        "gaps": np.where(rng.random(n) < 0.1, None, np.where(g == 2, "p", "q")),
+        "empty": np.where(rng.random(n) < 0.1, "", np.where(g == 0, "s", "t")),
+        "digits": np.where(g == 0, "10", rng.choice(["2", "9", "10"], n)),
+        "natural": np.array(["v2", "v10", "v1"])[g],
+        "cat": pd.Categorical(np.array(["m", "n", "o"])[rng.integers(0, 3, n)]),
+        "num": g * 5.0 + rng.normal(0, 1, n),
+    })
+    model = Consensus(3, members=["idf", "onehot", "mca"], n_init=2, random_state=0).fit(df)
+    known = _fit_codes(model, df, model._codes_of(df), ["num"])
+    assert "plain" in known and "natural" in known
+    assert not {"gaps", "empty", "cat", "num"} & set(known)
+    expected = describe_clusters(df, model.labels_, numeric_features=["num"],
+                                 embedding=model.transform(df),
+                                 centers=model.cluster_centers_)
+    # (fit adds each cluster's stability columns after these)
+    pd.testing.assert_frame_equal(model.profiles_[PROFILE_COLUMNS], expected)

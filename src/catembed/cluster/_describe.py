@@ -106,6 +106,16 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
         numeric rows (largest v-test first), then its paragons (nearest first). The columns
         that do not apply to a row are NaN.
     """
+    return _described(X, labels, numeric_features, top, min_support, proba, embedding,
+                      centers, n_paragons)
+
+
+def _described(X: Any, labels: Any, numeric_features: Sequence[Any] | None, top: int | None,
+               min_support: float, proba: float | None, embedding: Any, centers: Any,
+               n_paragons: int, known: dict[Any, tuple[np.ndarray, np.ndarray]] | None = None
+               ) -> pd.DataFrame:
+    """:func:`describe_clusters`; ``known``: columns whose value codes and sorted texts
+    are known already (:func:`_fit_codes`), spared factorising again."""
     df = as_frame(X)
     y = np.asarray(labels)
     if y.shape != (len(df),):
@@ -125,7 +135,7 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
     parts = []
     if categorical and len(df):
         parts.append(_category_rows(df[categorical], codes, clusters, sizes, top,
-                                    float(min_support)))
+                                    float(min_support), known or {}))
     if numeric and len(df):
         parts.append(_numeric_rows(df, numeric, codes, clusters, sizes, top))
     if proba is not None:
@@ -151,14 +161,19 @@ def _ordered(parts: list[pd.DataFrame], clusters: np.ndarray) -> pd.DataFrame:
 
 
 def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
-                   sizes: np.ndarray, top: int | None, min_support: float) -> pd.DataFrame:
+                   sizes: np.ndarray, top: int | None, min_support: float,
+                   known: dict[Any, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
     """A row per cluster and value of every categorical column of ``df``; with ``top``, the
-    ``top`` most over- and under-represented values of each cluster."""
+    ``top`` most over- and under-represented values of each cluster. ``known``: the codes
+    and sorted texts of some columns, as :func:`~catembed.report._profiles._text_codes`
+    would find them."""
     from ..report._profiles import _text_codes
 
     k = len(clusters)
     tables = []
-    for col, vcodes, uniques in _text_codes(df):
+    rest = _text_codes(df[[c for c in df.columns if c not in known]] if known else df)
+    for col, vcodes, uniques in (
+            (c, *known[c]) if c in known else next(rest) for c in df.columns):
         table = np.bincount(vcodes * k + codes, minlength=len(uniques) * k).reshape(
             len(uniques), k)
         seen = table.sum(axis=1) > 0
@@ -321,15 +336,47 @@ def attach_profiles(estimator: Any, X: Any, labels: Any, *, top: int | None = No
         wanted = {str(c) for c in names}
         numeric = [c for c in df.columns if str(c) in wanted]
     Z, centers = _coordinates(estimator, df, labels, codes)
-    estimator.profiles_ = describe_clusters(df, labels, numeric_features=numeric, top=top,
-                                            embedding=Z, centers=centers)
+    estimator.profiles_ = _described(df, labels, numeric, top, 0.0, None, Z, centers, 5,
+                                     _fit_codes(estimator, df, codes, numeric or []))
     return estimator
+
+
+def _fit_codes(estimator: Any, df: pd.DataFrame, codes: Any, numeric: list[Any]
+               ) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    """The text columns of ``df`` whose codes the fit made (``codes``, in the estimator's
+    ``feature_names_`` and ``categories_``) are those of the profiles' text codes: no value
+    missing, every category a ``str`` and the categories strictly ascending as text (the
+    order of ``pd.factorize(..., sort=True)``). Issue 55: factorising 100k x 20 text cells
+    again was most of the profiles' 0.4 s."""
+    names, cats = getattr(estimator, "feature_names_", None), getattr(estimator, "categories_",
+                                                                      None)
+    if codes is None or names is None or cats is None or len(codes) != len(df):
+        return {}
+    position = {f: j for j, f in enumerate(names)}
+    if len(position) != len(names) or len({str(c) for c in df.columns}) != df.shape[1]:
+        return {}
+    known = {}
+    for col, dtype in zip(df.columns, df.dtypes, strict=True):
+        j = position.get(str(col))
+        if j is None or col in numeric or not (pd.api.types.is_object_dtype(dtype)
+                                               or pd.api.types.is_string_dtype(dtype)):
+            continue
+        values = cats[j]
+        if not len(values) or not all(type(v) is str for v in values) or not all(
+                a < b for a, b in zip(values[:-1], values[1:], strict=True)):
+            continue
+        column = np.asarray(codes[:, j], dtype=np.intp)
+        if len(column) and column.min() >= 0 and column.max() < len(values):
+            known[col] = (column, np.asarray(values, dtype=object))
+    return known
 
 
 def _coordinates(estimator: Any, df: pd.DataFrame, labels: Any,
                  codes: Any = None) -> tuple[Any, Any]:
     """The rows' coordinates and the centres of the clusters present, in sorted label order,
     when the estimator has both and its labels index its centres; else ``(None, None)``."""
+    # the coordinates the fit clustered, kept by it for this call (Consensus: issue 55)
+    fitted = vars(estimator).pop("_fit_coordinates", None) if codes is not None else None
     centers = getattr(estimator, "cluster_centers_", None)
     coordinates = getattr(estimator, "_coordinates_of", None) or getattr(
         estimator, "transform", None)
@@ -340,7 +387,9 @@ def _coordinates(estimator: Any, df: pd.DataFrame, labels: Any,
     centers = np.asarray(centers, dtype=np.float64)
     if present.min() < 0 or present.max() >= len(centers):
         return None, None
-    if codes is not None and hasattr(estimator, "_coordinates_of"):
+    if fitted is not None:  # what _coordinates_of(df, codes) would compute again
+        Z = np.asarray(fitted, dtype=np.float64)
+    elif codes is not None and hasattr(estimator, "_coordinates_of"):
         Z = np.asarray(estimator._coordinates_of(df, codes=codes), dtype=np.float64)
     else:
         Z = np.asarray(coordinates(df), dtype=np.float64)

@@ -378,9 +378,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         self._run_k = [[len(c) for c in cs] for cs in self._centres]
         k = int(self.n_clusters_)
         if self.combine != "coassoc":
-            self._cluster_table = None
-            self._scales = block_scales([mean_square_norm(Z) for Z in spaces],
-                                        self.member_weights_)
+            self._cluster_table, self._scales = None, block_scales(
+                [mean_square_norm(Z) for Z in spaces], self.member_weights_)
             U = side_by_side(spaces, self._scales)
         else:
             self._scales = None
@@ -396,6 +395,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
                 int(self.sample_size), rs, getattr(self, "_distinct", None),
                 getattr(self, "_codes", None))
             self.selected_ = self.members_[self._selected] if self._selected >= 0 else "concat"
+        self._fit_coordinates = spaces[self._selected] if self._selected >= 0 else U  # paragons
         self.member_agreement_ = np.array([np.mean([ari_codes(self.labels_, r) for r in runs])
                                            for runs in runs_all])
 
