@@ -245,12 +245,15 @@ def test_fit_profiles_reuse_the_fit_codes_as_describe_clusters_counts():
         "cat": pd.Categorical(np.array(["m", "n", "o"])[rng.integers(0, 3, n)]),
         "num": g * 5.0 + rng.normal(0, 1, n),
     })
-    model = Consensus(3, members=["idf", "onehot", "mca"], n_init=2, random_state=0).fit(df)
-    known = _fit_codes(model, df, model._codes_of(df), ["num"])
-    assert "plain" in known and "natural" in known
-    assert not {"gaps", "empty", "cat", "num"} & set(known)
-    expected = describe_clusters(df, model.labels_, numeric_features=["num"],
-                                 embedding=model.transform(df),
-                                 centers=model.cluster_centers_)
-    # (fit adds each cluster's stability columns after these)
-    pd.testing.assert_frame_equal(model.profiles_[PROFILE_COLUMNS], expected)
+    for combine in ("select", "concat", "coassoc"):
+        model = Consensus(3, members=["idf", "onehot", "mca"], n_init=2, combine=combine,
+                          random_state=0).fit(df)
+        assert "_fit_coordinates" not in vars(model)  # n long: not kept after the fit
+        known = _fit_codes(model, df, model._codes_of(df), ["num"])
+        assert "plain" in known and "natural" in known
+        assert not {"gaps", "empty", "cat", "num"} & set(known)
+        expected = describe_clusters(df, model.labels_, numeric_features=["num"],
+                                     embedding=model.transform(df),
+                                     centers=model.cluster_centers_)
+        # (fit adds each cluster's stability columns after these)
+        pd.testing.assert_frame_equal(model.profiles_[PROFILE_COLUMNS], expected)
