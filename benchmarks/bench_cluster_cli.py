@@ -13,6 +13,11 @@ same round.
 
     PYTHONPATH=src python benchmarks/bench_cluster_cli.py [--rows 1000000] [--repeat 2]
     PYTHONPATH=src python benchmarks/bench_cluster_cli.py --wide 2000 --repeat 3
+    PYTHONPATH=src python benchmarks/bench_cluster_cli.py --rows 100000 --before OLD/src
+
+With ``--before OLD/src`` (another tree's ``src``, e.g. ``git archive main src | tar -x -C
+OLD``), the two catembed commands of that tree run too, in the same rounds, each beside its
+counterpart; their ratios are to the peer and to that tree's k-given command.
 """
 
 from __future__ import annotations
@@ -46,11 +51,14 @@ pd.DataFrame({"cluster": labels}).to_csv(sys.argv[2], index=False)
 """
 
 
-def timed(cmd: list[str]) -> tuple[float, float, float]:
+def timed(cmd: list[str], src: str | None = None) -> tuple[float, float, float]:
     """Wall seconds, user + system CPU seconds and peak RSS (MiB) of ``cmd`` under
-    ``/usr/bin/time -v``."""
-    res = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    ``/usr/bin/time -v`` (``src``: the ``PYTHONPATH`` it imports catembed from)."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    res = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True,
+                         env=env)
     if res.returncode != 0:
         raise SystemExit(f"{cmd[:4]} failed:\n{res.stderr[-2000:]}")
 
@@ -81,6 +89,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--wide", type=int, default=0, help="30 rows x WIDE columns instead")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--before", metavar="OLD_SRC",
+                    help="also run the catembed commands with this src tree (interleaved)")
     args = ap.parse_args()
     from catembed.metrics import ari_codes
 
@@ -89,25 +99,29 @@ def main() -> None:
         groups, k = _table(args, table)
         cli = [sys.executable, "-m", "catembed", "cluster", str(table), "-o", str(out),
                "--seed", "0"]
-        runs = {"peer": [sys.executable, "-c", PEER, str(table), str(out), str(k)],
-                f"-k {k}": [*cli, "-k", str(k)],
-                "k chosen": cli}
+        runs = {"peer": ([sys.executable, "-c", PEER, str(table), str(out), str(k)], None)}
+        for given in (f"-k {k}", "k chosen"):
+            if args.before:
+                runs[f"{given} (before)"] = (cli + ["-k", str(k)] * (given != "k chosen"),
+                                             str(Path(args.before).resolve()))
+            runs[given] = (cli + ["-k", str(k)] * (given != "k chosen"), None)
         shape = f"{args.wide and 30 or args.rows:,} rows x {args.wide or 20:,} columns"
         print(f"{shape}, {table.stat().st_size / 2**20:.1f} MiB CSV; peer = read_csv + "
               f"one-hot + KMeans({k}, n_init=10); ratios CPU (wall)", flush=True)
         for r in range(args.repeat):
             seen: dict[str, tuple[float, float]] = {}
-            for name, cmd in runs.items():
+            for name, (cmd, src) in runs.items():
                 load = os.getloadavg()[0]
-                wall, cpu, rss = timed(cmd)
+                wall, cpu, rss = timed(cmd, src)
                 seen[name] = (cpu, wall)
                 lab = pd.read_csv(out).iloc[:, -1].to_numpy()
                 quality = (f"ARI {ari_codes(groups, lab):.3f}" if groups is not None
                            else f"{len(np.unique(lab))} clusters")
+                tag = " (before)" if name.endswith(" (before)") else ""
                 ratios = "".join(
                     f"  /{ref} {cpu / seen[ref][0]:.2f} ({wall / seen[ref][1]:.2f})"
-                    for ref in ("peer", f"-k {k}") if ref in seen and ref != name)
-                print(f"round {r}  {name:9s} {cpu:6.1f} s CPU {wall:6.1f} s wall  "
+                    for ref in ("peer", f"-k {k}{tag}") if ref in seen and ref != name)
+                print(f"round {r}  {name:18s} {cpu:6.1f} s CPU {wall:6.1f} s wall  "
                       f"peak {rss:6.0f} MiB  {quality}  load {load:.1f}{ratios}", flush=True)
 
 
