@@ -186,3 +186,36 @@ def test_cli_cluster_on_dask_writes_labels_per_partition(tmp_path, consensus_tab
                      str(out), "-q"]) != 0  # the output folder is not empty
     assert cli.main(["cluster", str(tmp_path / "x.csv"), "--scheduler", "threads", "-o",
                      str(tmp_path / "o2"), "-q"]) != 0
+
+
+def test_cli_local_cluster_sized_by_flags(tmp_path, consensus_table):
+    """``--scheduler local --workers 1 --memory-limit 1GiB``: a LocalCluster of one worker
+    process started by the command; the labels of 7 partitions are the in-memory fit's."""
+    from catembed import cli
+
+    df, eager = consensus_table
+    src = tmp_path / "in"
+    dd.from_pandas(df, npartitions=7).to_parquet(src, write_index=False)
+    out = tmp_path / "out"
+    assert cli.main(["cluster", str(src), "-k", "3", "--scheduler", "local", "--workers", "1",
+                     "--memory-limit", "1GiB", "-o", str(out), "-q"]) == 0
+    assert len(list(out.glob("*.parquet"))) == 7
+    np.testing.assert_array_equal(pd.read_parquet(out)["cluster"].to_numpy(), eager.labels_)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--scheduler", "threads", "--workers", "2"], "give --scheduler local"),
+    (["--memory-limit", "1GiB"], "give --scheduler local"),
+    (["--scheduler", "local", "--memory-limit", "lots"], "is not a size"),
+])
+def test_cli_local_cluster_flags_refused(tmp_path, consensus_table, capsys, extra, message):
+    """``--workers`` and ``--memory-limit`` size ``--scheduler local`` only; a size that is
+    not one is refused in one line, before any cluster starts."""
+    from catembed import cli
+
+    df, _ = consensus_table
+    src = tmp_path / "in"
+    dd.from_pandas(df, npartitions=2).to_parquet(src, write_index=False)
+    assert cli.main(["cluster", str(src), "-k", "3", *extra, "-o",
+                     str(tmp_path / "out"), "-q"]) != 0
+    assert message in capsys.readouterr().err

@@ -108,24 +108,96 @@ def test_predict_transform_map_partitions(dask_scheduler, table, npartitions):
 @pytest.mark.parametrize("use_client", [True, False])
 def test_partitions_written_are_counted(tmp_path, table, use_client, request):
     """The labels are written one file per partition, each counted on the progress line as
-    it finishes (a client's futures, or the local scheduler's callback)."""
+    it finishes (a client's futures, or the local scheduler's callback), with the ``--id``
+    and ``--target`` columns; the pass returns the partitions' profile counts merged."""
     import io
 
     from catembed._utils._progress import Progress
     from catembed.cli._cluster_dask import _write_partitions
 
     client = request.getfixturevalue("thread_client") if use_client else None
-    ddf = dd.from_pandas(table[["c0"]].assign(cluster=1), npartitions=5)
+    model = Consensus(3, random_state=0).fit(table.drop(columns=["c3"]))
+    ddf = dd.from_pandas(table.assign(id=np.arange(len(table))), npartitions=5)
+    features = ["c0", "c1", "c2", "x"]
     stream = io.StringIO()
     progress = Progress("catembed cluster", stream=stream, enabled=True, delay=0, interval=0,
                         ticker=False)
-    _write_partitions(ddf, tmp_path / "out", client, progress)
+    counts = _write_partitions(ddf, model, (features, ["id"], ["c3"], ["x"]),
+                               tmp_path / "out", client, progress)
     assert progress._done == 5 and progress._total == 5
     assert "5 of 5 partitions (100%)" in stream.getvalue()
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         f"part-{i:05d}.parquet" for i in range(5)]
     got = pd.read_parquet(tmp_path / "out")
-    np.testing.assert_array_equal(got["c0"].to_numpy(), table["c0"].to_numpy())
+    assert list(got.columns) == ["id", "cluster", "c3"]
+    np.testing.assert_array_equal(got["id"].to_numpy(), np.arange(len(table)))
+    np.testing.assert_array_equal(got["cluster"].to_numpy(), model.labels_)
+    np.testing.assert_array_equal(got["c3"].to_numpy(), table["c3"].to_numpy())
+    want = P.partition_counts(table[features], model.labels_, ["x"])
+    np.testing.assert_array_equal(counts["sizes"], want["sizes"])
+    for col in ("c0", "c1", "c2"):
+        np.testing.assert_array_equal(counts["cat"][col][1], want["cat"][col][1])
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_deferred_profiles_equal_the_fits_own(dask_scheduler, tmp_path, table, monkeypatch,
+                                              npartitions):
+    """``catembed cluster --scheduler``'s one labelling pass (labels written and counted,
+    ``profiles_deferred``) gives the ``profiles_`` of the fit's own pass and its labels, on
+    1, 3 and 7 partitions: the rows are labelled once instead of twice."""
+    import io
+
+    from catembed._utils._progress import Progress
+    from catembed.cli._cluster_dask import _write_partitions
+
+    monkeypatch.setattr(C, "CONSENSUS_ROWS", 300)
+    ddf = dd.from_pandas(table, npartitions=npartitions)
+    own = Consensus(3, random_state=0).fit(ddf)
+    model = Consensus(3, random_state=0)
+    with C.profiles_deferred():
+        model.fit(ddf)
+    assert model.n_rows_fitted_ < len(table)
+    sample = model.profiles_.copy()
+    progress = Progress("x", stream=io.StringIO(), enabled=False)
+    client = distributed.client._get_global_client()  # the LocalCluster, or none
+    counts = _write_partitions(ddf, model, (list(table.columns), [], [], ["x"]),
+                               tmp_path / "out", client, progress)
+    C.profiles_from_pass(model, counts, ["x"])
+    pd.testing.assert_frame_equal(model.profiles_, own.profiles_)
+    assert not model.profiles_.equals(sample)
+    np.testing.assert_array_equal(pd.read_parquet(tmp_path / "out")["cluster"].to_numpy(),
+                                  own.labels_.compute().to_numpy())
+    gathered = Consensus(3, random_state=0)  # every row gathered: the fit's profiles_ kept
+    monkeypatch.setattr(C, "CONSENSUS_ROWS", 10_000)
+    with C.profiles_deferred():
+        gathered.fit(ddf)
+    before = gathered.profiles_
+    C.profiles_from_pass(gathered, counts, ["x"])
+    assert gathered.profiles_ is before
+
+
+def test_categorical_columns_counted_from_their_categories(table):
+    """A pandas categorical column (what ``read_parquet`` gives for dictionary-encoded
+    Parquet) is counted from its categories: the same counts and value texts as from its
+    cells as text, categories that are the same text merged, unused ones left out."""
+    from catembed.report._profiles import _text_codes
+
+    odd = pd.DataFrame({"m": pd.Categorical([1, "1", None, b"x", 2.0, "b"],
+                                            categories=[1, "1", b"x", 2.0, "b", "unused"])})
+    for df in (table[["c0", "c1"]].astype("category"), odd):
+        for (name, codes, texts), col in zip(_text_codes(df), df.columns, strict=True):
+            got = P._category_codes(col, df[col])
+            assert got[0] == name
+            np.testing.assert_array_equal(got[1], codes)
+            assert list(got[2]) == list(texts)
+    labels = np.arange(len(table)) % 3
+    cat = table.astype({c: "category" for c in ("c0", "c1", "c2", "c3")})
+    a = P.partition_counts(cat, labels, ["x"])
+    b = P.partition_counts(table, labels, ["x"])
+    assert list(a["cat"]) == list(b["cat"])
+    for col in a["cat"]:
+        assert list(a["cat"][col][0]) == list(b["cat"][col][0])
+        np.testing.assert_array_equal(a["cat"][col][1], b["cat"][col][1])
 
 
 def test_cli_on_a_sample_prints_profiles_of_every_row(tmp_path, table, monkeypatch, capsys):

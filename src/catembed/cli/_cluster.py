@@ -99,6 +99,10 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     from ..cluster._describe import describe_clusters, profile_lines
     from ..cluster.consensus import DEFAULT_MEMBERS, _member_class
 
+    if getattr(args, "scheduler", None) is None and (getattr(args, "workers", None) is not None
+                                                    or getattr(args, "memory_limit", None)):
+        raise CatEmbedError("--workers and --memory-limit size the LocalCluster of "
+                            "--scheduler local; give --scheduler local.")
     if getattr(args, "scheduler", None) is not None:  # on Dask: docs/distributed.md
         from ._cluster_dask import cluster_dask
 
@@ -359,4 +363,10 @@ def register(sub: Any) -> None:
                    help="fit on Dask without gathering the rows: a scheduler's address, "
                    "'local' or 'threads'; INPUT a Parquet file or folder, --output a folder "
                    "(labels written partition by partition)")
+    p.add_argument("--workers", type=int_in(1, 1024, "workers"), metavar="N",
+                   help="with --scheduler local: the LocalCluster's worker processes, one "
+                   "thread each (default: Dask's choice for this machine)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="with --scheduler local: each worker's memory limit, e.g. 2GiB "
+                   "(default: Dask's, the machine's memory shared out)")
     p.set_defaults(func=_cmd_cluster)

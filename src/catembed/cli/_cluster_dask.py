@@ -23,9 +23,14 @@ from ._input import split_list
 __all__ = ["cluster_dask"]
 
 
-def _client(address: str) -> tuple[Any, Any]:
+def _client(address: str, workers: int | None = None,
+            memory_limit: str | None = None) -> tuple[Any, Any]:
     """``(client, cluster)`` for ``--scheduler``: ``threads``: no client; ``local``: a
-    ``LocalCluster`` started here; else a scheduler's address."""
+    ``LocalCluster`` started here (``--workers`` processes of one thread, ``--memory-limit``
+    each, where given); else a scheduler's address."""
+    if (workers is not None or memory_limit is not None) and address != "local":
+        raise CatEmbedError("--workers and --memory-limit size the LocalCluster of "
+                            "--scheduler local; give --scheduler local.")
     if address == "threads":
         return None, None
     try:
@@ -34,13 +39,31 @@ def _client(address: str) -> tuple[Any, Any]:
         raise CatEmbedError("--scheduler needs Dask's distributed scheduler: "
                             'pip install "catembed[dask]".') from None
     if address == "local":
-        cluster = distributed.LocalCluster(dashboard_address=None)
+        sizes: dict[str, Any] = {}
+        if workers is not None:
+            sizes.update(n_workers=workers, threads_per_worker=1, processes=True)
+        if memory_limit is not None:
+            sizes["memory_limit"] = _size(memory_limit)
+        cluster = distributed.LocalCluster(dashboard_address=None, **sizes)
         return distributed.Client(cluster), cluster
     try:
         return distributed.Client(address, timeout=30), None
     except OSError as exc:
         raise CatEmbedError(f"--scheduler {address}: no Dask scheduler answered ({exc}).") \
             from None
+
+
+def _size(text: str) -> int:
+    """``--memory-limit``'s bytes (``dask.utils.parse_bytes``: ``2GiB``, ``1.5GB``, ...)."""
+    from dask.utils import parse_bytes
+
+    try:
+        size = int(parse_bytes(text))
+    except (ValueError, TypeError):
+        size = 0
+    if size <= 0:
+        raise CatEmbedError(f"--memory-limit {text!r} is not a size: give e.g. 2GiB or 500MB.")
+    return size
 
 
 def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]) -> int:
@@ -51,6 +74,7 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
         import dask.dataframe as dd
     except ImportError:
         raise CatEmbedError('--scheduler needs Dask: pip install "catembed[dask]".') from None
+    from ..cluster._dask_consensus import profiles_deferred, profiles_from_pass
     from ..cluster.consensus import Consensus
 
     t0 = time.perf_counter()
@@ -66,7 +90,8 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
         raise CatEmbedError(f"--output {out} exists and is not an empty folder.")
     if out.resolve() == src.resolve():
         raise CatEmbedError("--output names the input; give another folder.")
-    client, cluster = _client(args.scheduler)
+    client, cluster = _client(args.scheduler, getattr(args, "workers", None),
+                              getattr(args, "memory_limit", None))
     try:
         progress.step(f"reading {src.name} on Dask")
         ddf = dd.read_parquet(src)
@@ -83,12 +108,14 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
                           random_state=args.seed)
         progress.step("fitting the consensus")
         t_fit = time.perf_counter()
-        model.fit(ddf[features])
+        with profiles_deferred():  # the labelling pass below gives the profiles' counts
+            model.fit(ddf[features])
         t_fit = time.perf_counter() - t_fit
-        labels = ddf[ids].assign(cluster=model.labels_)
-        for c in after:
-            labels[c] = ddf[c]
-        _write_partitions(labels, out, client, progress)
+        numeric = [c for c in features
+                   if str(c) in {str(n) for n in model.numeric_features_}]
+        counts = _write_partitions(ddf, model, (features, ids, after, numeric), out, client,
+                                   progress)
+        profiles_from_pass(model, counts, numeric)
     finally:
         if client is not None:
             client.close()
@@ -101,39 +128,63 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
     return 0
 
 
-def _write_part(part: Any, path: str) -> int:
-    part.to_parquet(path, index=False)
-    return len(part)
+def _label_part(part: Any, model: Any, columns: tuple[list[Any], ...], path: str) -> Any:
+    """One partition: its labels (``model.predict``, as ``labels_``' partition), written with
+    the ``--id`` and ``--target`` columns, and counted for ``profiles_``
+    (``partition_counts``): the rows are labelled once for both."""
+    import numpy as np
+
+    from ..cluster._dask_profiles import partition_counts
+
+    features, ids, after, numeric = columns
+    table = part[features]
+    y = np.asarray(model.predict(table), dtype=np.int64)
+    labels = part[ids].assign(cluster=y)
+    for c in after:
+        labels[c] = part[c]
+    labels.to_parquet(path, index=False)
+    return partition_counts(table, y, numeric)
 
 
-def _write_partitions(labels: Any, out: Path, client: Any, progress: Any) -> None:
-    """One Parquet file per partition of ``labels`` (``part-00000.parquet`` ...: zero-padded,
+def _write_partitions(ddf: Any, model: Any, columns: tuple[list[Any], ...], out: Path,
+                      client: Any, progress: Any) -> Any:
+    """One Parquet file per partition of ``ddf`` (``part-00000.parquet`` ...: zero-padded,
     so a folder read in name order is in row order), the partitions written counted on the
-    progress line as they finish."""
+    progress line as they finish; returns their ``profiles_`` counts, merged in
+    ``reduce_counts``' order."""
     import dask
 
+    from ..cluster._dask_fit import _snapshot
+    from ..cluster._dask_profiles import merge_counts, tree_merge
+
     out.mkdir(parents=True, exist_ok=True)
-    n = labels.npartitions
-    tasks = [dask.delayed(_write_part, pure=False)(p, str(out / f"part-{i:05d}.parquet"))
-             for i, p in enumerate(labels.to_delayed())]
+    n = ddf.npartitions
+    snap = dask.delayed(_snapshot(model), pure=True)  # one copy in the graph
+    tasks = [dask.delayed(_label_part, pure=False)(p, snap, columns,
+                                                   str(out / f"part-{i:05d}.parquet"))
+             for i, p in enumerate(ddf.to_delayed())]
     progress.step(f"labelling and writing to {out}", total=n, unit="partitions")
     if client is not None:
         import distributed
 
         futures = client.compute(tasks)
+        where = {f.key: i for i, f in enumerate(futures)}
+        counts: list[Any] = [None] * n
         for future in distributed.as_completed(futures):
-            future.result()  # a partition's error is raised here
+            counts[where[future.key]] = future.result()  # a partition's error is raised here
+            future.release()
             progress.update(1)
-        return
+        return tree_merge(counts, merge_counts)
     from dask.callbacks import Callback
 
     def done(key: Any, *rest: Any) -> None:
         name = key[0] if isinstance(key, tuple) else key
-        if str(name).startswith("_write_part"):
+        if str(name).startswith("_label_part"):
             progress.update(1)
 
     with Callback(posttask=done):
-        dask.compute(*tasks, scheduler="threads")
+        counts = list(dask.compute(*tasks, scheduler="threads"))
+    return tree_merge(counts, merge_counts)
 
 
 def _summary(model: Any, name: str, npartitions: int, out: Path, t_fit: float,

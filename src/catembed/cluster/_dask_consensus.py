@@ -17,6 +17,9 @@ sample). ``predict`` and ``transform`` of a Dask frame map its partitions. Savin
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,11 +32,40 @@ from ._consensus_degenerate import fit_guarded
 from ._consensus_runs import _gather
 from ._dask_profiles import dask_profiles
 
-__all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed", "predict_routed", "transform_routed"]
+__all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed", "predict_routed", "profiles_deferred",
+           "profiles_from_pass", "transform_routed"]
 
 #: the most rows a Dask input's consensus is fitted on in the client's memory (a uniform
 #: sample above): about 1 KiB per row at the default members, so 200 MiB
 CONSENSUS_ROWS = 200_000
+
+_DEFERRED: contextvars.ContextVar[bool] = contextvars.ContextVar("profiles_deferred",
+                                                                default=False)
+
+
+@contextlib.contextmanager
+def profiles_deferred() -> Iterator[None]:
+    """Within: a sampled Dask fit leaves ``profiles_`` the sample's and makes no pass of its
+    own; the caller labels every row once for its own use (``catembed cluster --scheduler``
+    writes them) and gives that pass's counts to :func:`profiles_from_pass`."""
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+
+
+def profiles_from_pass(est: Any, counts: Any, numeric: list[Any]) -> None:
+    """``profiles_`` from every row after a fit under :func:`profiles_deferred`: ``counts``
+    are ``_dask_profiles.reduce_counts``' of the fitted frame and its labels (merged in the
+    same tree order: the fit's own pass gives the same frame); nothing to do when the fit
+    gathered every row (its ``profiles_`` are the in-memory fit's)."""
+    from ._dask_profiles import profiles_from_counts
+
+    n = 0 if counts is None else int(np.sum(counts["sizes"]))
+    if est.n_rows_fitted_ < n:
+        est.profiles_ = profiles_from_counts(counts, numeric, getattr(est, "profiles_", None))
+        stability_columns(est)
 
 
 def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
@@ -52,7 +84,7 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     fit_guarded(est, table, names)
     est.n_rows_fitted_ = len(table)
     est.labels_ = predict_dask(est, X)
-    if len(table) < n:  # a sample: the profiles' counts and moments from every row
+    if len(table) < n and not _DEFERRED.get():  # a sample: the profiles from every row
         est.profiles_ = dask_profiles(est, X, est.labels_)
         stability_columns(est)
     return est

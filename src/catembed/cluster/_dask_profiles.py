@@ -24,7 +24,7 @@ from ..stats._numeric import as_float
 from ..stats._profile_tests import numeric_tests_moments
 from ._describe import _category_frame, _ordered
 
-__all__ = ["dask_profiles", "merge_counts", "partition_counts"]
+__all__ = ["dask_profiles", "merge_counts", "partition_counts", "tree_merge"]
 
 #: the columns read from the sample fit's profiles (not additive over partitions)
 SAMPLE_COLUMNS = ["median_in_cluster", "median_overall", "iqr_in_cluster", "iqr_overall",
@@ -45,10 +45,15 @@ def partition_counts(part: pd.DataFrame, labels: Any, numeric: list[Any]) -> dic
     out: dict[str, Any] = {"clusters": clusters, "sizes": np.bincount(codes, minlength=k),
                            "cat": {}, "num": {}}
     categorical = [c for c in part.columns if c not in set(numeric)]
-    if categorical:
-        for col, vcodes, uniques in _text_codes(part[categorical]):
-            table = np.bincount(vcodes * k + codes, minlength=len(uniques) * k)
-            out["cat"][col] = (np.asarray(uniques, dtype=object), table.reshape(-1, k))
+    dtypes = part.dtypes
+    fast = [c for c in categorical if isinstance(dtypes[c], pd.CategoricalDtype)]
+    slow = [c for c in categorical if c not in set(fast)]
+    coded = [_category_codes(col, part[col]) for col in fast]
+    if slow:
+        coded += list(_text_codes(part[slow]))
+    for col, vcodes, uniques in sorted(coded, key=lambda t: categorical.index(t[0])):
+        table = np.bincount(vcodes * k + codes, minlength=len(uniques) * k)
+        out["cat"][col] = (np.asarray(uniques, dtype=object), table.reshape(-1, k))
     for col in numeric:
         x = as_float(part[col])
         ok = ~np.isnan(x)
@@ -59,6 +64,24 @@ def partition_counts(part: pd.DataFrame, labels: Any, numeric: list[Any]) -> dic
         m2 = np.bincount(cv, weights=(xv - mean[cv]) ** 2, minlength=k)
         out["num"][col] = (count, mean, m2)
     return out
+
+
+def _category_codes(col: Any, column: pd.Series) -> tuple[Any, np.ndarray, np.ndarray]:
+    """``_text_codes``' ``(name, codes, sorted texts)`` of a pandas categorical column from
+    its categories (a few texts), not its cells: the categories' texts by the same rule
+    (``value_texts``), missing cells ``"(missing)"``, only the texts that occur. Equal to
+    ``_text_codes``' (which turns every cell into a text: 2 us a cell)."""
+    from .._utils._text import value_texts
+
+    cat = column.cat
+    raw = np.asarray(cat.codes.to_numpy(), dtype=np.int64)
+    texts = np.append(value_texts(np.asarray(cat.categories, dtype=object)), "(missing)")
+    raw = np.where(raw < 0, len(texts) - 1, raw)
+    used = np.flatnonzero(np.bincount(raw, minlength=len(texts)))
+    of_used, uniques = pd.factorize(texts[used].astype(object), sort=True)
+    lookup = np.zeros(len(texts), dtype=np.int64)
+    lookup[used] = of_used
+    return col, lookup[raw], np.asarray(uniques, dtype=object)
 
 
 def _place(a: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -105,11 +128,21 @@ def reduce_counts(ddf: Any, labels: Any, numeric: list[Any]) -> dict | None:
 
     level = [dask.delayed(partition_counts)(p, y, numeric)
              for p, y in zip(ddf.to_delayed(), labels.to_delayed(), strict=True)]
-    while len(level) > 1:
-        level = [dask.delayed(merge_counts)(level[i], level[i + 1]) if i + 1 < len(level)
-                 else level[i] for i in range(0, len(level), 2)]
-    (out,) = dask.compute(level[0])
+    (out,) = dask.compute(tree_merge(level, dask.delayed(merge_counts)))
     return out
+
+
+def tree_merge(level: list[Any], merge: Any = merge_counts) -> Any:
+    """The partitions' counts merged pairwise, level by level (the order fixes the floating
+    point sums of the numeric moments): ``merge`` a delayed ``merge_counts`` to build a graph,
+    or ``merge_counts`` itself on computed counts (the same order, the same result)."""
+    level = list(level)
+    if not level:
+        return None
+    while len(level) > 1:
+        level = [merge(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
+                 for i in range(0, len(level), 2)]
+    return level[0]
 
 
 def profiles_from_counts(counts: dict | None, numeric: list[Any],
