@@ -16,9 +16,11 @@ one file, for the in-memory command, which reads one file).
 * ``--mode mem``: ``catembed cluster DATA/table.parquet -o OUT/labels.parquet``;
 
 with ``-k K`` (or k chosen: ``--k auto``), ``--seed 0``. Recorded: wall, user + system CPU
-and maximum RSS of the CLI process (``/usr/bin/time -v``: the client; the workers are other
-processes), the ARI of the written labels with the planted groups, and with ``--against
-OUT2`` the ARI with another run's labels (the in-memory command's).
+(``/usr/bin/time -v``: the CLI process and the children it reaped, the LocalCluster's workers
+included), the CLI process's own peak RSS (``VmHWM`` polled: the client; ``time``'s maximum
+RSS, also recorded, is the largest of the process and its reaped workers), the ARI of the
+written labels with the planted groups, and with ``--against OUT2`` the ARI with another
+run's labels (the in-memory command's).
 
 Usage::
 
@@ -90,6 +92,28 @@ def _ari(a: np.ndarray, b: np.ndarray) -> float:
     return float(ari_codes(a, b))
 
 
+def _own_peak(proc: subprocess.Popen) -> int:
+    """The CLI process's own peak RSS (``VmHWM``, bytes), polled every 0.5 s until it ends:
+    ``/usr/bin/time``'s maximum RSS is the largest of the process and of the children it
+    reaped (a LocalCluster's workers), not the client's alone."""
+    import psutil
+
+    peak, cli = 0, None
+    while proc.poll() is None:
+        try:
+            if cli is None:
+                kids = psutil.Process(proc.pid).children()
+                cli = kids[0].pid if kids else None
+            if cli is not None:
+                for line in Path(f"/proc/{cli}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]) * 1024)
+        except (OSError, psutil.Error):
+            pass
+        time.sleep(0.5)
+    return peak
+
+
 def run(args: argparse.Namespace) -> dict:
     data, out = args.data, args.out
     shutil.rmtree(out, ignore_errors=True)
@@ -105,10 +129,14 @@ def run(args: argparse.Namespace) -> dict:
     cmd += ["--seed", "0"]
     t0 = time.time()
     load0 = os.getloadavg()[0]
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True,
-                          check=False)
-    wall = time.time() - t0
-    err = proc.stderr
+    with open(out.parent / f"{out.name}.stdout", "w+") as so, \
+            open(out.parent / f"{out.name}.stderr", "w+") as se:
+        proc = subprocess.Popen(["/usr/bin/time", "-v", *cmd], stdout=so, stderr=se)
+        own_peak = _own_peak(proc)
+        wall = time.time() - t0
+        so.seek(0)
+        se.seek(0)
+        proc.stdout, err = so.read(), se.read()
 
     def field(name: str) -> float:
         m = re.search(rf"{re.escape(name)}: ([0-9.:]+)", err)
@@ -116,7 +144,8 @@ def run(args: argparse.Namespace) -> dict:
 
     res = {"mode": args.mode, "k": args.k, "rc": proc.returncode, "wall_s": round(wall, 1),
            "cpu_s": round(field("User time (seconds)") + field("System time (seconds)"), 1),
-           "peak_rss_mib": round(field("Maximum resident set size (kbytes)") / 1024),
+           "client_peak_rss_mib": round(own_peak / 2**20),
+           "tree_max_rss_mib": round(field("Maximum resident set size (kbytes)") / 1024),
            "load_start": round(load0, 1), "load_end": round(os.getloadavg()[0], 1)}
     summary = [line for line in (proc.stdout + err).splitlines()
                if line.startswith("catembed cluster:")]
