@@ -111,3 +111,23 @@ def test_relative_entropy_by_hand():
     # one row certain, one uniform over 2 classes, counted 3 times: 1 - 3 log 2 / (4 log 2)
     assert relative_entropy([[1.0, 0.0], [0.5, 0.5]], [1, 3]) == pytest.approx(0.25)
     assert relative_entropy([[1.0], [1.0]]) == 1.0
+
+
+def test_v_test_stays_finite_where_the_p_value_underflows():
+    """At 10M rows a value's p.value is below 1e-308: its v-test was +-inf (printed ``v=+inf``
+    in the summary, ties in the ranking). It now comes from the tail's logarithm."""
+    from catembed.stats._profile_tests import hypergeom_parts, log_half_p
+
+    # where both are finite, the logarithm is the log of the direct half p.value
+    x, total = np.array([30, 5, 90, 0]), np.array([1000, 1000, 5000, 2000])
+    r, n = np.array([100, 100, 300, 500]), np.array([200, 200, 400, 600])
+    mass, below, above = hypergeom_parts(x, total, r, n)
+    np.testing.assert_allclose(log_half_p(x, total, r, n),
+                               np.log(np.minimum(below, above) + mass / 2), rtol=1e-12)
+    # 10M rows: finite, signed, and a stronger over-representation ranks higher
+    weak = value_tests(np.array([[3_000_000, 1_000_000], [1_100_000, 4_900_000]]))
+    strong = value_tests(np.array([[4_000_000, 100_000], [100_000, 5_800_000]]))
+    for out in (weak, strong):
+        assert np.isfinite(out["v.test"]).all() and (out["p.value"] == 0).all()
+        assert (np.sign(out["v.test"]) == [[1, -1], [-1, 1]]).all()
+    assert strong["v.test"][0, 0] > weak["v.test"][0, 0] > 37.5  # ndtri(1e-308) is -37.5

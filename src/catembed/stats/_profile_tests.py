@@ -12,7 +12,10 @@ sums, linear in the rows, never an ``n x n`` array:
   ``p.value = min(2 P(X < x) + P(X = x), 2 P(X > x) + P(X = x))``, and the v-test, the
   normal quantile of half of it, signed: ``v.test = s Phi^{-1}(1 - p.value / 2)`` with
   ``s = +1`` when the share of the cluster holding ``v`` is above the share overall
-  (over-represented) and ``-1`` otherwise (under-represented, or equal);
+  (over-represented) and ``-1`` otherwise (under-represented, or equal). Where the
+  p.value underflows (below about 1e-308: millions of rows) ``catdes`` prints ``Inf``;
+  here the quantile comes from the tail's logarithm (:func:`log_half_p`,
+  ``scipy.special.ndtri_exp``), finite and still ordered (a deliberate difference);
 * a categorical column (:func:`chi2_test`): the chi-square test of independence of the
   column and the partition (Pearson's, no continuity correction), its statistic, degrees of
   freedom and p-value;
@@ -38,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["chi2_test", "hypergeom_parts", "numeric_tests", "numeric_tests_moments", "paragons",
-           "relative_entropy", "value_tests", "value_tests_many"]
+__all__ = ["chi2_test", "hypergeom_parts", "log_half_p", "numeric_tests",
+           "numeric_tests_moments", "paragons", "relative_entropy", "value_tests",
+           "value_tests_many"]
 
 
 def value_tests(table: Any) -> dict[str, np.ndarray]:
@@ -89,6 +93,13 @@ def value_tests_many(tables: Any) -> list[dict[str, np.ndarray]]:
         # over-represented: x / n_c > n_v / N, compared exactly on the integers
         sign = np.where(t * total > big * drawn, 1.0, -1.0)
         v_test = -sign * ndtri(half)  # ndtri(half) <= 0; exact in the tail, unlike 1 - h
+        gone = np.flatnonzero(half.ravel() == 0.0)  # p.value under 1e-308 (millions of rows)
+        if gone.size:  # the quantile from the tail's logarithm: finite, in order
+            from scipy.special import ndtri_exp
+
+            cells = (x.ravel()[gone], np.full(gone.size, float(total)),
+                     big.ravel()[gone].astype(np.float64), drawn.ravel()[gone].astype(np.float64))
+            v_test.ravel()[gone] = -sign.ravel()[gone] * ndtri_exp(log_half_p(*cells))
         out.append({"Cla/Mod": cla_mod, "Mod/Cla": mod_cla, "Global": glob,
                     "p.value": 2.0 * half, "v.test": v_test})
     return out
@@ -160,14 +171,53 @@ def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     return np.where(x == 0, m, out)
 
 
+def log_half_p(x: Any, total: Any, successes: Any, drawn: Any) -> np.ndarray:
+    """``log(P(beyond x) + P(X = x) / 2)`` on the side of the mean ``x`` lies on (half the
+    mid-p p.value of :func:`value_tests`) for cells whose p.value underflows: the smaller
+    tail's terms as ratios to its first one (:func:`_pdhyper`), every probability a
+    logarithm, so that the v-test of a value on millions of rows stays finite."""
+    x = np.asarray(x, dtype=np.float64)
+    r = np.broadcast_to(np.asarray(successes, dtype=np.float64), x.shape)
+    n = np.broadcast_to(np.asarray(drawn, dtype=np.float64), x.shape)
+    b = np.broadcast_to(np.asarray(total, dtype=np.float64), x.shape) - r
+    high = x * (r + b) > n * r
+    y = np.where(high, n - x - 1, x - 1)
+    rr, bb = np.where(high, b, r), np.where(high, r, b)
+    small = np.full_like(x, -np.inf)
+    ok = y >= np.maximum(0.0, n - bb)
+    if ok.any():
+        small[ok] = (_log_dhyper(y[ok], rr[ok], bb[ok], n[ok])
+                     + np.log(_pdhyper(y[ok], rr[ok], bb[ok], n[ok])))
+    return np.logaddexp(small, _log_dhyper(x, r, b, n) - np.log(2.0))
+
+
+def _log_dhyper(x: np.ndarray, r: np.ndarray, b: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``log P(X = x)`` of :func:`_dhyper`, without its ``exp`` (which underflows)."""
+    p, q = n / (r + b), (r + b - n) / (r + b)
+    return (_log_dbinom_raw(x, r, p, q) + _log_dbinom_raw(n - x, b, p, q)
+            - _log_dbinom_raw(n, r + b, p, q))
+
+
+def _log_dbinom_raw(x: np.ndarray, n: np.ndarray, p: np.ndarray, q: np.ndarray
+                    ) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lc = _log_binom_terms(x, n, p, q)
+        return np.where(n == 0, np.where(x == 0, 0.0, -np.inf), lc)
+
+
+def _log_binom_terms(x: np.ndarray, n: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The logarithm R's ``dbinom_raw`` exponentiates (Loader's saddle-point form)."""
+    inner = (_stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, n * p)
+             - _bd0(n - x, n * q))
+    lf = 2 * _LN_SQRT_2PI + np.log(x) + np.log1p(-x / n)
+    at0 = np.where(p < 0.1, -_bd0(n, n * q) - n * p, n * np.log(q))
+    atn = np.where(q < 0.1, -_bd0(n, n * p) - n * q, n * np.log(p))
+    return np.where(x == 0, at0, np.where(x == n, atn, inner - 0.5 * lf))
+
+
 def _dbinom_raw(x: np.ndarray, n: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        inner = (_stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, n * p)
-                 - _bd0(n - x, n * q))
-        lf = 2 * _LN_SQRT_2PI + np.log(x) + np.log1p(-x / n)
-        at0 = np.where(p < 0.1, -_bd0(n, n * q) - n * p, n * np.log(q))
-        atn = np.where(q < 0.1, -_bd0(n, n * p) - n * q, n * np.log(p))
-        lc = np.where(x == 0, at0, np.where(x == n, atn, inner - 0.5 * lf))
+        lc = _log_binom_terms(x, n, p, q)
     return np.where(n == 0, (x == 0).astype(np.float64), np.exp(lc))
 
 
