@@ -162,23 +162,26 @@ def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
     """The sum over pairs of columns of their mutual information (nats), each pair's
     clipped at 0 as :meth:`ValueStatistics.mutual_information` does. A table of at most
     :data:`DENSE_MI_VALUES` values counts its pairs as one product of its dense indicators
-    (``O^T O``; dna_statlog's 180-indicator coding, 3,186 rows: 0.05 s against 0.56 s by the
-    value statistics, the same total)."""
+    (``C = O^T O``; dna_statlog's 180-indicator coding, 3,186 rows: 0.05 s against 0.56 s by
+    the value statistics, the same total). Each pair's information is then ``(n log n + S_ab -
+    S_aa - S_bb) / n``, ``S_ab`` the sum of ``c log c`` over the pair's block of counts (a
+    table of ``c log c`` for the counts 0..n, one gather, and block sums; issue 55: 30 x 200
+    four-valued, 800 values, 25 -> 9 ms a total, where the ``J x J`` logarithms and the
+    ``A^T T A`` product that summed the blocks took most of the dependence test's 0.2 s)."""
     n, m = codes.shape
     sizes = np.array([len(c) for c in cats])
     J = int(sizes.sum())
     if J <= DENSE_MI_VALUES and n * J <= 1 << 24:
-        offsets = np.concatenate([[0], np.cumsum(sizes)])
-        O = np.zeros((n, J))
-        O[np.arange(n)[:, None], codes + offsets[:-1][None, :]] = 1.0
-        P = (O.T @ O) / n
-        p = np.diag(P).copy()
-        term = np.zeros_like(P)
-        nz = P > 0
-        term[nz] = P[nz] * np.log(P[nz] / np.outer(p, p)[nz])
-        A = np.zeros((J, m))
-        A[np.arange(J), np.repeat(np.arange(m), sizes)] = 1.0
-        pairs = np.maximum(A.T @ term @ A, 0.0)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        O = np.zeros((n, J), dtype=np.float32)
+        O[np.arange(n)[:, None], codes + starts[None, :]] = 1.0
+        # counts of at most n <= 2^24 rows: exact in float32 and on the cast
+        C = (O.T @ O).astype(np.intp)
+        clogc = np.arange(n + 1, dtype=float)
+        clogc[1:] *= np.log(clogc[1:])
+        S = np.add.reduceat(np.add.reduceat(clogc[C], starts, axis=0), starts, axis=1)
+        d = np.diag(S)
+        pairs = np.maximum((n * np.log(n) + S - d[:, None] - d[None, :]) / n, 0.0)
         return float(np.triu(pairs, 1).sum())
     from ..stats._value_statistics import ValueStatistics
 
