@@ -3,7 +3,7 @@
 
 usage:
     python benchmarks/bench_transform_load.py [--rows 2000000] [--pairs 5] [--loads 0,1,2]
-        [--workdir DIR] [--ours-env KEY=VALUE ...]
+        [--workdir DIR] [--ours-env KEY=VALUE ...] [--filled-floor]
 
 Both sides run as fresh processes, timed from start to exit (wall), with their CPU time
 and peak RSS from ``os.wait4``, interleaved (floor, catembed, floor, catembed, ...), each
@@ -11,7 +11,9 @@ writing a new file after the old ones are removed and the disk synced:
 
 * floor: ``bench_floor._io_floor`` (pyarrow ``ParquetFile.iter_batches`` over the same
   columns in batches of the transform's block rows, writing per batch 32 float32 columns of
-  one fixed random-normal block, dictionary encoding off, Snappy);
+  one fixed random-normal block, dictionary encoding off, Snappy: its output arrays are built
+  once); ``--filled-floor``: each batch's rows are first copied into a reused output block,
+  every output cell written once per batch as the transform's lookup writes it;
 * catembed: ``python -m catembed transform MODEL IN -o OUT`` (the saved lookup of a
   ``CDE(n_components=32)`` fitted on 200,000 rows).
 
@@ -84,6 +86,9 @@ def main() -> None:
     ap.add_argument("--before", metavar="SRC",
                     help="also run catembed from this source folder (another checkout's "
                     "src/), interleaved: floor, before, catembed, ...")
+    ap.add_argument("--filled-floor", action="store_true",
+                    help="the floor writes every output cell of every batch once (copied into "
+                    "a reused block) instead of writing one fixed block as it is")
     ap.add_argument("--floor", nargs=3, metavar=("SRC", "DST", "CHUNK"), help=argparse.SUPPRESS)
     ap.add_argument("--prepare", nargs=2, metavar=("DIR", "ROWS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -93,7 +98,8 @@ def main() -> None:
     if args.floor:
         from bench_floor import _io_floor
 
-        _io_floor(Path(args.floor[0]), Path(args.floor[1]), int(args.floor[2]), 32)
+        _io_floor(Path(args.floor[0]), Path(args.floor[1]), int(args.floor[2]), 32,
+                  filled=args.filled_floor)
         return
 
     tmp = Path(args.workdir or tempfile.gettempdir()) / "bench_transform_load"
@@ -107,8 +113,8 @@ def main() -> None:
     env = dict(os.environ)
     ours_env = dict(env, **dict(kv.split("=", 1) for kv in args.ours_env))
     cmds = {
-        "floor": ([sys.executable, __file__, "--floor", str(src), str(floor_out), str(chunk)],
-                  env),
+        "floor": ([sys.executable, __file__, "--floor", str(src), str(floor_out), str(chunk)]
+                  + (["--filled-floor"] if args.filled_floor else []), env),
         "ours": ([sys.executable, "-m", "catembed", "transform", str(model), str(src), "-o",
                   str(ours_out), "--quiet"], ours_env),
     }
@@ -118,6 +124,7 @@ def main() -> None:
         cmds["ours"] = cmds.pop("ours")  # floor, before, catembed
     print(f"## catembed transform {args.rows:,} x 8 Parquet -> 32 float32 vs floor "
           f"(batches of {chunk:,} rows; {os.cpu_count()} CPUs; "
+          f"floor {'filled' if args.filled_floor else 'fixed'}; "
           f"ours env: {' '.join(args.ours_env) or '-'}; busy loops "
           f"{'each in a session of its own' if args.own_session else 'in this session'})")
     extra = " before wall | before ratio | before CPU |" if args.before else ""
