@@ -25,6 +25,7 @@ from .._utils._spelling import cli_spelling
 from ..evaluation.roles import cluster_table, consensus_model
 from ._input import (
     check_outputs,
+    freeze_imports,
     int_in,
     progress_for,
     resolve_input,
@@ -114,6 +115,7 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
     progress.step("loading the methods")
     for name in members or DEFAULT_MEMBERS:  # imports the members' modules (unknown names
         _member_class(name)                  # refused): the printed fit time leaves them out
+    freeze_imports()
     args.save_model = None
     spec = resolve_input(args.input)
     check_outputs(args, spec)

@@ -20,6 +20,7 @@ from ._input import (
     check_outputs,
     check_ragged,
     column_roles,
+    freeze_imports,
     int_in,
     progress_for,
     resolve_input,
@@ -108,6 +109,7 @@ def _embed(args: argparse.Namespace, progress: Any) -> int:
     # package's estimators, scikit-learn), which the printed fit time leaves out
     progress.step("loading the method")
     est = _make_estimator(args.method, args.seed, args.handle_unknown)
+    freeze_imports()  # 30 x 20,000 text columns: 0.5 CPU s of collections (issue 55)
     progress.step(f"reading the columns of {spec.path.name}")
     columns = io.read_columns(spec.path)
     roles = column_roles(args, spec, columns)
