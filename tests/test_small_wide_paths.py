@@ -62,3 +62,21 @@ def test_dense_pair_information_equals_the_value_statistics(monkeypatch, n, m, v
     dense = ak._total_mi(codes, cats)
     monkeypatch.setattr(ak, "DENSE_MI_VALUES", 0)
     assert dense == pytest.approx(ak._total_mi(codes, cats), rel=1e-12)
+
+
+def test_cli_thaws_what_its_command_froze(tmp_path, monkeypatch):
+    import gc
+
+    from catembed.cli import main
+
+    path = tmp_path / "t.csv"
+    _table(40, 6, seed=2).to_csv(path, index=False)
+    froze = []
+    real = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (froze.append(gc.get_count()), real())[1])
+    before = gc.get_freeze_count()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["cluster", str(path), "-k", "2", "-q", "-o", str(tmp_path / "o.csv")]) == 0
+    assert len(froze) == 1
+    assert gc.get_freeze_count() == before

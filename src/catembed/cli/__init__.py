@@ -212,6 +212,9 @@ def _main(argv: list[str]) -> int:
         return _report(exc, debug)
     finally:
         warnings.showwarning = old_show
+        commands = sys.modules.get("catembed.cli._input")  # loaded if a command ran
+        if commands is not None:
+            commands.thaw_imports()  # what the command froze (freeze_imports)
 
 
 def _report(exc: Exception, debug: bool) -> int:

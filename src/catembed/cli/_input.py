@@ -19,18 +19,35 @@ from ..datasets import InputSpec, resolve_input, split_list
 from ..evaluation.roles import Roles, column_roles
 
 __all__ = ["InputSpec", "Roles", "check_outputs", "check_ragged", "column_roles",
-           "freeze_imports", "int_in", "progress_for", "resolve_input", "split_list"]
+           "freeze_imports", "int_in", "progress_for", "resolve_input", "split_list",
+           "thaw_imports"]
+
+
+#: set while a command's objects are frozen (:func:`freeze_imports`)
+_FROZEN: list[bool] = []
 
 
 def freeze_imports() -> None:
     """Leave the objects alive now (the modules a command has imported: pandas,
-    scikit-learn, catembed) out of the garbage collector's later passes (``gc.freeze``).
-    They live as long as the command, and every full collection walked them all: on
-    ``catembed cluster`` of a 30 x 200 table one full collection cost 0.07-0.09 CPU s of
-    the 0.35 after the imports (issue 55). The results do not change."""
+    scikit-learn, catembed) out of the garbage collector's later passes (``gc.freeze``)
+    until the command ends (:func:`thaw_imports`, called by ``catembed.cli.main``). Every
+    full collection walked them all: on ``catembed cluster`` of a 30 x 200 table one full
+    collection cost 0.07-0.09 CPU s of the 0.35 after the imports (issue 55). The results
+    do not change."""
     import gc
 
     gc.freeze()
+    _FROZEN.append(True)
+
+
+def thaw_imports() -> None:
+    """Undo :func:`freeze_imports` at the end of a command, so that a process that runs
+    ``main`` many times (a test session, a notebook) collects those objects again."""
+    if _FROZEN:
+        import gc
+
+        _FROZEN.clear()
+        gc.unfreeze()
 
 
 def check_ragged(args: argparse.Namespace, spec: InputSpec) -> int | None:
