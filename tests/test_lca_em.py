@@ -53,6 +53,40 @@ def test_bic_table_chooses_the_planted_k():
     assert list(table.index) == [1, 2, 3, 4, 5, 6]
 
 
+def test_indicators_are_the_dense_indicators_less_each_columns_first_value():
+    from catembed.cluster._lca_em import indicators
+
+    rng = np.random.default_rng(4)
+    sizes = [2, 3, 1, 5]
+    codes = np.column_stack([rng.integers(0, s, 50) for s in sizes]).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    full = np.zeros((50, offsets[-1]))
+    full[np.arange(50)[:, None], codes + offsets[:-1][None, :]] = 1.0
+    keep = np.ones(offsets[-1], dtype=bool)
+    keep[offsets[:-1]] = False
+    np.testing.assert_array_equal(indicators(codes, offsets), full[:, keep])
+
+
+def test_screened_starts_with_shared_indicators_are_the_same_runs():
+    from catembed.cluster._lca_em import em_starts, indicators
+
+    df = _planted(seed=5)
+    codes = np.column_stack([pd.factorize(df[c], sort=True)[0] for c in df.columns])
+    uniq, counts = np.unique(codes.astype(np.int64), axis=0, return_counts=True)
+    offsets = np.concatenate([[0], np.cumsum([len(np.unique(c)) for c in codes.T])])
+    est = LCA(3)
+    est._offsets = offsets
+    rs = np.random.RandomState(0)
+    starts = [est._init(uniq, counts.astype(float), rs) for _ in range(4)]
+    alone = em_starts(uniq, counts.astype(float), offsets, starts, 20, 1e-6)
+    shared = em_starts(uniq, counts.astype(float), offsets, starts, 20, 1e-6,
+                       indicators(uniq, offsets))
+    for a, b in zip(alone, shared, strict=True):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[2:] == b[2:]
+        assert np.isfinite(a[2]) and a[3] >= 1
+
+
 def test_dense_total_information_equals_the_value_statistics(monkeypatch):
     import catembed.cluster._auto_k as ak
 

@@ -91,12 +91,14 @@ SCREEN_STEPS = 20
 
 
 def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray, k: int,
-                     seed: int, n_init: int, max_iter: int, tol: float) -> float:
+                     seed: int, n_init: int, max_iter: int, tol: float,
+                     design: np.ndarray | None = None) -> float:
     """The log-likelihood of the latent class model with ``k`` classes: ``n_init`` starts
     (those of ``LCA(k, random_state=seed)``) run side by side for :data:`SCREEN_STEPS` EM
     steps, then the one of highest log-likelihood alone to convergence (the small-EM start
     of Biernacki, Celeux & Govaert 2003: the starts are ranked after a few steps rather than
-    each run to the end)."""
+    each run to the end). ``design``: ``uniq``'s indicators (:func:`._lca_em.indicators`),
+    made once for every ``k``."""
     from ._lca_em import em_starts, squarem
     from .lca import LCA
 
@@ -104,7 +106,8 @@ def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     est._offsets = offsets
     rs = np.random.RandomState(seed)
     starts = [est._init(uniq, weights, rs) for _ in range(int(n_init))]
-    runs = em_starts(uniq, weights, offsets, starts, min(SCREEN_STEPS, max_iter), tol)
+    runs = em_starts(uniq, weights, offsets, starts, min(SCREEN_STEPS, max_iter), tol,
+                     design)
     best = max(range(len(runs)), key=lambda i: (runs[i][2], -i))
     lt, lp, ll, steps, converged = runs[best]
     if converged or steps >= max_iter:
@@ -130,6 +133,7 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
     offsets = np.concatenate([[0], np.cumsum([len(c) for c in cats])]).astype(np.int64)
     uniq, counts = np.unique(compact.astype(np.int64, order="C"), axis=0, return_counts=True)
     weights = counts.astype(np.float64)
+    design = None  # the distinct rows' indicators, made at the first k >= 2
     rows = []
     for k in ks:
         if k == 1:
@@ -140,9 +144,14 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
                 raise CatEmbedError(
                     f"the table has only {len(uniq)} distinct row(s), fewer than "
                     f"n_clusters={k}; use fewer classes.")
+            if design is None:
+                from ._lca_em import indicators
+
+                design = indicators(uniq, offsets)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ll = _screened_loglik(uniq, weights, offsets, k, seed, n_init, 300, 1e-6)
+                ll = _screened_loglik(uniq, weights, offsets, k, seed, n_init, 300, 1e-6,
+                                      design)
         p = (k - 1) + k * free
         rows.append({"k": k, "log_likelihood": ll, "n_parameters": p,
                      "bic": -2.0 * ll + p * np.log(m)})
