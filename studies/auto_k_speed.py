@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from catembed.cluster import Consensus
-from catembed.cluster import consensus as _consensus
+from catembed.cluster.consensus import _estimator as _consensus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from consensus_trust_shared import shared_tables  # noqa: E402  (the same 29 sets)

@@ -103,10 +103,10 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import catembed.cluster._consensus_degenerate as degenerate  # noqa: E402
-import catembed.cluster.consensus as consensus  # noqa: E402
+import catembed.cluster.consensus._degenerate as degenerate  # noqa: E402
+import catembed.cluster.consensus._estimator as consensus  # noqa: E402
 from catembed.cluster import Consensus  # noqa: E402
-from catembed.cluster._consensus_trust import column_nmi  # noqa: E402
+from catembed.cluster.consensus._trust import column_nmi  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
 
 VARIANTS = ("select", "guard", "split")

@@ -46,7 +46,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import catembed.cluster._consensus_combine as combine  # noqa: E402
+import catembed.cluster.consensus._combine as combine  # noqa: E402
 from catembed.cluster import Consensus  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
 from consensus_fit_design import print_summary, pydataset_pool, run_or_report  # noqa: E402

@@ -36,7 +36,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from catembed.cluster._consensus_runs import member_weights  # noqa: E402
+from catembed.cluster.consensus._runs import member_weights  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
 from consensus_concat_design import _blocks, _km, design_pool  # noqa: E402
 from consensus_v2_design import (  # noqa: E402

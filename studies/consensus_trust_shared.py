@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from catembed.cluster import Consensus
-from catembed.cluster._auto_k import dependence_z
+from catembed.cluster.consensus._auto_k import dependence_z
 from catembed.datasets import load_dataset
 from catembed.metrics import ari_codes
 from catembed.stats._encoding import factorize_frame

@@ -9,7 +9,7 @@ import pytest
 
 from catembed import CatEmbedError
 from catembed.cluster import Consensus, describe_clusters
-from catembed.cluster._describe import PROFILE_COLUMNS, attach_profiles, profile_lines
+from catembed.cluster.consensus._describe import PROFILE_COLUMNS, attach_profiles, profile_lines
 
 
 @pytest.fixture
@@ -231,7 +231,7 @@ def test_fit_profiles_reuse_the_fit_codes_as_describe_clusters_counts():
     :func:`describe_clusters`' of the same labels, coordinates and centres, column for
     column, whichever columns take which path (missing, numbers as text, natural order,
     category dtype, numbers)."""
-    from catembed.cluster._describe import _fit_codes
+    from catembed.cluster.consensus._describe import _fit_codes
 
     rng = np.random.default_rng(1)
     n = 300

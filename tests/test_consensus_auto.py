@@ -15,7 +15,7 @@ import pytest
 
 from catembed import CatEmbedError, CatEmbedWarning
 from catembed.cluster import Consensus
-from catembed.cluster._auto_k import (
+from catembed.cluster.consensus._auto_k import (
     DEPENDENCE_Z,
     _independence_loglik,
     choose_k,
@@ -23,8 +23,8 @@ from catembed.cluster._auto_k import (
     lca_bic_table,
     parse_k_range,
 )
-from catembed.cluster._consensus_runs import agreement_with_others, member_weights
-from catembed.cluster._consensus_trust import _nmi_codes, messages
+from catembed.cluster.consensus._runs import agreement_with_others, member_weights
+from catembed.cluster.consensus._trust import _nmi_codes, messages
 from catembed.metrics import ari_codes
 
 FAST = dict(members=["mca", "onehot"], n_init=3, random_state=0)

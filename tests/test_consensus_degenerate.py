@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from catembed import CatEmbedWarning
-from catembed.cluster import _consensus_degenerate as degenerate
 from catembed.cluster.consensus import Consensus
+from catembed.cluster.consensus import _degenerate as degenerate
 from catembed.metrics import ari_codes
 from conftest import cluster_stdout
 

@@ -56,7 +56,7 @@ def test_onehot_projection_counts_in_the_estimate(monkeypatch: pytest.MonkeyPatc
     s of the 576 (2 shared cores under load), estimated 0 s on main."""
     from types import SimpleNamespace
 
-    from catembed.cluster._consensus_members import check_member_cost, make_member
+    from catembed.cluster.consensus._members import check_member_cost, make_member
     from catembed.stats._pooling import check_fit_cost
 
     est = make_member("onehot", 10, np.random.RandomState(0), "category", 3)

@@ -19,7 +19,7 @@ import pytest
 
 from catembed import CatEmbedError
 from catembed.cluster import Consensus
-from catembed.cluster._consensus_members import (
+from catembed.cluster.consensus._members import (
     ALL_MEMBERS,
     fit_member,
     make_member,

@@ -14,8 +14,8 @@ from sklearn.metrics import adjusted_rand_score
 
 from catembed import CatEmbedError
 from catembed.cluster import MGR, OCL, LSHKRepresentatives
-from catembed.cluster._consensus_runs import agreement_with_others
 from catembed.cluster.consensus import Consensus
+from catembed.cluster.consensus._runs import agreement_with_others
 
 _SYN = Path(__file__).resolve().parents[1] / "benchmarks" / "synthetic.py"
 _spec = importlib.util.spec_from_file_location("_catembed_synthetic_pm", _SYN)

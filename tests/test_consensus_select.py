@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from catembed import CatEmbedError, load
-from catembed.cluster._consensus_combine import nearest_labels, select_partition
 from catembed.cluster.consensus import Consensus
+from catembed.cluster.consensus._combine import nearest_labels, select_partition
 from catembed.metrics import ari_codes
 from conftest import cluster_stdout
 
@@ -118,7 +118,7 @@ def test_cli_says_when_a_member_partition_is_returned(titanic, tmp_path, capsys)
 def test_distinct_rows_and_their_weighted_k_means():
     """A table of few distinct rows: k-means on those rows, each weighted by its count, has
     the objective of k-means on all rows (issue 38: Titanic's 12 distinct rows of 1,316)."""
-    import catembed.cluster._consensus_combine as combine
+    import catembed.cluster.consensus._combine as combine
 
     codes = np.array([[0, 1], [2, 0], [0, 1], [0, 1], [2, 0], [1, 1]])
     n, (first, counts, group) = combine.distinct_rows(codes)
@@ -152,7 +152,7 @@ def test_distinct_rows_keys_match_numpy_unique_on_rows():
     """Issue 55: the rows are reduced through one int64 key per row (:func:`row_keys`), in
     the order of ``np.unique(codes, axis=0)``: the same rows, counts and groups, including
     missing codes (-1), wide tables whose radix passes 2^62 and every integer width."""
-    import catembed.cluster._consensus_combine as combine
+    import catembed.cluster.consensus._combine as combine
 
     rng = np.random.default_rng(3)
     for t, dtype in enumerate([np.int8, np.int16, np.int32, np.int64] * 4):

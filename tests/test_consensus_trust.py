@@ -14,7 +14,7 @@ from catembed import CatEmbedWarning
 from catembed._utils._spelling import cli_spelling, spell
 from catembed.cli import main
 from catembed.cluster import Consensus
-from catembed.cluster._consensus_clusterwise import (
+from catembed.cluster.consensus._clusterwise import (
     DISSOLVED,
     STABLE,
     choice_lines,
@@ -200,7 +200,7 @@ def _codes(df: pd.DataFrame) -> np.ndarray:
 
 
 def test_blrt_finds_the_planted_classes_and_no_more():
-    from catembed.cluster._blrt import lca_blrt
+    from catembed.cluster.consensus._blrt import lca_blrt
 
     df, _ = planted(400, 3, 6, 4, 0.8, seed=0)
     p = {k: lca_blrt(_codes(df), k, np.random.RandomState(0), n_boot=9)["p_value"]

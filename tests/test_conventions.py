@@ -93,7 +93,7 @@ def test_embed_fit_time_leaves_out_the_method_imports(table, tmp_path, capsys, m
 
 def test_cluster_fit_time_leaves_out_the_member_imports(table, tmp_path, capsys, monkeypatch):
     from catembed.cli import _cluster as cluster_cli
-    from catembed.cluster import consensus
+    from catembed.cluster.consensus import _estimator as consensus
 
     clock = _Clock()
     monkeypatch.setattr(cluster_cli, "time", clock)

@@ -157,7 +157,7 @@ def test_consensus_on_a_sample_same_partition(thread_client, consensus_table, mo
     """Over CONSENSUS_ROWS: fitted on a uniform sample, every row labelled by predict; the
     partition is the in-memory one up to ARI 0.9 on these planted groups."""
     from catembed.cluster import Consensus
-    from catembed.cluster import _dask_consensus as C
+    from catembed.cluster.consensus import _dask as C
 
     monkeypatch.setattr(C, "CONSENSUS_ROWS", 300)
     df, eager = consensus_table

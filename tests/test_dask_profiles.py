@@ -13,8 +13,8 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from catembed.cluster import Consensus, describe_clusters  # noqa: E402
-from catembed.cluster import _dask_consensus as C  # noqa: E402
-from catembed.cluster import _dask_profiles as P  # noqa: E402
+from catembed.cluster.consensus import _dask as C  # noqa: E402
+from catembed.cluster.consensus import _dask_profiles as P  # noqa: E402
 from conftest import grouped_frame  # noqa: E402
 
 FLOATS = ["share_in_cluster", "share_overall", "lift", "Cla/Mod", "Mod/Cla", "Global",

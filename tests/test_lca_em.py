@@ -9,7 +9,7 @@ import pytest
 
 import catembed.cluster.lca as lca_mod
 from catembed.cluster import LCA
-from catembed.cluster._auto_k import _screened_loglik, lca_bic_table
+from catembed.cluster.consensus._auto_k import _screened_loglik, lca_bic_table
 
 
 def _planted(n: int = 400, seed: int = 0) -> pd.DataFrame:
@@ -88,7 +88,7 @@ def test_screened_starts_with_shared_indicators_are_the_same_runs():
 
 
 def test_dense_total_information_equals_the_value_statistics(monkeypatch):
-    import catembed.cluster._auto_k as ak
+    import catembed.cluster.consensus._auto_k as ak
 
     rng = np.random.default_rng(3)
     codes = np.column_stack([rng.integers(0, k, 300) for k in (2, 3, 5, 2, 4, 1)])

@@ -21,7 +21,7 @@ import catembed.deep
 from catembed import CatEmbedError
 from catembed._utils._params import check_nonnegative
 from catembed.cluster import Consensus
-from catembed.cluster import _consensus_runs as runs
+from catembed.cluster.consensus import _runs as runs
 
 pl = pytest.importorskip("polars")
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from catembed.cluster import describe_clusters
-from catembed.cluster._describe import profile_lines, summary_rows
+from catembed.cluster.consensus._describe import profile_lines, summary_rows
 
 RSCRIPT = shutil.which("Rscript")
 

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import catembed.cluster._auto_k as ak
-import catembed.cluster._consensus_members as cm
+import catembed.cluster.consensus._auto_k as ak
+import catembed.cluster.consensus._members as cm
 from catembed.cluster.consensus import Consensus
 
 

@@ -292,8 +292,8 @@ def test_consensus_wide_portfolio_counts_the_factor_not_the_pairs(monkeypatch, t
     """On a wide table the default portfolio (one-hot, IDF) reads no co-occurrence, so the
     counts are kept as their factor; the labels are those of the stored pairs. The model
     saves and loads (its file was refused as damaged: the members are not the defaults)."""
-    import catembed.cluster._consensus_runs as runs_mod
-    import catembed.cluster.consensus as cons_mod
+    import catembed.cluster.consensus._estimator as cons_mod
+    import catembed.cluster.consensus._runs as runs_mod
     from catembed.cluster import Consensus
 
     df = _three_groups_wide(seed=0)

@@ -97,8 +97,8 @@ def _cluster(args: argparse.Namespace, progress: Any) -> int:
 
     from .. import io
     from .._utils._text import spreadsheet_frame
-    from ..cluster._describe import describe_clusters, profile_lines
-    from ..cluster.consensus import DEFAULT_MEMBERS, _member_class
+    from ..cluster.consensus._describe import describe_clusters, profile_lines
+    from ..cluster.consensus._estimator import DEFAULT_MEMBERS, _member_class
 
     if getattr(args, "scheduler", None) is None and (getattr(args, "workers", None) is not None
                                                     or getattr(args, "memory_limit", None)):
@@ -243,7 +243,7 @@ def _choice_lines(model: Any) -> list[str]:
     """The rule that decided k, with its value and threshold; the BIC per k, marked "lowest
     wins" only among the k it decided (:func:`catembed.cluster._consensus_clusterwise.
     choice_lines`); at k given, the dependence test."""
-    from ..cluster._consensus_clusterwise import choice_lines
+    from ..cluster.consensus._clusterwise import choice_lines
 
     with cli_spelling():  # the lines name -k
         return choice_lines(model)
@@ -252,7 +252,7 @@ def _choice_lines(model: Any) -> list[str]:
 def _trust_line(model: Any) -> str:
     """How many clusters are stable, doubtful, dissolved (per-cluster resample Jaccard),
     then the members' figures; at k = 1, the pointer to the evidence instead."""
-    from ..cluster._consensus_clusterwise import trust_line
+    from ..cluster.consensus._clusterwise import trust_line
 
     return trust_line(model) + _selection_text(model)
 
@@ -260,7 +260,7 @@ def _trust_line(model: Any) -> str:
 def _blrt_line(model: Any, X: Any, seed: int) -> str:
     """``--blrt``: the bootstrap LRT of k against k + 1 latent classes
     (:mod:`catembed.cluster._blrt`)."""
-    from ..cluster._blrt import consensus_blrt
+    from ..cluster.consensus._blrt import consensus_blrt
 
     t = time.perf_counter()
     r = consensus_blrt(model, X, random_state=seed)

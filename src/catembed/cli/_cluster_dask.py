@@ -74,8 +74,8 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
         import dask.dataframe as dd
     except ImportError:
         raise CatEmbedError('--scheduler needs Dask: pip install "catembed[dask]".') from None
-    from ..cluster._dask_consensus import profiles_deferred, profiles_from_pass
     from ..cluster.consensus import Consensus
+    from ..cluster.consensus._dask import profiles_deferred, profiles_from_pass
 
     t0 = time.perf_counter()
     src = Path(args.input)
@@ -134,7 +134,7 @@ def _label_part(part: Any, model: Any, columns: tuple[list[Any], ...], path: str
     (``partition_counts``): the rows are labelled once for both."""
     import numpy as np
 
-    from ..cluster._dask_profiles import partition_counts
+    from ..cluster.consensus._dask_profiles import partition_counts
 
     features, ids, after, numeric = columns
     table = part[features]
@@ -155,7 +155,7 @@ def _write_partitions(ddf: Any, model: Any, columns: tuple[list[Any], ...], out:
     import dask
 
     from ..cluster._dask_fit import _snapshot
-    from ..cluster._dask_profiles import merge_counts, tree_merge
+    from ..cluster.consensus._dask_profiles import merge_counts, tree_merge
 
     out.mkdir(parents=True, exist_ok=True)
     n = ddf.npartitions
@@ -191,7 +191,7 @@ def _summary(model: Any, name: str, npartitions: int, out: Path, t_fit: float,
              total: float, notes: tuple[Any, ...]) -> list[str]:
     """The printed summary: as the in-memory command's, sizes and profile lines from every
     row (``profiles_``: docs/distributed.md), the trust figures from the fit's table."""
-    from ..cluster._describe import profile_lines
+    from ..cluster.consensus._describe import profile_lines
 
     choice_lines, trust_line, cluster_stability = notes
     k = int(model.n_clusters_)

@@ -143,7 +143,7 @@ def _paragons(prof: Any, ids: Any) -> dict[int, list[str]]:
 def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], cols: list[str],
               ids: Any) -> list[str]:
     """The clusters: size, stability, overlap, what each is and is not, paragons."""
-    from ..cluster._describe import summary_rows
+    from ..cluster.consensus._describe import summary_rows
 
     k = int(model.n_clusters_)
     sizes = np.bincount(labels, minlength=k)
@@ -199,7 +199,7 @@ def _k_section(model: Any) -> list[str]:
     k = int(model.n_clusters_)
     scores = getattr(model, "k_scores_", None)
     out = ["<h2>How k was decided</h2>"]
-    from ..cluster._consensus_clusterwise import choice_lines
+    from ..cluster.consensus._clusterwise import choice_lines
 
     lines = [line.strip() for line in choice_lines(model)]  # -k on the command line
     if scores is None:
@@ -289,7 +289,7 @@ def _map(Z: np.ndarray, labels: np.ndarray, ov: dict[str, Any], k: int, seed: in
 
 def _profiles(prof: Any, cols: list[str], n_rows: int) -> list[str]:
     """The sortable profile tables: values (bars) and numbers."""
-    from ..cluster._describe import PROBA
+    from ..cluster.consensus._describe import PROBA
 
     out = ["<h2>Profiles: what each cluster holds</h2>"]
     prof = prof.rename(columns={"Cla/Mod": "cla_mod", "p.value": "p", "v.test": "v"})
@@ -383,7 +383,7 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
         Lines added at the end (escaped).
     """
     from .._version import __version__
-    from ..cluster._describe import describe_clusters
+    from ..cluster.consensus._describe import describe_clusters
 
     labels = np.asarray(model.labels_, dtype=np.int64)
     k = int(model.n_clusters_)

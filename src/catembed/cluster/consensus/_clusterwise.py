@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._utils._spelling import spell
+from ..._utils._spelling import spell
 
 __all__ = ["STABLE", "DISSOLVED", "cluster_jaccard", "reading", "cluster_messages",
            "evidence_messages", "choice_lines", "trust_line", "stability_columns"]

@@ -27,8 +27,8 @@ __all__ = ["lca_blrt", "consensus_blrt"]
 def _fit(codes: np.ndarray, k: int, rs: np.random.RandomState, n_init: int
          ) -> tuple[float, Any]:
     """``(log-likelihood, model)`` of k classes (k = 1: independence, model None)."""
+    from ..lca import LCA
     from ._auto_k import _independence_loglik
-    from .lca import LCA
 
     if k == 1:
         return _independence_loglik(codes), None
@@ -84,8 +84,8 @@ def consensus_blrt(model: Any, X: Any, *, n_boot: int = 19, random_state: Any = 
     as it clustered it (numbers in its bins)."""
     from sklearn.utils import check_random_state
 
-    from ..stats._encoding import factorize_frame
-    from ..stats._numeric import apply_numeric
+    from ...stats._encoding import factorize_frame
+    from ...stats._numeric import apply_numeric
 
     df = apply_numeric(pd.DataFrame(X), getattr(model, "numeric_bins_", {}))
     df.columns = [str(c) for c in df.columns]

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats._numeric import as_float
-from ..stats._profile_tests import numeric_tests_moments
+from ...stats._numeric import as_float
+from ...stats._profile_tests import numeric_tests_moments
 from ._describe import _category_frame, _ordered
 
 __all__ = ["dask_profiles", "merge_counts", "partition_counts", "tree_merge"]
@@ -35,7 +35,7 @@ def partition_counts(part: pd.DataFrame, labels: Any, numeric: list[Any]) -> dic
     """One partition's counts: ``clusters`` (its labels, sorted), ``sizes``, ``cat`` (column
     -> ``(values, counts)``, values sorted as text, counts ``(n_values, n_clusters)``) and
     ``num`` (column -> ``(count, mean, m2)`` per cluster, missing numbers left out)."""
-    from ..report._profiles import _text_codes
+    from ...report._profiles import _text_codes
 
     y = np.asarray(labels)
     if not len(y):
@@ -71,7 +71,7 @@ def _category_codes(col: Any, column: pd.Series) -> tuple[Any, np.ndarray, np.nd
     its categories (a few texts), not its cells: the categories' texts by the same rule
     (``value_texts``), missing cells ``"(missing)"``, only the texts that occur. Equal to
     ``_text_codes``' (which turns every cell into a text: 2 us a cell)."""
-    from .._utils._text import value_texts
+    from ..._utils._text import value_texts
 
     cat = column.cat
     raw = np.asarray(cat.codes.to_numpy(), dtype=np.int64)

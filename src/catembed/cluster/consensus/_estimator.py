@@ -49,12 +49,12 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._errors import CatEmbedWarning
-from .._utils._method_names import resolve_name
-from .._utils._params import check_int, check_nonnegative, check_option, check_random_state_param
-from .._utils._progress import step
-from .._utils._threads import one_thread
-from .._utils._validation import (
+from ..._utils._errors import CatEmbedWarning
+from ..._utils._method_names import resolve_name
+from ..._utils._params import check_int, check_nonnegative, check_option, check_random_state_param
+from ..._utils._progress import step
+from ..._utils._threads import one_thread
+from ..._utils._validation import (
     CatEmbedError,
     as_frame,
     categorical_input_tags,
@@ -62,14 +62,14 @@ from .._utils._validation import (
     has_string_names,
     select_categorical,
 )
-from ..metrics import ari_codes
-from ..stats._encoding import encode, factorize_frame
-from ..stats._numeric import apply_numeric, fit_numeric, is_numeric
-from ..stats._value_statistics import ValueStatistics
-from . import _consensus_state as _state
+from ...metrics import ari_codes
+from ...stats._encoding import encode, factorize_frame
+from ...stats._numeric import apply_numeric, fit_numeric, is_numeric
+from ...stats._value_statistics import ValueStatistics
+from . import _state
 from ._auto_k import choose_k, dependence_z, lca_bic_table, parse_k_range
-from ._consensus_clusterwise import stability_columns
-from ._consensus_combine import (
+from ._clusterwise import stability_columns
+from ._combine import (
     block_scales,
     check_combine,
     coassoc_coordinates,
@@ -80,8 +80,10 @@ from ._consensus_combine import (
     nearest_labels,
     side_by_side,
 )
-from ._consensus_degenerate import guard_report, guarded_select
-from ._consensus_members import (
+from ._dask import _gather, fit_routed, predict_routed, transform_routed
+from ._degenerate import guard_report, guarded_select
+from ._describe import attach_profiles
+from ._members import (
     ALL_MEMBERS,
     EMBEDDER_MEMBERS,
     fit_member,
@@ -89,7 +91,7 @@ from ._consensus_members import (
     member_class,
     member_embed,
 )
-from ._consensus_runs import (
+from ._runs import (
     MAX_WEIGHT_POWER,
     WEIGHT_RULES,
     _kmeans_runs,
@@ -98,9 +100,7 @@ from ._consensus_runs import (
     member_weights,
     wide_table_members,
 )
-from ._consensus_trust import diagnose
-from ._dask_consensus import _gather, fit_routed, predict_routed, transform_routed
-from ._describe import attach_profiles
+from ._trust import diagnose
 
 __all__ = ["Consensus", "DEFAULT_MEMBERS", "consensus_embedder", "consensus_labels"]
 
@@ -458,7 +458,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         """Save the fitted model (a ``.npz`` file that cannot execute code; the members are
         saved as catembed models of their own). See :func:`catembed.persist.save`."""
         check_is_fitted(self, "labels_")
-        from ..persist import save
+        from ...persist import save
 
         save(self, path)
 
@@ -466,7 +466,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     def load(cls, path: Any) -> Consensus:
         """Load a model saved with :meth:`save`; ``predict`` and ``transform`` give what the
         saved model gave."""
-        from ..persist import load
+        from ...persist import load
 
         est = load(path)
         if not isinstance(est, cls):

@@ -37,15 +37,15 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .._utils._errors import CatEmbedError, CatEmbedWarning
-from ..metrics import ari_codes
-from ._consensus_combine import (
+from ..._utils._errors import CatEmbedError, CatEmbedWarning
+from ...metrics import ari_codes
+from ._combine import (
     candidate_partitions,
     candidate_support,
     nearest_labels,
     preferred_candidate,
 )
-from ._consensus_trust import SPLIT_NMI, column_nmi
+from ._trust import SPLIT_NMI, column_nmi
 
 __all__ = ["MIN_SHARE", "RARE_SHARE", "TRIM_ROUNDS", "fit_guarded", "guard_report",
            "guarded_select", "outlier_message", "small_clusters"]
@@ -218,10 +218,10 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     either), and every row labelled by :meth:`predict` (on those rows exactly the refit's
     labels; an outlier row takes its nearest centre). The first fit's warnings are said
     only when it is kept."""
-    from .._utils._validation import as_frame
-    from ._consensus_clusterwise import stability_columns
-    from ._consensus_runs import _gather
+    from ..._utils._validation import as_frame
+    from ._clusterwise import stability_columns
     from ._describe import attach_profiles
+    from ._runs import _gather
 
     try:
         with warnings.catch_warnings(record=True) as caught:

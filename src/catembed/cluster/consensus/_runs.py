@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .._utils._progress import step
-from .._utils._validation import is_dask_collection
-from ..metrics import ari_codes
+from ..._utils._progress import step
+from ..._utils._validation import is_dask_collection
+from ...metrics import ari_codes
 
 __all__ = ["_gather", "_kmeans_runs", "_nearest", "_stability"]
 
@@ -136,8 +136,8 @@ def wide_table_members(names: list[str], defaulted: bool, categories: list,
     n_values = sum(len(c) for c in categories)
     if not defaulted or n_values <= WIDE_VALUES or n_rows * 4 >= n_values:
         return names, False, False
-    from .._utils._errors import CatEmbedWarning
-    from .._utils._spelling import spell
+    from ..._utils._errors import CatEmbedWarning
+    from ..._utils._spelling import spell
 
     warnings.warn(
         f"the table has {n_values} values in {n_rows} rows: the default members CDE and "

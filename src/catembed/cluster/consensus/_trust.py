@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from .._utils._errors import CatEmbedWarning
-from .._utils._spelling import spell
-from ..metrics import ari_codes
-from ._consensus_clusterwise import cluster_jaccard, cluster_messages, evidence_messages, reading
+from ..._utils._errors import CatEmbedWarning
+from ..._utils._spelling import spell
+from ...metrics import ari_codes
+from ._clusterwise import cluster_jaccard, cluster_messages, evidence_messages, reading
 
 __all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]
 

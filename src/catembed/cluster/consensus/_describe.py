@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._utils._params import is_real
-from .._utils._progress import step
-from .._utils._validation import CatEmbedError, as_frame, select_categorical
-from ..stats._numeric import as_float, is_numeric
-from ..stats._profile_tests import chi2_test, numeric_tests, paragons, value_tests_many
+from ..._utils._params import is_real
+from ..._utils._progress import step
+from ..._utils._validation import CatEmbedError, as_frame, select_categorical
+from ...stats._numeric import as_float, is_numeric
+from ...stats._profile_tests import chi2_test, numeric_tests, paragons, value_tests_many
 
 __all__ = ["PROFILE_COLUMNS", "PROBA", "attach_profiles", "describe_classes", "describe_clusters",
            "profile_lines", "summary_rows"]
@@ -167,7 +167,7 @@ def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
     ``top`` most over- and under-represented values of each cluster. ``known``: the codes
     and sorted texts of some columns, as :func:`~catembed.report._profiles._text_codes`
     would find them."""
-    from ..report._profiles import _text_codes
+    from ...report._profiles import _text_codes
 
     k = len(clusters)
     tables = []

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._utils._params import check_int
-from .._utils._progress import step
-from .._utils._validation import CatEmbedError
+from ..._utils._params import check_int
+from ..._utils._progress import step
+from ..._utils._validation import CatEmbedError
 
 __all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
 
@@ -99,8 +99,8 @@ def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     of Biernacki, Celeux & Govaert 2003: the starts are ranked after a few steps rather than
     each run to the end). ``design``: ``uniq``'s indicators (:func:`._lca_em.indicators`),
     made once for every ``k``."""
-    from ._lca_em import em_starts, squarem
-    from .lca import LCA
+    from .._lca_em import em_starts, squarem
+    from ..lca import LCA
 
     est = LCA(k)
     est._offsets = offsets
@@ -145,7 +145,7 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
                     f"the table has only {len(uniq)} distinct row(s), fewer than "
                     f"n_clusters={k}; use fewer classes.")
             if design is None:
-                from ._lca_em import indicators
+                from .._lca_em import indicators
 
                 design = indicators(uniq, offsets)
             with warnings.catch_warnings():
@@ -192,7 +192,7 @@ def _total_mi(codes: np.ndarray, cats: list[np.ndarray]) -> float:
         d = np.diag(S)
         pairs = np.maximum((n * np.log(n) + S - d[:, None] - d[None, :]) / n, 0.0)
         return float(np.triu(pairs, 1).sum())
-    from ..stats._value_statistics import ValueStatistics
+    from ...stats._value_statistics import ValueStatistics
 
     names = [f"c{j}" for j in range(codes.shape[1])]
     mi = ValueStatistics.from_codes(codes, cats, names).mutual_information()

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from ..stats._value_statistics import ValueStatistics
-from ._consensus_runs import _nearest
+from ...stats._value_statistics import ValueStatistics
+from ._runs import _nearest
 
 __all__ = ["COMBINE_RULES", "block_scales", "candidate_partitions", "coassoc_coordinates",
            "distinct_rows", "fit_coassoc", "select_partition", "side_by_side"]
@@ -153,7 +153,7 @@ def candidate_partitions(concat: np.ndarray, spaces: list[np.ndarray], k: int,
 
 def candidate_support(cands: list[np.ndarray], i: int) -> float:
     """Candidate ``i``'s support: its mean ARI with the other candidates."""
-    from ..metrics import ari_codes
+    from ...metrics import ari_codes
 
     return float(np.mean([ari_codes(cands[i], c) for j, c in enumerate(cands) if j != i]))
 
@@ -234,6 +234,6 @@ def nearest_labels(U: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def check_combine(value: Any) -> None:
     """``combine`` is one of :data:`COMBINE_RULES` (through the shared option check)."""
-    from .._utils._params import check_option
+    from ..._utils._params import check_option
 
     check_option("combine", value, COMBINE_RULES)

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._utils._limits import CostWarning, check_environment
-from .._utils._method_names import resolve_name
-from .._utils._validation import CatEmbedError, user_stacklevel
+from ..._utils._limits import CostWarning, check_environment
+from ..._utils._method_names import resolve_name
+from ..._utils._validation import CatEmbedError, user_stacklevel
 
 __all__ = ["ALL_MEMBERS", "EMBEDDER_MEMBERS", "OWN_POOLING", "PARTITION_MEMBERS",
            "PartitionMember", "check_member_cost", "check_savable", "fit_member", "make_member",
@@ -162,7 +162,7 @@ def check_member_cost(est: Any, stats: Any) -> None:
     :class:`~catembed._utils._limits.CostWarning` above two minutes) before its fit, from
     the values it will see (each column capped at its ``max_categories``), the warning
     naming it as a consensus member."""
-    from ..stats._pooling import check_fit_cost
+    from ...stats._pooling import check_fit_cost
 
     sizes = np.asarray(stats.sizes, dtype=np.int64)
     cap = getattr(est, "max_categories", None)
@@ -197,7 +197,7 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
         for jj, j in enumerate(index):
             m = mapped[: len(categories[j]), jj]
             sub[:, jj] = np.where(codes[:, j] >= 0, m[np.maximum(codes[:, j], 0)], -1)
-    from ..base import ValueEmbedder
+    from ...base import ValueEmbedder
 
     # as the member's transform: an embedder with its own projection (UNTIE's n_components)
     # applies it; the others look their (projected) value tables up
@@ -205,7 +205,7 @@ def member_embed(est: Any, codes: np.ndarray, feature_names: list[str],
     if own and getattr(est, "_projection", None) is None:
         Z = est._transform_codes(sub, None)
     else:  # the compiled gather only where it is loaded or pays for loading it (issue 55)
-        from ..transform._lookup import empty_aligned
+        from ...transform._lookup import empty_aligned
 
         plan = est._get_plan()
         Z = plan.in_memory(sub, empty_aligned((len(sub), plan.width), plan.dtype))

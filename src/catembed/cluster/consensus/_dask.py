@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._validation import is_dask_collection
-from ._consensus_clusterwise import stability_columns
-from ._consensus_degenerate import fit_guarded
-from ._consensus_runs import _gather
+from ..._utils._validation import is_dask_collection
+from ._clusterwise import stability_columns
 from ._dask_profiles import dask_profiles
+from ._degenerate import fit_guarded
+from ._runs import _gather
 
 __all__ = ["CONSENSUS_ROWS", "_gather", "fit_routed", "predict_routed", "profiles_deferred",
            "profiles_from_pass", "transform_routed"]
@@ -75,7 +75,7 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
     if not is_dask_collection(X):
         est.__dict__.pop("n_rows_fitted_", None)  # a Dask fit's, before this refit
         return fit_guarded(est, X, names)
-    from ._dask_fit import predict_dask  # the Dask passes (and k-modes') on Dask input only
+    from .._dask_fit import predict_dask  # the Dask passes (and k-modes') on Dask input only
 
     n, table = _small_table(X, int(CONSENSUS_ROWS))
     if table is None:
@@ -93,10 +93,10 @@ def fit_routed(est: Any, X: Any, names: list[str]) -> Any:
 def predict_routed(est: Any, X: Any) -> Any:
     """``Consensus.predict``: in memory, or of a Dask frame a lazy Dask Series of int64
     labels, partition by partition (``check_is_fitted`` first, as in memory)."""
-    from ._consensus_combine import nearest_labels
+    from ._combine import nearest_labels
 
     if is_dask_collection(X):
-        from ._dask_fit import predict_dask
+        from .._dask_fit import predict_dask
 
         check_is_fitted(est, "labels_")
         return predict_dask(est, X)
@@ -108,7 +108,7 @@ def transform_routed(est: Any, X: Any) -> Any:
     consensus coordinates (columns ``get_feature_names_out()``), partition by partition."""
     if not is_dask_collection(X):
         return est._coordinates_of(X)
-    from ._dask_fit import _snapshot
+    from .._dask_fit import _snapshot
 
     check_is_fitted(est, "labels_")
     names = [str(c) for c in est.get_feature_names_out()]

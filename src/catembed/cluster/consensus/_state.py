@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..persist import _decode_value, _encode_value
-from ..persist._model_checks import bad, check_array, check_categories
-from ._consensus_members import check_savable
-from ._consensus_runs import WIDE_MEMBERS
+from ...persist import _decode_value, _encode_value
+from ...persist._model_checks import bad, check_array, check_categories
+from ._members import check_savable
+from ._runs import WIDE_MEMBERS
 
 __all__ = ["consensus_state", "restore_consensus_state"]
 
