@@ -4,7 +4,7 @@ structureless tables? (issue 38 acceptance)
 
 Answer used in: docs/consensus-design.md, "Choosing k: the evidence".
 
-The acceptance measurement of the k rule of ``src/catembed/cluster/_auto_k.py`` as shipped
+The acceptance measurement of the k rule of ``src/catembed/cluster/consensus/_auto_k.py`` as shipped
 (a permutation test of the columns' dependence decides k = 1, else the latent class BIC
 picks k >= 2); the rule is frozen and not tuned here. ``studies/auto_k_design.py`` ran the
 raw LCA BIC on its four categorical shapes, one repetition; this script runs

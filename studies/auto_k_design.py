@@ -1,7 +1,8 @@
 """Which label-free criterion finds a categorical table's number of groups k, and says k = 1 on a
 table without groups? (issue 38)
 
-Answer used in: src/catembed/cluster/_auto_k.py (``Consensus("auto")``); docs/consensus-design.md,
+Answer used in: src/catembed/cluster/consensus/_auto_k.py (``Consensus("auto")``);
+docs/consensus-design.md,
 "Choosing k: the evidence".
 
 Design study for choosing k without labels (issue 38, part 2).

@@ -1,7 +1,8 @@
 """Which combination step should ``Consensus`` use: the co-association spectral step, or k-means on
 the members' embeddings side by side? (issue 38)
 
-Answer used in: src/catembed/cluster/consensus.py (``combine``); docs/consensus-design.md,
+Answer used in: src/catembed/cluster/consensus/_estimator.py (``combine``);
+docs/consensus-design.md,
 "Issue 38: the combination step".
 
 Design study for the combination step of ``Consensus`` (issue 38, after the weights

@@ -1,7 +1,7 @@
 """Does ``Consensus`` return an outlier group as a cluster without a word, and does the guard
 of issue 53 (item 1) mend it without changing any other answer? (issue 53)
 
-Answer used in: src/catembed/cluster/_consensus_degenerate.py (``guarded_select``,
+Answer used in: src/catembed/cluster/consensus/_degenerate.py (``guarded_select``,
 ``SPLIT_GUARD``); docs/consensus-design.md, "Issue 53: no outlier group returned as a cluster".
 
 Question: a cluster under ``max(2, 1 % of the rows)`` is an outlier group, not a cluster. The
@@ -53,7 +53,7 @@ Decision, declared before the first run:
    cluster (expected: none with ``guard``; ``split``'s own changes listed).
 
 Design rounds on this pool (the pool and the decision above unchanged; each round's rule in
-``_consensus_degenerate.py`` at its commit):
+``_consensus_degenerate.py``, now ``consensus/_degenerate.py``, at its commit):
 
 * round 1 (the rule committed with this declaration: best-supported candidate without a small
   cluster, then k-means on the side-by-side coordinates without the small clusters' rows):

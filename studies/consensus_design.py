@@ -2,7 +2,7 @@
 them with which weights? (first design, planted tables)
 
 Answer used in: docs/consensus-design.md, "How the design was chosen";
-src/catembed/cluster/consensus.py (``weights``).
+src/catembed/cluster/consensus/_estimator.py (``weights``).
 
 Design study of :class:`catembed.cluster.Consensus` on synthetic planted tables only.
 

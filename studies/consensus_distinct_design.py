@@ -2,7 +2,7 @@
 with 100 starts, when a table has few distinct rows? (issue 38)
 
 Answer used in: docs/consensus-design.md, "Issue 38: the final k-means on the distinct rows";
-src/catembed/cluster/_consensus_combine.py (``distinct_rows``, ``fit_centres``). Adopted:
+src/catembed/cluster/consensus/_combine.py (``distinct_rows``, ``fit_centres``). Adopted:
 level on the design pool, then on the 29 shared sets (5 seeds) mean ARI .257 -> .262 with
 the same 6 sets below the median member, and the acceptance tables level in mean (.674).
 
@@ -15,7 +15,7 @@ and 100 starts on a few hundred points cost less than 10 on all rows. Does findi
 optimum more often help the partitions the default returns, on tables the rule was not
 chosen on?
 
-Variant (``_consensus_combine.DISTINCT_LIMIT``): every final k-means of the fit (the
+Variant (``consensus._combine.DISTINCT_LIMIT``): every final k-means of the fit (the
 side-by-side partition and the members' candidate partitions of ``select``) on the distinct
 rows, weighted by their counts, when the table has at most 2,000 distinct rows (and at most
 100,000 rows); ``0`` is the current fit. First run: 100 starts; then (the rule kept) as

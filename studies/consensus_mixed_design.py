@@ -1,7 +1,8 @@
 """How should ``Consensus`` take numeric columns: quantile bins (how many), dropped, FAMD or
 k-prototypes?
 
-Answer used in: src/catembed/cluster/consensus.py (``n_bins``); docs/consensus-design.md, "Numeric
+Answer used in: src/catembed/cluster/consensus/_estimator.py (``n_bins``);
+docs/consensus-design.md, "Numeric
 columns: the design study".
 
 How :class:`catembed.cluster.Consensus` takes numeric columns: a study on synthetic

@@ -2,7 +2,7 @@
 without labels, among candidate partitions instead of always returning the side-by-side
 (``concat``) partition?
 
-Answer used in: src/catembed/cluster/_consensus_combine.py (``select_partition``) and
+Answer used in: src/catembed/cluster/consensus/_combine.py (``select_partition``) and
 consensus.py (``combine="select"``, the default); docs/consensus-design.md, "Issue 38: choosing
 among candidate partitions".
 

@@ -1,7 +1,8 @@
 """Which label-free weighting of the members' runs keeps ``Consensus`` near its best member? (issue
 38)
 
-Answer used in: src/catembed/cluster/consensus.py (``weights``); docs/consensus-design.md,
+Answer used in: src/catembed/cluster/consensus/_estimator.py (``weights``);
+docs/consensus-design.md,
 "Issue 38: the weights rule".
 
 Design study for the default clusterer's rule (issue 38): which label-free weighting of

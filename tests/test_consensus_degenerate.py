@@ -1,5 +1,5 @@
 """Issue 53, item 1: no outlier group (a cluster under max(2, 1 % of the rows)) returned by
-``Consensus`` as a cluster without a word (``catembed.cluster._consensus_degenerate``)."""
+``Consensus`` as a cluster without a word (``catembed.cluster.consensus._degenerate``)."""
 
 from __future__ import annotations
 

@@ -241,7 +241,7 @@ _k_arg.__name__ = "n-clusters"
 
 def _choice_lines(model: Any) -> list[str]:
     """The rule that decided k, with its value and threshold; the BIC per k, marked "lowest
-    wins" only among the k it decided (:func:`catembed.cluster._consensus_clusterwise.
+    wins" only among the k it decided (:func:`catembed.cluster.consensus._clusterwise.
     choice_lines`); at k given, the dependence test."""
     from ..cluster.consensus._clusterwise import choice_lines
 
@@ -259,7 +259,7 @@ def _trust_line(model: Any) -> str:
 
 def _blrt_line(model: Any, X: Any, seed: int) -> str:
     """``--blrt``: the bootstrap LRT of k against k + 1 latent classes
-    (:mod:`catembed.cluster._blrt`)."""
+    (:mod:`catembed.cluster.consensus._blrt`)."""
     from ..cluster.consensus._blrt import consensus_blrt
 
     t = time.perf_counter()

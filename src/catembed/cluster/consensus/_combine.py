@@ -177,7 +177,7 @@ def select_partition(concat: np.ndarray, spaces: list[np.ndarray], weights: np.n
     mean ARI with the other candidates. The member with the largest agreement weight
     replaces ``concat`` only when its support is strictly larger (label-free; chosen on a
     declared design half, ``docs/consensus-design.md``). ``Consensus`` itself goes through
-    :func:`catembed.cluster._consensus_degenerate.guarded_select`, which starts from this
+    :func:`catembed.cluster.consensus._degenerate.guarded_select`, which starts from this
     pick and sets aside a partition with an outlier group (issue 53).
     """
     fits, cands = candidate_partitions(concat, spaces, k, sample_size, rs, distinct)

@@ -1,6 +1,6 @@
 """``profiles_`` of a Dask fit from every row, by reduced counts (issue 56).
 
-:func:`dask_profiles` gives :func:`~catembed.cluster._describe.describe_clusters`' frame of a
+:func:`dask_profiles` gives :func:`~catembed.cluster.describe_clusters`' frame of a
 Dask DataFrame and its lazy labels without gathering the rows: each partition gives, per
 categorical column, its counts per (value, cluster) and, per numeric column, each cluster's
 count of numbers, mean and sum of squared deviations; the partitions' results are merged by a

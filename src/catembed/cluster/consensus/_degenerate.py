@@ -4,7 +4,7 @@ A cluster that holds fewer than ``max(2, 1 % of the rows)`` rows (:func:`small_c
 an empty cluster counts) is an outlier group, not a cluster: on a table of a few thousand
 rows with one row of rare codes, k-means on the members' embeddings side by side can spend
 one of its k centres on that row. ``combine="select"`` (the default) therefore starts from
-its usual pick (:func:`~catembed.cluster._consensus_combine.preferred_candidate`) and
+its usual pick (:func:`~catembed.cluster.consensus._combine.preferred_candidate`) and
 (:func:`guarded_select`):
 
 1. keeps it when none of its clusters is small (the labels are then exactly as before);
@@ -194,7 +194,7 @@ def outlier_message(labels: np.ndarray, k: int, searched: bool = True,
 
 
 def guard_report(model: Any) -> None:
-    """After :func:`~catembed.cluster._consensus_trust.diagnose`: add the guard's notes to
+    """After :func:`~catembed.cluster.consensus._trust.diagnose`: add the guard's notes to
     ``model.diagnostics_`` (``guard``, ``outlier_rows``, ``small_clusters``: the sizes of
     the returned partition's small clusters) and warn when that partition has any."""
     notes = model.__dict__.pop("_guard", None) or {}

@@ -28,10 +28,10 @@ combines their k-means partitions without labels and without an ``n x n`` matrix
    normalised to unit length, are clustered by k-means (Ng-Jordan-Weiss spectral clustering
    on the co-association graph; Fred & Jain's evidence accumulation; Fern & Brodley's
    bipartite formulation). Memory is ``O(n L)`` in sparse indicators and ``O(n k)`` in
-   coordinates, never ``n x n`` (:mod:`catembed.cluster._consensus_combine`).
+   coordinates, never ``n x n`` (:mod:`catembed.cluster.consensus._combine`).
 
 ``n_clusters="auto"``: k by the latent class BIC (``_auto_k``; k = 1: "no clear groups");
-fits end with trust figures, warnings (``_consensus_trust``, ``_consensus_degenerate``: no
+fits end with trust figures, warnings (``consensus._trust``, ``consensus._degenerate``: no
 outlier group returned as a cluster unsaid) and profiles. The rules were chosen on planted,
 shared and package tables (``studies/consensus_*_design.py``; ``docs/consensus-design.md``).
 """
@@ -130,7 +130,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     members : sequence of str or None, default=None
         Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
         ``"mgr"``, ``"lsh-kreps"``, ``"ocl"``: a partition-only clusterer, its block the
-        one-hot of its labels (:mod:`catembed.cluster._consensus_members`; not saved).
+        one-hot of its labels (:mod:`catembed.cluster.consensus._members`; not saved).
     n_init : int, default=5
         k-means runs per member, each on its own resample of the rows.
     member_components : int, default=10
@@ -189,8 +189,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         ``split_column``, ``split_nmi`` (the single column followed most closely), per cluster
         ``cluster_jaccard`` (resample Jaccard, fpc clusterboot's), ``cluster_dissolved`` and
         ``cluster_status`` (>= .75 stable, <= .5 dissolved, doubtful between; a warning for the
-        last two; :mod:`catembed.cluster._consensus_trust`); ``guard``, ``outlier_rows``,
-        ``small_clusters`` (issue 53's outlier groups, ``_consensus_degenerate``). Not saved.
+        last two; :mod:`catembed.cluster.consensus._trust`); ``guard``, ``outlier_rows``,
+        ``small_clusters`` (issue 53's outlier groups, ``consensus._degenerate``). Not saved.
     profiles_ : DataFrame
         What each cluster is and is not (FactoMineR's catdes statistics), its paragons and
         its ``jaccard`` and ``stability`` (:func:`catembed.cluster.describe_clusters`). Not saved.

@@ -17,9 +17,9 @@ The figures (all label-free, all in ``[0, 1]`` up to ARI's small negative values
 * ``cluster_jaccard``, ``cluster_dissolved`` and ``cluster_status`` (issue 53): per cluster,
   the resample Jaccard of fpc's clusterboot, the share of runs that dissolve it and its
   reading (``"stable"``, ``"doubtful"``, ``"dissolved"``;
-  :mod:`catembed.cluster._consensus_clusterwise`).
+  :mod:`catembed.cluster.consensus._clusterwise`).
 * ``dependence_z`` (issue 53): the columns' dependence test (``dependence_z_``), run at
-  any k; below :data:`~catembed.cluster._auto_k.DEPENDENCE_Z` a k >= 2 gets a warning.
+  any k; below :data:`~catembed.cluster.consensus._auto_k.DEPENDENCE_Z` a k >= 2 gets a warning.
 """
 
 from __future__ import annotations
