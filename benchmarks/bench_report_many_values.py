@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--method", default="cde")
     args = parser.parse_args()
     from catembed.report import build_report, render_html
-    from catembed.report._profiles import cluster_profiles
+    from catembed.stats._profiles import cluster_profiles
 
     X = table(args.rows)
     labels = np.random.default_rng(1).integers(0, args.clusters, len(X))

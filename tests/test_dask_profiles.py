@@ -180,7 +180,7 @@ def test_categorical_columns_counted_from_their_categories(table):
     """A pandas categorical column (what ``read_parquet`` gives for dictionary-encoded
     Parquet) is counted from its categories: the same counts and value texts as from its
     cells as text, categories that are the same text merged, unused ones left out."""
-    from catembed.report._profiles import _text_codes
+    from catembed.stats._profiles import _text_codes
 
     odd = pd.DataFrame({"m": pd.Categorical([1, "1", None, b"x", 2.0, "b"],
                                             categories=[1, "1", b"x", 2.0, "b", "unused"])})

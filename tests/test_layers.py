@@ -18,7 +18,7 @@ LAYERS = {
     "_utils": 0, "_version": 0, "io": 0,
     "stats": 1, "metrics": 1,
     "stats._numeric": 2, "stats._pooling": 2, "transform": 2, "plot.map2d": 2,
-    "report._profiles": 2, "map2d": 2, "profiles": 2, "datasets": 2,
+    "stats._profiles": 2, "map2d": 2, "profiles": 2, "datasets": 2,
     "base": 3, "persist": 3, "transform._saved_lookup": 3, "transform.streaming": 3,
     "streaming": 3,
     "embed": 4, "similarity": 4, "cluster": 4,

@@ -313,7 +313,7 @@ def test_profiles_bin_numbers_as_the_report_does():
     assert flips and all(f.split("=", 1)[1] in binned for f in flips)
     assert not any(f.endswith(".0") for f in flips)  # no single raw number
     # n_bins=None keeps each number as a value of its own
-    raw = catembed.report._profiles.cluster_profiles(X, groups, n_bins=None)
+    raw = catembed.stats._profiles.cluster_profiles(X, groups, n_bins=None)
     assert set(raw.loc[raw["attribute"] == "flipper_length_mm", "value"]) <= set(
         map(str, flipper))
     with pytest.raises(catembed.CatEmbedError, match="n_bins"):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import catembed.stats._frame_codes as frame_codes
-from catembed.report._profiles import _text_codes
+from catembed.stats._profiles import _text_codes
 
 
 def _old(col: pd.Series):

@@ -79,7 +79,7 @@ def test_every_documented_name_imports(name):
 
 
 @pytest.mark.parametrize("old,new", [("streaming", "transform.streaming"),
-                                     ("map2d", "plot.map2d"), ("profiles", "report._profiles")])
+                                     ("map2d", "plot.map2d"), ("profiles", "stats._profiles")])
 def test_old_module_names_are_the_moved_modules(old, new):
     # the same module object: a monkeypatch through either name is seen through the other
     assert importlib.import_module(f"catembed.{old}") is importlib.import_module(

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from catembed.datasets import load_dataset
-from catembed.report._profiles import cluster_profiles
+from catembed.stats._profiles import cluster_profiles
 
 
 def _reference_profiles(X, clusters, *, top=5, min_support=0.05):

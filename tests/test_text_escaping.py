@@ -167,7 +167,7 @@ def test_value_map_draws_hostile_text_as_text(hostile_table):
 
 
 def test_profiles_and_objects_draw_hostile_text_as_text(hostile_table):
-    from catembed.report._profiles import cluster_profiles
+    from catembed.stats._profiles import cluster_profiles
 
     groups = np.array(["$x^$", "$\\frac{1}{$", "<!--<script>"] * 8)
     ax = plot.profiles(hostile_table, groups, top=3, kind="class")
@@ -187,7 +187,7 @@ def test_profiles_and_objects_draw_hostile_text_as_text(hostile_table):
 # --- the standing guard: no rendering module bypasses catembed._utils._text --------------------
 
 RENDERING = ["report/__init__.py", "report/_html.py", "plot/__init__.py", "plot/map2d.py",
-             "report/_profiles.py", "evaluation/studies/untie_maps.py"]
+             "stats/_profiles.py", "evaluation/studies/untie_maps.py"]
 # f-string fields in HTML that hold no user text: the page's own CSS and script, the version,
 # fragments already built from html_text, the script_json block, base64 PNG
 SAFE_HTML_NAMES = {"_CSS", "_JS", "__version__", "head", "body", "legend", "payload", "png"}

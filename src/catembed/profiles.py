@@ -7,4 +7,4 @@ same module object, so an attribute set on one is seen on the other.
 import importlib
 import sys
 
-sys.modules[__name__] = importlib.import_module("catembed.report._profiles")
+sys.modules[__name__] = importlib.import_module("catembed.stats._profiles")

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._utils._params import check_option
 from .._utils._text import plot_text, value_texts
-from ..report._profiles import cluster_profiles
+from ..stats._profiles import cluster_profiles
 from .map2d import axis_spread, palette, project_2d, value_map_xy
 
 __all__ = ["objects", "profiles", "project_2d", "stacked_points", "values"]

@@ -52,9 +52,9 @@ from typing import Any
 from .._utils._files import read_text_file
 from .._utils._pathtext import path_text
 from .._utils._text import plot_text, value_texts
+from ..stats._profiles import cluster_profiles
 from ._consensus import cluster_consensus, consensus_summary
 from ._html import render_html
-from ._profiles import cluster_profiles
 
 __all__ = ["ReportData", "build_report", "cluster_consensus", "cluster_page", "cluster_profiles",
            "consensus_summary", "register", "render_html", "write_cluster_page", "write_report"]

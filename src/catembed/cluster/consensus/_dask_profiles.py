@@ -35,7 +35,7 @@ def partition_counts(part: pd.DataFrame, labels: Any, numeric: list[Any]) -> dic
     """One partition's counts: ``clusters`` (its labels, sorted), ``sizes``, ``cat`` (column
     -> ``(values, counts)``, values sorted as text, counts ``(n_values, n_clusters)``) and
     ``num`` (column -> ``(count, mean, m2)`` per cluster, missing numbers left out)."""
-    from ...report._profiles import _text_codes
+    from ...stats._profiles import _text_codes
 
     y = np.asarray(labels)
     if not len(y):

@@ -167,7 +167,7 @@ def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
     ``top`` most over- and under-represented values of each cluster. ``known``: the codes
     and sorted texts of some columns, as :func:`~catembed.report._profiles._text_codes`
     would find them."""
-    from ...report._profiles import _text_codes
+    from ...stats._profiles import _text_codes
 
     k = len(clusters)
     tables = []

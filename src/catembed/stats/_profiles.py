@@ -49,7 +49,7 @@ def cluster_profiles(X: Any, clusters: Any, *, top: int = 5,
     df = as_frame(X)
     if n_bins is not None:
         from .._utils._params import check_int
-        from ..stats._numeric import bin_numbers, is_numeric
+        from ._numeric import bin_numbers, is_numeric
 
         check_int("n_bins", n_bins, minimum=2)
         numeric = [c for c in df.columns if is_numeric(df[c])]
@@ -120,7 +120,7 @@ def _text_codes(df: Any) -> Any:
     import pandas as pd
 
     from .._utils._text import value_texts
-    from ..stats._frame_codes import column_chunks
+    from ._frame_codes import column_chunks
 
     kinds = [pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t)
              for t in df.dtypes]
