@@ -1,6 +1,6 @@
 """``catembed report`` on 50,000 rows with a 50,000-value column (issue 37, item 7).
 
-Times :func:`catembed.report._profiles.cluster_profiles` alone and the whole report (no consensus,
+Times :func:`catembed.stats._profiles.cluster_profiles` alone and the whole report (no consensus,
 no target) on a generated table: one column of distinct values plus four ordinary ones.
 Wall and CPU seconds are printed; on a loaded machine the CPU time is the fairer figure.
 

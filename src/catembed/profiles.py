@@ -1,4 +1,4 @@
-"""The old name of :mod:`catembed.report._profiles` (cluster_profiles).
+"""The old name of :mod:`catembed.stats._profiles` (cluster_profiles).
 
 Kept importable since the package root was grouped by the flow (issue 43). This name is the
 same module object, so an attribute set on one is seen on the other.

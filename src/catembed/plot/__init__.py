@@ -14,7 +14,7 @@ extra (``pip install catembed[plot]``); it is imported when a function is called
   coloured by cluster or class, the rows that share a point drawn as one disc per class
   sized by its rows;
 * :func:`profiles`: for each cluster the most over-represented values and their lift
-  (:func:`catembed.report._profiles.cluster_profiles`; numbers in quantile bins).
+  (:func:`catembed.stats._profiles.cluster_profiles`; numbers in quantile bins).
 
 Text from the data or the call (values, column names, classes, titles) is drawn as written:
 a ``$`` never starts matplotlib's mathtext, so ``$x^$`` or ``$\\frac{1}{$`` is a label, not
@@ -397,13 +397,13 @@ def profiles(X: Any, clusters: Any, *, top: int = 3, ax: Any = None,
         layout so that the value labels fit when saved.
     min_support : float, default=0.05
         Only values held by at least this share of the cluster
-        (:func:`catembed.report._profiles.cluster_profiles`).
+        (:func:`catembed.stats._profiles.cluster_profiles`).
     kind : {"cluster", "class"}, default="cluster"
         What the groups are: the word of the labels and the title.
     n_bins : int or None, default=5
         Numeric columns of a mixed table are cut into this many quantile bins, as the
         report's profiles and ``--numeric discretize`` cut them
-        (:func:`catembed.report._profiles.cluster_profiles`); None: each number is a value.
+        (:func:`catembed.stats._profiles.cluster_profiles`); None: each number is a value.
 
     Returns
     -------

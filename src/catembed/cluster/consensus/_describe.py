@@ -8,7 +8,7 @@ partition, per numeric column its correlation ratio ``Eta2``, its v-test, mean, 
 deviation, median and interquartile range in the cluster and overall, and the paragons (the
 rows closest to each centre) when an embedding is given. The tests are
 :mod:`catembed.stats._profile_tests`'; the lift (``share_in_cluster / share_overall``) is the
-report's (:func:`catembed.report._profiles.cluster_profiles`). :func:`attach_profiles` sets a
+report's (:func:`catembed.stats._profiles.cluster_profiles`). :func:`attach_profiles` sets a
 fitted clusterer's ``profiles_``; :func:`profile_lines` is the short block that ``catembed
 cluster`` prints.
 """
