@@ -21,7 +21,7 @@ LAYERS = {
     "stats._profiles": 2, "datasets": 2,
     "base": 3, "persist": 3, "transform._saved_lookup": 3, "transform.streaming": 3,
     "embed": 4, "similarity": 4, "cluster": 4,
-    "deep": 5,
+    "cluster.consensus": 5, "deep": 5,
     "evaluation": 6,
     "plot": 7,
     "report": 8,
@@ -30,6 +30,14 @@ LAYERS = {
 
 #: the package root: at most this many modules besides the subpackages (issue 43)
 MAX_ROOT_MODULES = 12
+
+#: issue 57: cluster/'s top level holds the classical clusterers and their helpers; the
+#: default clusterer and every part only it uses are in cluster/consensus/
+CLUSTER_TOP = {
+    "__init__", "_coded", "_dask_fit", "_distributed", "_kmodes_core", "_kmodes_init",
+    "_lca_core", "_lca_em", "_ocl_passes", "embedding_labels", "kmodes", "kprototypes", "lca",
+    "lshkreps", "mgr", "mixed", "ocl", "spectral",
+}
 
 
 def _is_facade(path: Path) -> bool:
@@ -128,3 +136,29 @@ def test_methods_are_imported_from_their_registry_not_the_package_root():
     offenders = sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
                        if p.name != "__init__.py" and pattern.search(p.read_text("utf-8")))
     assert not offenders, offenders
+
+
+def test_only_report_and_cli_import_from_report():
+    # issue 57: the cluster profiles live in stats/ (stats._profiles), below cluster and plot
+    graph = _imports(_modules())
+    outside = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
+                     if d.startswith("catembed.report") and not m.startswith(
+                         ("catembed.report", "catembed.cli", "catembed.__main__")))
+    assert not outside, outside
+
+
+def test_cluster_top_level_holds_the_classical_clusterers_and_one_subpackage():
+    top = {p.stem for p in (ROOT / "cluster").glob("*.py")}
+    assert top == CLUSTER_TOP, sorted(top ^ CLUSTER_TOP)
+    subpackages = sorted(p.name for p in (ROOT / "cluster").iterdir()
+                         if p.is_dir() and (p / "__init__.py").exists())
+    assert subpackages == ["consensus"]
+
+
+def test_classical_clusterers_do_not_import_the_default_clusterer():
+    graph = _imports(_modules())
+    room = "catembed.cluster.consensus"
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
+                    if m.startswith("catembed.cluster.") and not m.startswith(room)
+                    and d.startswith(room))
+    assert not upward, upward
