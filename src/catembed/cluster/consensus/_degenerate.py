@@ -218,15 +218,16 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     either), and every row labelled by :meth:`predict` (on those rows exactly the refit's
     labels; an outlier row takes its nearest centre). The first fit's warnings are said
     only when it is kept."""
-    from ..._utils._validation import as_frame
     from ._clusterwise import stability_columns
     from ._describe import attach_profiles
     from ._runs import _gather
 
+    X = _gather(X)
+    df = model._table(X, reset=True)  # the input as a checked frame, once (issue 57)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            model._fit(X, names)
+            model._fit(X, names, df)
     except CatEmbedError:  # a refusal: the members' warnings say why (cli-errors.md)
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -238,14 +239,14 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return model
-    df = as_frame(_gather(X))
     model._refitting = True
     try:
         for _ in range(TRIM_ROUNDS):  # again while the refit finds more rows to set aside
             keep = np.setdiff1d(np.arange(n), out)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                model._fit(df.iloc[keep].reset_index(drop=True), names)
+                rows = df.iloc[keep].reset_index(drop=True)
+                model._fit(rows, names, rows)
             d = model.diagnostics_
             more = model.__dict__.pop("_outlier_refit", np.zeros(0, dtype=np.int64))
             if not len(more) or len(keep) - len(more) < 2 * model.n_clusters_:
@@ -255,7 +256,9 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
         del model._refitting
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    model.labels_ = model.predict(df).astype(np.int64)
+    codes = model._codes_of(df, checked=True)  # predict's labels, the table coded once
+    model.labels_ = nearest_labels(model._coordinates_of(df, codes=codes),
+                                   model.cluster_centers_).astype(np.int64)
     d["guard"], d["outlier_rows"] = "refit", out
     d["small_clusters"] = {int(c): int((model.labels_ == c).sum())
                            for c in small_clusters(model.labels_, int(model.n_clusters_))}
@@ -263,5 +266,5 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     message = outlier_message(model.labels_, int(model.n_clusters_))
     if message is not None and not said:
         warnings.warn(message, CatEmbedWarning, stacklevel=3)
-    stability_columns(attach_profiles(model, df, model.labels_))
+    stability_columns(attach_profiles(model, df, model.labels_, codes=codes, checked=True))
     return model

@@ -106,17 +106,17 @@ def describe_clusters(X: Any, labels: Any, *, numeric_features: Sequence[Any] | 
         numeric rows (largest v-test first), then its paragons (nearest first). The columns
         that do not apply to a row are NaN.
     """
-    return _described(X, labels, numeric_features, top, min_support, proba, embedding,
-                      centers, n_paragons)
+    return _described(as_frame(X), labels, numeric_features, top, min_support, proba,
+                      embedding, centers, n_paragons)
 
 
-def _described(X: Any, labels: Any, numeric_features: Sequence[Any] | None, top: int | None,
-               min_support: float, proba: float | None, embedding: Any, centers: Any,
-               n_paragons: int, known: dict[Any, tuple[np.ndarray, np.ndarray]] | None = None
-               ) -> pd.DataFrame:
-    """:func:`describe_clusters`; ``known``: columns whose value codes and sorted texts
-    are known already (:func:`_fit_codes`), spared factorising again."""
-    df = as_frame(X)
+def _described(df: pd.DataFrame, labels: Any, numeric_features: Sequence[Any] | None,
+               top: int | None, min_support: float, proba: float | None, embedding: Any,
+               centers: Any, n_paragons: int,
+               known: dict[Any, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
+    """:func:`describe_clusters` of a table already checked by ``as_frame``; ``known``:
+    columns whose value codes and sorted texts are known already (:func:`_fit_codes`), spared
+    factorising again."""
     y = np.asarray(labels)
     if y.shape != (len(df),):
         raise CatEmbedError(f"labels must have one label per row ({len(df)}); got shape "
@@ -317,7 +317,7 @@ def _numeric_rows(df: pd.DataFrame, numeric: list[Any], codes: np.ndarray,
 
 
 def attach_profiles(estimator: Any, X: Any, labels: Any, *, top: int | None = None,
-                    codes: Any = None) -> Any:
+                    codes: Any = None, checked: bool = False) -> Any:
     """Set ``estimator.profiles_`` to :func:`describe_clusters` of ``X`` and ``labels``.
 
     The hook a clusterer calls at the end of ``fit`` (``X``: the table as given to ``fit``,
@@ -326,10 +326,11 @@ def attach_profiles(estimator: Any, X: Any, labels: Any, *, top: int | None = No
     coordinates' nearest centre is the label, as :class:`~catembed.cluster.Consensus`'s)
     gets the paragons: the rows nearest each centre in those coordinates (``codes``: the
     rows' value codes as the estimator's fit encoded them, given to its ``_coordinates_of``
-    to spare encoding the table again). Returns the estimator.
+    to spare encoding the table again; ``checked``: ``X`` is the frame the fit checked, not
+    converted again). Returns the estimator.
     """
     step("describing the clusters")
-    df = as_frame(X)
+    df = X if checked else as_frame(X)
     names = getattr(estimator, "numeric_features_", None)
     numeric = None
     if names is not None:

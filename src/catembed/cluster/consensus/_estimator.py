@@ -63,7 +63,7 @@ from ..._utils._validation import (
     select_categorical,
 )
 from ...metrics import ari_codes
-from ...stats._encoding import encode, factorize_frame
+from ...stats._encoding import encode_frame, factorize_frame
 from ...stats._numeric import apply_numeric, fit_numeric, is_numeric
 from ...stats._value_statistics import ValueStatistics
 from . import _state
@@ -284,9 +284,9 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         with one_thread():  # issue 53: again without an outlier group's rows, if any
             return fit_routed(self, X, names)  # a Dask frame: docs/distributed.md
 
-    def _fit(self, X: Any, names: list[str]) -> Consensus:
-        X = _gather(X)
-        df = self._table(X, reset=True)
+    def _fit(self, X: Any, names: list[str], df: pd.DataFrame | None = None) -> Consensus:
+        X = _gather(X)  # df: X as the frame fit_guarded checked (issue 57: converted once)
+        df = self._table(X, reset=True) if df is None else df
         cat, numeric = self._split_columns(df)
         self.n_features_in_ = df.shape[1]
         if has_string_names(X):
@@ -361,7 +361,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         del spaces, self._distinct, self._codes  # fit-time only (n long)
         diagnose(self, codes, runs_all, rs)  # and its warnings (no clear groups at k = 1)
         guard_report(self)
-        stability_columns(attach_profiles(self, df_in, self.labels_, codes=codes))
+        stability_columns(attach_profiles(self, df_in, self.labels_, codes=codes, checked=True))
         return self
 
     def _combine(self, runs_all: list[list[np.ndarray]], rs: np.random.RandomState,
@@ -404,15 +404,15 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         return member_embed(est, codes, self.feature_names_, self.categories_)
 
     # ------------------------------------------------------------------ predict
-    def _codes_of(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "labels_")
-        df = self._table(_gather(X), reset=False)
+    def _codes_of(self, X: Any, checked: bool = False) -> np.ndarray:
+        check_is_fitted(self, "labels_")  # checked: X is the frame that fit checked
+        df = X if checked else self._table(_gather(X), reset=False)
         if getattr(self, "feature_names_in_", None) is None and (
                 set(map(str, df.columns)) != set(self.feature_names_)):  # else: by name
             df = df.set_axis(self.feature_names_[: df.shape[1]] if df.shape[1] == len(
                 self.feature_names_) else list(df.columns), axis=1)
         df = apply_numeric(df, getattr(self, "numeric_bins_", {}))
-        codes = encode(df, self.feature_names_, self.categories_, self.handle_missing)
+        codes = encode_frame(df, self.feature_names_, self.categories_, self.handle_missing)
         if self.handle_unknown == "error" and (codes < 0).any():
             raise CatEmbedError(f"{int((codes < 0).sum())} value(s) not seen during fit; use "
                                 "handle_unknown='ignore'.")
