@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.cluster import KMeans
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent / "frozen"))  # the design rounds
 
 from catembed import OneHotEmbedder  # noqa: E402
 from catembed.cluster import LCA, MGR, OCL, KModes, LSHKRepresentatives  # noqa: E402

@@ -72,7 +72,7 @@ def pool_tables(pool: str, max_rows: int):
     if pool == "shared":
         yield from shared_tables(max_rows)
         return
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "frozen"))  # the design rounds
     if pool == "package":
         from consensus_v2_design import package_tables
 

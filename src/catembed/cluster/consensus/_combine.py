@@ -10,7 +10,7 @@ each member, scales them with the stored factors and takes the nearest stored ce
 the square-root weights, a block's share of the squared distances is its member's weight.
 
 ``"select"`` (the default since issue 38's selection study,
-``studies/consensus_select_design.py``): the ``"concat"`` partition or the partition of
+``studies/frozen/consensus_select_design.py``): the ``"concat"`` partition or the partition of
 the member with the largest agreement weight, whichever agrees more with the other
 candidates (:func:`select_partition`); a chosen member's partition is
 ``KMeans(n_init=10)`` on its own embedding, and new rows take its nearest centre there.
@@ -72,7 +72,7 @@ def side_by_side(spaces: list[np.ndarray], scales: np.ndarray) -> np.ndarray:
 #: k-means on the distinct rows, each weighted by its count: the same objective as on all
 #: rows, with as many more starts as the rows are fewer (the same work: 10 starts times the
 #: rows k-means would read, over the distinct rows, at most DISTINCT_STARTS), so its
-#: optimum is found more often (issue 38's ``studies/consensus_distinct_design.py``; 0
+#: optimum is found more often (issue 38's ``studies/frozen/consensus_distinct_design.py``; 0
 #: turns it off)
 DISTINCT_LIMIT = 2000
 DISTINCT_STARTS = 100

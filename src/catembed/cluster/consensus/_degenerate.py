@@ -26,7 +26,8 @@ its usual pick (:func:`~catembed.cluster.consensus._combine.preferred_candidate`
    small cluster, whatever ``combine`` is).
 
 The rows set aside (those of the pick's small clusters) are kept in
-``diagnostics_["outlier_rows"]``. The rule and its pool: ``studies/consensus_degenerate_design.py``.
+``diagnostics_["outlier_rows"]``. The rule and its pool:
+``studies/frozen/consensus_degenerate_design.py``.
 """
 
 from __future__ import annotations

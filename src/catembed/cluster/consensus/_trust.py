@@ -8,7 +8,7 @@ The figures (all label-free, all in ``[0, 1]`` up to ARI's small negative values
 * ``stability``: the weighted mean ARI between the final labels and every run of every
   member (the weights are the members' weights): how much of the final partition the runs
   reproduce. On tables without structure (independent columns) it stays below
-  :data:`WEAK_STABILITY` (``studies/consensus_v2_design.py``).
+  :data:`WEAK_STABILITY` (``studies/frozen/consensus_v2_design.py``).
 * ``member_agreement``: the mean ARI between the first runs of every two members: whether
   the representations see the same groups at all.
 * ``split_column`` / ``split_nmi``: the column whose values the final partition follows

@@ -41,7 +41,7 @@ Protocol, written down before the first run:
   more tables below the median member, and no acceptance table (``--part acceptance``,
   the tables of ``consensus_acceptance.py``, 5 seeds) loses more than .02.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_select_design.py \
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_select_design.py \
         --part pool --half design        # the design half (the check half: --half check)
     ... --part acceptance                # Zoo, Soybean small, Mushroom, R's Titanic, 5 seeds
     ... --part shared                    # the 29 shared sets, 2,000 rows, seed 0
@@ -59,6 +59,7 @@ import pandas as pd
 from sklearn.metrics import normalized_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.metrics import ari_codes  # noqa: E402
 from consensus_concat_design import design_pool  # noqa: E402

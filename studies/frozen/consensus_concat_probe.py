@@ -8,7 +8,7 @@ embeddings side by side (each scaled to unit mean squared row norm, weighted by 
 square root of its agreement weight) against the consensus' evidence accumulation, on
 seven tables, two seeds. Printed: ARI with the class.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_concat_probe.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_concat_probe.py
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pandas as pd
 from sklearn.cluster import KMeans
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.datasets import load_dataset  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402

@@ -20,7 +20,7 @@ scaled to unit mean squared row norm times the square root of its weight, side b
 References: ``median-km10``, the median of the default members' ``KMeans(n_init=10)`` ARI on
 their own embeddings (the issue's line), and each partition member alone (``own:<name>``).
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_members_design.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_members_design.py
     ... --acceptance --seeds 5   # Consensus itself, whole Zoo / Soybean / Mushroom / Titanic
 """
 
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.cluster.consensus._runs import member_weights  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402

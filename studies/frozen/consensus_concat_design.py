@@ -26,7 +26,7 @@ embedding; every combination below is applied to them:
 References: ``median-km10`` / ``best-km10``, the median and best member with
 ``KMeans(n_init=10)`` on its own embedding (the issue's line), LCA.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_concat_design.py
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_concat_design.py
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import pandas as pd
 from sklearn.cluster import KMeans
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.metrics import ari_codes  # noqa: E402
 from consensus_v2_design import (  # noqa: E402

@@ -30,7 +30,7 @@ members' ``KMeans(n_init=10)``, the issue's line). Then the check: the 29 shared
 rows, 5 seeds) and the acceptance tables (5 seeds), the same two conditions against the
 current fit; otherwise the default stays.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_distinct_design.py \\
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_distinct_design.py \\
         --part pool|shared|acceptance [--seeds N] [--shard I/N]
 """
 
@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 import catembed.cluster.consensus._combine as combine  # noqa: E402
 from catembed.cluster import Consensus  # noqa: E402

@@ -20,7 +20,7 @@ Scenarios: the categorical and numeric signals about equal, the numbers stronger
 categories stronger, unequal groups, numbers only, and many numbers (8) beside 2 categories.
 Run from the repository root:
 
-    PYTHONPATH=src python studies/consensus_mixed_design.py [--rows 2000] [--seeds 3]
+    PYTHONPATH=src python studies/frozen/consensus_mixed_design.py [--rows 2000] [--seeds 3]
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # synthetic.py
 
 from catembed.cluster import KPrototypes  # noqa: E402
 from catembed.cluster.consensus import Consensus  # noqa: E402

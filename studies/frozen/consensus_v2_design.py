@@ -28,7 +28,7 @@ those same runs (they differ only in the weights). The table printed is the mean
 the class (k = the number of classes), with each member's own consensus, the median
 member and the best member beside the rules.
 
-    PYTHONPATH=src python studies/consensus_v2_design.py [--seeds 2] [--max-rows 3000]
+    PYTHONPATH=src python studies/frozen/consensus_v2_design.py [--seeds 2] [--max-rows 3000]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.cluster.consensus import Consensus  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402

