@@ -41,7 +41,7 @@ _NAMES = {
     "OneHotKMeans": "mixed",
     "SimilaritySpectral": "spectral",
     "connect_components": "spectral",
-    "describe_classes": "consensus._describe",
+    "describe_classes": "lca",
     "describe_clusters": "consensus._describe",
     "init_cao": "_kmodes_init",
     "init_huang": "_kmodes_init",

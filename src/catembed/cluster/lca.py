@@ -62,7 +62,7 @@ from ._lca_core import (  # noqa: F401  (re-exported: the tests read them here)
 )
 from ._lca_em import DENSE_CELLS, dense_step, squarem
 
-__all__ = ["LCA", "lca_labels"]
+__all__ = ["LCA", "describe_classes", "lca_labels"]
 
 
 class LCA(ClusterMixin, BaseEstimator):
@@ -327,3 +327,32 @@ def lca_labels(X: Any, n_clusters: int, *, random_state: Any = None, n_bins: int
             df[c] = bin_numbers(df[c].to_numpy(dtype=np.float64), n_bins)
     params.setdefault("n_init", 1)
     return LCA(n_clusters=n_clusters, random_state=random_state, **params).fit(df).labels_
+
+
+def describe_classes(model: Any) -> pd.DataFrame:
+    """A fitted :class:`~catembed.cluster.LCA`'s classes as latent class users read them.
+
+    One row per class and value: ``cluster``, ``share`` (the class share ``pi_c``,
+    ``weights_``), ``column``, ``value``, ``probability`` (the class-conditional probability
+    ``theta_cj(v)``, ``probabilities_``), ``overall`` (the model's ``P(v) = sum_c pi_c
+    theta_cj(v)``) and ``lift`` (their ratio); classes in order, each column's values in
+    the model's order. The model's ``entropy_`` (relative entropy of the classification)
+    is in the frame's ``attrs["entropy"]``.
+    """
+    check_is_fitted(model, ["weights_", "probabilities_"])
+    pi = np.asarray(model.weights_, dtype=np.float64)
+    frames = []
+    for name, cats, theta in zip(model.feature_names_, model.categories_,
+                                 model.probabilities_, strict=True):
+        theta = np.asarray(theta, dtype=np.float64)
+        overall = pi @ theta
+        k, l = theta.shape
+        frames.append(pd.DataFrame({
+            "cluster": np.repeat(np.arange(k), l), "share": np.repeat(pi, l),
+            "column": str(name), "value": np.tile(np.asarray(cats, dtype=object).astype(str), k),
+            "probability": theta.ravel(), "overall": np.tile(overall, k),
+            "lift": (theta / np.where(overall > 0, overall, np.nan)).ravel()}))
+    out = pd.concat(frames, ignore_index=True).sort_values("cluster", kind="stable")
+    out = out.reset_index(drop=True)
+    out.attrs["entropy"] = float(getattr(model, "entropy_", np.nan))
+    return out

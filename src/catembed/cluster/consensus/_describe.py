@@ -27,7 +27,7 @@ from ..._utils._validation import CatEmbedError, as_frame, select_categorical
 from ...stats._numeric import as_float, is_numeric
 from ...stats._profile_tests import chi2_test, numeric_tests, paragons, value_tests_many
 
-__all__ = ["PROFILE_COLUMNS", "PROBA", "attach_profiles", "describe_classes", "describe_clusters",
+__all__ = ["PROFILE_COLUMNS", "PROBA", "attach_profiles", "describe_clusters",
            "profile_lines", "summary_rows"]
 
 #: the columns of :func:`describe_clusters`' frame, in order: those of issue 38, then issue 54's
@@ -462,33 +462,3 @@ def summary_rows(profiles: pd.DataFrame, *, per_cluster: int = 3, n_not: int = 2
         out.append((cluster, int(rows["size"].iloc[0]), over, under))
     return out
 
-
-def describe_classes(model: Any) -> pd.DataFrame:
-    """A fitted :class:`~catembed.cluster.LCA`'s classes as latent class users read them.
-
-    One row per class and value: ``cluster``, ``share`` (the class share ``pi_c``,
-    ``weights_``), ``column``, ``value``, ``probability`` (the class-conditional probability
-    ``theta_cj(v)``, ``probabilities_``), ``overall`` (the model's ``P(v) = sum_c pi_c
-    theta_cj(v)``) and ``lift`` (their ratio); classes in order, each column's values in
-    the model's order. The model's ``entropy_`` (relative entropy of the classification)
-    is in the frame's ``attrs["entropy"]``.
-    """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(model, ["weights_", "probabilities_"])
-    pi = np.asarray(model.weights_, dtype=np.float64)
-    frames = []
-    for name, cats, theta in zip(model.feature_names_, model.categories_,
-                                 model.probabilities_, strict=True):
-        theta = np.asarray(theta, dtype=np.float64)
-        overall = pi @ theta
-        k, l = theta.shape
-        frames.append(pd.DataFrame({
-            "cluster": np.repeat(np.arange(k), l), "share": np.repeat(pi, l),
-            "column": str(name), "value": np.tile(np.asarray(cats, dtype=object).astype(str), k),
-            "probability": theta.ravel(), "overall": np.tile(overall, k),
-            "lift": (theta / np.where(overall > 0, overall, np.nan)).ravel()}))
-    out = pd.concat(frames, ignore_index=True).sort_values("cluster", kind="stable")
-    out = out.reset_index(drop=True)
-    out.attrs["entropy"] = float(getattr(model, "entropy_", np.nan))
-    return out
