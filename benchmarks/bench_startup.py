@@ -77,7 +77,7 @@ def main() -> None:
     folder = tempfile.mkdtemp()
     table, out = _table(folder), os.path.join(folder, "labels.csv")
     for _, src in trees:  # byte-compile both trees, warm the file cache
-        _run(["-c", "import catembed.cli._cluster, catembed.cluster.consensus"], src)
+        _run(["-c", "import catembed.cli._cluster; from catembed.cluster import Consensus"], src)
     walls: dict[tuple[str, str], list[float]] = {(t, c): [] for t, _ in trees for c in names}
     ratios: dict[tuple[str, str], list[float]] = {(t, c): [] for t, _ in trees for c in names}
     floors: list[float] = []
