@@ -97,8 +97,8 @@ def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray,
     (those of ``LCA(k, random_state=seed)``) run side by side for :data:`SCREEN_STEPS` EM
     steps, then the one of highest log-likelihood alone to convergence (the small-EM start
     of Biernacki, Celeux & Govaert 2003: the starts are ranked after a few steps rather than
-    each run to the end). ``design``: ``uniq``'s indicators (:func:`._lca_em.indicators`),
-    made once for every ``k``."""
+    each run to the end). ``design``: ``uniq``'s indicators
+    (:func:`catembed.cluster._lca_em.indicators`), made once for every ``k``."""
     from .._lca_em import em_starts, squarem
     from ..lca import LCA
 

@@ -165,7 +165,7 @@ def _category_rows(df: pd.DataFrame, codes: np.ndarray, clusters: np.ndarray,
                    known: dict[Any, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
     """A row per cluster and value of every categorical column of ``df``; with ``top``, the
     ``top`` most over- and under-represented values of each cluster. ``known``: the codes
-    and sorted texts of some columns, as :func:`~catembed.report._profiles._text_codes`
+    and sorted texts of some columns, as :func:`~catembed.stats._profiles._text_codes`
     would find them."""
     from ...stats._profiles import _text_codes
 
