@@ -44,7 +44,11 @@ def _client(address: str, workers: int | None = None,
             sizes.update(n_workers=workers, threads_per_worker=1, processes=True)
         if memory_limit is not None:
             sizes["memory_limit"] = _size(memory_limit)
-        cluster = distributed.LocalCluster(dashboard_address=None, **sizes)
+        # no dashboard; the scheduler's HTTP server (health, metrics) on a free port: on its
+        # default 8787, held by another cluster, Dask warned "Port 8787 is already in use"
+        cluster = distributed.LocalCluster(dashboard_address=None,
+                                           scheduler_kwargs={"dashboard_address": ":0"},
+                                           **sizes)
         return distributed.Client(cluster), cluster
     try:
         return distributed.Client(address, timeout=30), None
