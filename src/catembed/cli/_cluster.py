@@ -22,7 +22,7 @@ from typing import Any
 from .._utils._errors import CatEmbedError
 from .._utils._pathtext import path_text
 from .._utils._spelling import cli_spelling
-from ..evaluation.roles import cluster_table, consensus_model
+from ..evaluation.roles import NUMERIC_CHOICES, NUMERIC_HELP, cluster_table, consensus_model
 from ._input import (
     check_outputs,
     freeze_imports,
@@ -331,12 +331,7 @@ def register(sub: Any) -> None:
                    help="class column: kept out of the fit, copied to the output (default: a "
                    "data-set folder's target)")
     p.add_argument("--drop", metavar="COLS", help="comma-separated columns to leave out")
-    p.add_argument("--numeric", choices=["auto", "drop", "discretize"], default="auto",
-                   help="numeric columns (a data-set folder's, or those whose values all "
-                   "parse as numbers in a plain file): auto (default): cut into 5 quantile "
-                   "bins clustered as values, except a plain file's with fewer than 20 "
-                   "distinct numbers (codes), read as categories; discretize: every one "
-                   "binned; drop: left out")
+    p.add_argument("--numeric", choices=NUMERIC_CHOICES, default="auto", help=NUMERIC_HELP)
     p.add_argument("--profiles", metavar="FILE.csv",
                    help="write what each cluster holds to this CSV: per cluster and value "
                    "its shares, lift, hypergeometric p-value and v-test (catdes' Cla/Mod, "

@@ -21,8 +21,17 @@ from .._utils._pathtext import path_text
 from .._utils._progress import echo
 from ..datasets import InputSpec, split_list
 
-__all__ = ["ClusterTable", "Roles", "cluster_roles", "cluster_table", "column_roles",
-           "consensus_model", "read_numbers", "row_number_columns"]
+__all__ = ["NUMERIC_CHOICES", "NUMERIC_HELP", "ClusterTable", "Roles", "cluster_roles",
+           "cluster_table", "column_roles", "consensus_model", "read_numbers",
+           "row_number_columns"]
+
+#: ``--numeric`` of the commands that read a table by the one column rule (cluster, report)
+NUMERIC_CHOICES = ("auto", "drop", "discretize")
+NUMERIC_HELP = ("columns holding numbers (a data-set folder's, or a plain file's whose values "
+                "all parse as numbers), by catembed cluster's rule: auto (default): cut into 5 "
+                "quantile bins clustered as values, except a plain file's with fewer than 20 "
+                "distinct numbers (codes), read as categories; discretize: every one binned; "
+                "drop: left out")
 
 
 def _note(text: str) -> None:

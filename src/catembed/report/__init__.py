@@ -443,6 +443,8 @@ examples:
 
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``catembed`` command line."""
+    from ..evaluation.roles import NUMERIC_CHOICES, NUMERIC_HELP
+
     p = subparsers.add_parser(
         "report", help="write a self-contained HTML report of a table's embedding",
         description="Embed a table and write one HTML page (no network needed to open it): "
@@ -474,12 +476,7 @@ def register(subparsers: Any) -> None:
                    "categorical columns, rows with a missing value dropped; categorical "
                    "keeps every row, missing as a value)")
     p.add_argument("--drop", help="comma-separated columns to leave out")
-    p.add_argument("--numeric", choices=["auto", "drop", "discretize"], default="auto",
-                   help="columns holding numbers (a folder's numeric columns, or a plain "
-                   "file's whose values all parse as numbers), by catembed cluster's rule: "
-                   "auto (default): cut into 5 quantile bins, except a plain file's with "
-                   "fewer than 20 distinct numbers (codes), read as categories; discretize: "
-                   "every one binned; drop: left out")
+    p.add_argument("--numeric", choices=NUMERIC_CHOICES, default="auto", help=NUMERIC_HELP)
     p.add_argument("--data-dir", help="folder to find a data set named by name in (default: "
                    "$CATEMBED_DATA, then $CATEMBED_SHARED/datasets, then the bundled sets)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
