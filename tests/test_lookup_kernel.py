@@ -60,6 +60,19 @@ def test_threaded_parts_equal_one_thread(small_parts, monkeypatch, n, combine, d
         np.testing.assert_array_equal(plan(codes), ref)
 
 
+@pytest.mark.parametrize("width", [16, 40, 64, 128])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_pairs_give_the_bits_of_numpy_at_any_width(small_parts, monkeypatch, width, dtype):
+    """Rows are summed two at a time where a row is whole vectors (16, 64, 128 float32
+    columns; 16 and 40 float64 have a partial one): an odd last row and every output
+    layout give NumPy's bits."""
+    plan, codes = _case("sum", dtype, width=width, n=131)
+    ref = _numpy(plan, codes, monkeypatch)
+    for out in (empty_aligned(ref.shape, dtype), np.empty(ref.size + 1, dtype)[1:]
+                .reshape(ref.shape), np.empty(ref.shape, dtype, order="F")):
+        np.testing.assert_array_equal(plan(codes, out=out), ref)
+
+
 def test_threaded_bad_code_names_the_first_bad_row(small_parts):
     plan, codes = _case("sum", np.float32, n=3001)
     codes[2500, 1] = 9  # attribute 1 has 5 values

@@ -48,7 +48,7 @@ __all__ = ["LookupPlan", "check_unknown", "compiled_lookup", "compiled_lookup_pa
 #: the wall time of a transform on a busy machine follows (docs/benchmarks.md, issue 40)
 _BLOCK_BYTES = 1 << 20
 _TILE_BYTES = 1 << 15  # output bytes per block of rows of the compiled gather (its tile in L1)
-_KEY_ROWS = 4096  # rows whose keys the compiled gather forms at once
+_KEY_ROWS = 512  # rows whose keys the compiled gather forms at once (7 tables: 28 KiB)
 _KERNEL_MIN_CELLS = 1 << 16  # smaller outputs take the NumPy path (no numba import)
 _STREAM_BYTES = 1 << 23  # larger outputs are written with streaming stores, past the caches
 _THREAD_BYTES = 1 << 22  # larger outputs are split over threads
