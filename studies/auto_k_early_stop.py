@@ -35,11 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from auto_k_acceptance import NULL, PLANTED, null_table, planted_table  # noqa: E402
-from consensus_trust_shared import shared_tables  # noqa: E402
-
 from catembed.cluster import Consensus  # noqa: E402
 from catembed.cluster.consensus import _auto_k  # noqa: E402
 from catembed.cluster.consensus import _estimator as _consensus  # noqa: E402
+from consensus_trust_shared import shared_tables  # noqa: E402
 
 
 def stop_at(bic: pd.Series) -> int:

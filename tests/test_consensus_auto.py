@@ -69,6 +69,34 @@ def test_bic_by_hand():
     assert t.loc[1, "bic"] == pytest.approx(-2 * 8 * np.log(0.5) + 2 * np.log(4))
 
 
+def test_bic_table_stops_after_two_rises_in_a_row(monkeypatch):
+    """k >= 2 are fitted until the BIC has risen at two consecutive k; the k after are
+    listed as not fitted, and their seeds are still drawn (the stream ends where a full
+    table leaves it)."""
+    from catembed.cluster.consensus import _auto_k
+
+    lls = {2: -100.0, 3: -90.0, 4: -95.0, 5: -60.0, 6: -70.0, 7: -76.0, 8: 0.0, 9: 0.0}
+    fitted = []
+
+    def fake(uniq, weights, offsets, k, *args, **kwargs):
+        fitted.append(k)
+        return lls[k]
+
+    monkeypatch.setattr(_auto_k, "_screened_loglik", fake)
+    codes = np.array([[a, b] for a in range(3) for b in range(3)] * 4)
+    rs = np.random.RandomState(0)
+    t = lca_bic_table(codes, list(range(1, 10)), rs)
+    # n_parameters = (k - 1) + 4 k: BIC rises from 3 to 4 (one rise, then 5 falls),
+    # from 5 to 6 and 6 to 7 (two in a row): stop after 7
+    assert fitted == [2, 3, 4, 5, 6, 7]
+    assert list(t.index) == [1, 2, 3, 4, 5, 6, 7] and t.attrs["not_fitted"] == [8, 9]
+    assert choose_k(t, z=DEPENDENCE_Z + 1) == 5
+    ref = np.random.RandomState(0)
+    for _ in range(8):  # one seed per k >= 2, fitted or not
+        ref.randint(2**31 - 1)
+    assert rs.randint(2**31 - 1) == ref.randint(2**31 - 1)
+
+
 # ---------------------------------------------------------------- auto k
 def test_choose_k_by_hand():
     scores = pd.DataFrame({"bic": [100.0, 120.0, 110.0, 130.0]}, index=[1, 2, 3, 4])
@@ -94,7 +122,8 @@ def test_auto_finds_the_planted_k(k):
     m = Consensus("1:6", **FAST).fit(df)
     assert m.n_clusters_ == k
     assert int(m.k_scores_["bic"].idxmin()) == k
-    assert list(m.k_scores_.index) == list(range(1, 7))
+    fitted, skipped = list(m.k_scores_.index), m.k_scores_.attrs["not_fitted"]
+    assert fitted + skipped == list(range(1, 7)) and max(fitted) >= min(k + 2, 6)
     assert len(np.unique(m.labels_)) == k
 
 

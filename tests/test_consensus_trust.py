@@ -121,6 +121,14 @@ def test_the_bic_line_marks_lowest_only_where_it_decides():
     among = m.k_scores_["bic"].drop(index=1)
     assert int(among.idxmin()) == 3 and "3*:" in bic_line
     assert "k = 1 (independence)" in bic_line
+    # the k not fitted, after two rises of the BIC in a row, are named with those rises
+    skipped = m.k_scores_.attrs["not_fitted"]
+    fitted = [int(c) for c in among.index]
+    assert skipped == list(range(max(fitted) + 1, 11)) and max(fitted) >= 5
+    assert among.loc[fitted[-3]] < among.loc[fitted[-2]] < among.loc[fitted[-1]]
+    assert lines[2] == (f"  k = {skipped[0]}-10 not fitted: the BIC rose at k = "
+                        f"{fitted[-2]} and {fitted[-1]} (the search stops after two rises "
+                        "in a row)")
 
 
 def test_top_of_the_range_says_how_to_widen_it():

@@ -188,6 +188,13 @@ def choice_lines(model: Any) -> list[str]:
         lower = bic.loc[1] < bic.loc[k]
         lines[-1] += (f"; k = 1 (independence): {bic.loc[1]:.1f}"
                       + (", lower, but ruled out by the dependence test" if lower else ""))
+    skipped = scores.attrs.get("not_fitted") or []
+    if skipped:
+        last = many[-2:]  # the two rises in a row that stopped the search
+        span = f"{skipped[0]}" if len(skipped) == 1 else f"{skipped[0]}-{skipped[-1]}"
+        lines.append(f"  k = {span} not fitted: the BIC rose at k = "
+                     f"{' and '.join(str(c) for c in last)} (the search stops after two "
+                     "rises in a row)")
     wider = _wider(k, [int(c) for c in bic.index], bic)
     if wider:
         lines.append(f"  k = {k} is the top of the range tried and the BIC still falls "

@@ -181,7 +181,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters_ : int
         The number of clusters fitted (``n_clusters``, or the one chosen).
     k_scores_ : DataFrame
-        Only when k was chosen: ``log_likelihood``, ``n_parameters`` and ``bic`` per k.
+        If k was chosen: ``log_likelihood``, ``n_parameters``, ``bic`` per k (skipped: ``attrs``)
     dependence_z_ : float
         The columns' dependence test, at any k (below 4: k = 1 if chosen, else a warning).
     diagnostics_ : dict
