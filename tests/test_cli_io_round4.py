@@ -216,6 +216,15 @@ def test_a_fifo_as_the_table_is_not_a_regular_file(tmp_path, capsys, command):
     assert "not found" not in err
 
 
+@pytest.mark.parametrize("command", [["embed"], ["cluster", "-k", "2"]])
+def test_a_dash_says_standard_input_is_not_read(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.chdir(tmp_path)  # no file named '-' here
+    code, _, err = run([command[0], "-", *command[1:]], capsys)
+    assert code == 2
+    assert "'-' (standard input) is not read" in err and "give that path" in err
+    assert "not found" not in err
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")
 def test_dev_stdin_from_a_pipe_is_not_a_regular_file(named_csv):
     done = subprocess.run([sys.executable, "-m", "catembed", "cluster", "/dev/stdin"],

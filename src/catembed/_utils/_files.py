@@ -6,7 +6,7 @@ larger than its kind of file may be; :func:`open_input_file` opens a file so che
 blocking (and checks what it opened again: the name may have changed in between), and
 :func:`read_text_file` reads a side file (``meta.json``, a preset or paper table) through
 it. Tables (:mod:`catembed.io`) and model files (:func:`catembed.persist.read_model`) are
-checked here too. Standard library only: the CLI's argument parser reads the presets
+checked here too; :func:`refuse_dash` says why ``-`` (standard input) is not a table. Standard library only: the CLI's argument parser reads the presets
 without importing pandas.
 """
 
@@ -78,3 +78,13 @@ def read_text_file(path: str | os.PathLike, *, kind: str, encoding: str = "utf-8
     max_bytes = MAX_TEXT_BYTES if max_bytes is None else max_bytes
     with open_input_file(path, what=kind, kind=kind, max_bytes=max_bytes) as fh:
         return fh.read(max_bytes + 1).decode(encoding)
+
+
+def refuse_dash(text: str) -> None:
+    """Refuse ``-``, the Unix spelling of standard input, unless a file has that name: a
+    table is read more than once (its rows, then its shape or numbers), so it must be a
+    regular file."""
+    if text == "-" and not os.path.lexists(text):
+        raise CatEmbedError("'-' (standard input) is not read: the table is read more than "
+                            "once, so it must be a regular file; save it (e.g. "
+                            "'... > table.csv') and give that path.")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._utils._errors import CatEmbedError
-from .._utils._files import check_input_file, read_text_file
+from .._utils._files import check_input_file, read_text_file, refuse_dash
 from .._utils._pathtext import path_text
 
 if TYPE_CHECKING:  # pandas is imported where used: the command line starts without it
@@ -449,6 +449,7 @@ class InputSpec:
 def resolve_input(text: str) -> InputSpec:
     """A table file, a data-set folder (``data.csv`` + ``meta.json``) or a bundled name."""
     p = Path(text)
+    refuse_dash(text)
     if p.is_file():
         meta = read_meta(p.parent) if (p.parent / "meta.json").exists() and \
             p.name == "data.csv" else {}

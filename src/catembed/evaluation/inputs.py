@@ -199,6 +199,9 @@ def check_seed(seed: int, runs: int | None = None) -> None:
 
 def find_input(text: str, data_dir: str | None = None) -> str:
     """A path as given, else the folder named ``text`` in the first root that has it."""
+    from .._utils._files import refuse_dash
+
+    refuse_dash(text)
     if Path(text).exists():
         return text
     roots = data_roots(data_dir)
