@@ -6,8 +6,9 @@ larger than its kind of file may be; :func:`open_input_file` opens a file so che
 blocking (and checks what it opened again: the name may have changed in between), and
 :func:`read_text_file` reads a side file (``meta.json``, a preset or paper table) through
 it. Tables (:mod:`catembed.io`) and model files (:func:`catembed.persist.read_model`) are
-checked here too; :func:`refuse_dash` says why ``-`` (standard input) is not a table. Standard library only: the CLI's argument parser reads the presets
-without importing pandas.
+checked here too; :func:`refuse_dash` says why ``-`` (standard input) is not a table.
+Standard library only: the CLI's argument parser reads the presets without importing
+pandas.
 """
 
 from __future__ import annotations
