@@ -5,6 +5,7 @@ spelling of the options in the warnings."""
 from __future__ import annotations
 
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -108,6 +109,12 @@ def test_k_1_says_the_evidence_honestly():
     lines = choice_lines(m)
     assert "decided by the dependence test" in lines[0]
     assert "lowest wins" not in " ".join(lines) and "not what decided" in lines[1]
+    # a search that stopped early says so at k = 1 too
+    scores = pd.DataFrame({"bic": [100.0, 110.0, 120.0, 130.0]}, index=[1, 2, 3, 4])
+    scores.attrs["not_fitted"] = [5, 6]
+    stub = SimpleNamespace(dependence_z_=1.0, n_clusters_=1, k_scores_=scores)
+    assert choice_lines(stub)[2] == ("  k = 5-6 not fitted: the BIC rose at k = 3 and 4 "
+                                     "(the search stops after two rises in a row)")
 
 
 def test_the_bic_line_marks_lowest_only_where_it_decides():

@@ -174,10 +174,19 @@ def choice_lines(model: Any) -> list[str]:
     bic = scores["bic"]
     many = [c for c in bic.index if c >= 2]
     cells = "  ".join(f"{c}{'*' if c == k else ''}: {v:.1f}" for c, v in bic.items())
+    skipped = scores.attrs.get("not_fitted") or []
+    stopped = []
+    if skipped:
+        last = many[-2:]  # the two rises in a row that stopped the search
+        span = f"{skipped[0]}" if len(skipped) == 1 else f"{skipped[0]}-{skipped[-1]}"
+        stopped = [f"  k = {span} not fitted: the BIC rose at k = "
+                   f"{' and '.join(str(c) for c in last)} (the search stops after two "
+                   "rises in a row)"]
     if k == 1:
         return [f"  k chosen without labels: no clear groups (k = 1), decided by the "
                 f"{test}",
-                f"  latent class BIC per k (not what decided; shown for reference): {cells}"]
+                f"  latent class BIC per k (not what decided; shown for reference): {cells}",
+                *stopped]
     rule = ("the columns are dependent, so k >= 2" if z >= DEPENDENCE_Z and 1 in bic.index
             else "k >= 2 by the range")
     lines = [f"  k chosen without labels: k = {k}, the lowest latent class BIC among k >= 2 "
@@ -188,13 +197,7 @@ def choice_lines(model: Any) -> list[str]:
         lower = bic.loc[1] < bic.loc[k]
         lines[-1] += (f"; k = 1 (independence): {bic.loc[1]:.1f}"
                       + (", lower, but ruled out by the dependence test" if lower else ""))
-    skipped = scores.attrs.get("not_fitted") or []
-    if skipped:
-        last = many[-2:]  # the two rises in a row that stopped the search
-        span = f"{skipped[0]}" if len(skipped) == 1 else f"{skipped[0]}-{skipped[-1]}"
-        lines.append(f"  k = {span} not fitted: the BIC rose at k = "
-                     f"{' and '.join(str(c) for c in last)} (the search stops after two "
-                     "rises in a row)")
+    lines += stopped
     wider = _wider(k, [int(c) for c in bic.index], bic)
     if wider:
         lines.append(f"  k = {k} is the top of the range tried and the BIC still falls "
