@@ -125,8 +125,8 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
     ----------
     n_clusters : int, "auto", "lo:hi" or (lo, hi), default="auto"
         The number of clusters, or the range it is chosen from without labels by the latent
-        class model's BIC (``"auto"``, the default as in the CLI: 1 to 10; k = 1 means "no
-        clear groups": every row in cluster 0, with a warning).
+        class BIC, k tried in turn until it rises twice in a row (``"auto"``: 1 to 10, as in
+        the CLI; k = 1 means "no clear groups": every row in cluster 0, with a warning).
     members : sequence of str or None, default=None
         Method names (as in :data:`catembed.METHOD_CLASSES`); ``None``: :data:`DEFAULT_MEMBERS`.
         ``"mgr"``, ``"lsh-kreps"``, ``"ocl"``: a partition-only clusterer, its block the
