@@ -56,6 +56,21 @@ def test_select_rule_on_known_partitions():
     assert i == -1 and centres is None and labels is groups
 
 
+def test_nearest_centre_by_chunks_is_the_nearest_by_brute_force():
+    # float32 rows beside float64 centres (the consensus coordinates and their centres) are
+    # read a chunk at a time; every row gets its nearest centre, whatever the chunk
+    from catembed.cluster.consensus._runs import _nearest
+
+    rng = np.random.default_rng(5)
+    centres = rng.normal(size=(6, 60))
+    Z = (centres[rng.integers(0, 6, 9000)] + rng.normal(0, 0.5, (9000, 60))).astype(np.float32)
+    brute = ((Z.astype(np.float64)[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+    np.testing.assert_array_equal(_nearest(Z, centres), brute)
+    np.testing.assert_array_equal(_nearest(Z, centres), _nearest(Z, centres, chunk=len(Z)))
+    np.testing.assert_array_equal(nearest_labels(Z, centres), brute)
+    assert nearest_labels(Z, centres).dtype == np.int64
+
+
 def test_titanic_select_takes_the_best_agreeing_member(titanic, tmp_path):
     X, survived = titanic
     concat = Consensus(2, combine="concat", random_state=0).fit(X)

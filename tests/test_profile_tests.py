@@ -87,6 +87,20 @@ def test_paragons_nearest_first():
     assert len(paragons(Z, labels, [[1.0], [11.0]], n_paragons=9)) == 7
 
 
+def test_paragons_of_float32_rows_are_those_of_their_float64_copy():
+    # float32 coordinates are converted a block at a time (2,184 rows of 60 columns): the
+    # distances, hence the rows and their order, are those of the whole float64 copy
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(5000, 60)).astype(np.float32)
+    labels = rng.integers(0, 4, 5000)
+    centers = rng.normal(size=(4, 60))
+    found = paragons(Z, labels, centers, n_paragons=3)
+    assert found == paragons(Z.astype(np.float64), labels, centers, n_paragons=3)
+    diff = Z.astype(np.float64)[[f[2] for f in found]] - centers[[f[0] for f in found]]
+    np.testing.assert_allclose([f[3] for f in found], np.sqrt((diff * diff).sum(axis=1)),
+                               rtol=1e-12)
+
+
 def test_hypergeom_parts_match_scipy():
     from catembed.stats._profile_tests import hypergeom_parts
 

@@ -357,13 +357,18 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
         first (ties: the earlier row). A stable sort of the labels, then a partition of each
         cluster's distances.
     """
-    Z = np.asarray(Z, dtype=np.float64)
+    Z = np.asarray(Z)
+    if Z.dtype.kind != "f":
+        Z = Z.astype(np.float64)
     labels = np.asarray(labels, dtype=np.int64)
     centers = np.asarray(centers, dtype=np.float64)
     dist = np.empty(len(Z))
-    for a in range(0, len(Z), 65536):  # a block of rows at a time: no second n x d array
-        diff = Z[a:a + 65536] - centers[labels[a:a + 65536]]
-        dist[a:a + 65536] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    # a block of about 1 MiB of float64 at a time, converted there (float32 coordinates are
+    # not copied whole; each row's distance is the same whatever the block)
+    step = max(1, 131072 // max(1, Z.shape[1] if Z.ndim == 2 else 1))
+    for a in range(0, len(Z), step):
+        diff = np.asarray(Z[a:a + step], dtype=np.float64) - centers[labels[a:a + step]]
+        dist[a:a + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     out = []
     order = np.argsort(labels, kind="stable")  # each cluster's rows, in row order
     bounds = np.searchsorted(labels[order], np.arange(len(centers) + 1))

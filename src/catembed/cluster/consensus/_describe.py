@@ -221,7 +221,7 @@ def _category_frame(tables: list[tuple[Any, np.ndarray, np.ndarray]], clusters: 
 
 def _paragon_rows(index: pd.Index, embedding: Any, centers: Any, codes: np.ndarray,
                   clusters: np.ndarray, sizes: np.ndarray, n_paragons: int) -> pd.DataFrame:
-    Z = np.asarray(embedding, dtype=np.float64)
+    Z = _floats(embedding)
     if Z.ndim != 2 or len(Z) != len(codes):
         raise CatEmbedError(f"embedding must have one row per row of the table ({len(codes)});"
                             f" got shape {Z.shape}.")
@@ -372,6 +372,13 @@ def _fit_codes(estimator: Any, df: pd.DataFrame, codes: Any, numeric: list[Any]
     return known
 
 
+def _floats(Z: Any) -> np.ndarray:
+    """``Z`` as an array of floats: float32 coordinates stay float32 (the paragons convert
+    them a block at a time, exactly), anything else becomes float64."""
+    Z = np.asarray(Z)
+    return Z if Z.dtype.kind == "f" else Z.astype(np.float64)
+
+
 def _coordinates(estimator: Any, df: pd.DataFrame, labels: Any,
                  codes: Any = None) -> tuple[Any, Any]:
     """The rows' coordinates and the centres of the clusters present, in sorted label order,
@@ -389,11 +396,11 @@ def _coordinates(estimator: Any, df: pd.DataFrame, labels: Any,
     if present.min() < 0 or present.max() >= len(centers):
         return None, None
     if fitted is not None:  # what _coordinates_of(df, codes) would compute again
-        Z = np.asarray(fitted, dtype=np.float64)
+        Z = _floats(fitted)
     elif codes is not None and hasattr(estimator, "_coordinates_of"):
-        Z = np.asarray(estimator._coordinates_of(df, codes=codes), dtype=np.float64)
+        Z = _floats(estimator._coordinates_of(df, codes=codes))
     else:
-        Z = np.asarray(coordinates(df), dtype=np.float64)
+        Z = _floats(coordinates(df))
     if Z.shape != (len(y), centers.shape[1]):
         return None, None
     return Z, centers[present]

@@ -44,10 +44,14 @@ def _kmeans_runs(Z: np.ndarray, k: int, n_runs: int, sample_size: int,
     return out, centres
 
 
-def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int = 262144) -> np.ndarray:
-    """Index of the nearest centre of each row, by chunks (no ``n x k`` beyond a chunk)."""
+def _nearest(Z: np.ndarray, centres: np.ndarray, chunk: int | None = None) -> np.ndarray:
+    """Index of the nearest centre of each row, by chunks (no ``n x k`` beyond a chunk;
+    by default about 2 MiB of float64 rows, at least 1,024, so that float32 rows beside
+    float64 centres are not converted whole: a row's distances do not depend on the chunk)."""
     out = np.empty(len(Z), dtype=np.int32)
     c2 = (centres * centres).sum(axis=1)
+    if chunk is None:
+        chunk = max(1024, (1 << 21) // (8 * max(1, Z.shape[1] if Z.ndim == 2 else 1)))
     for a in range(0, len(Z), chunk):
         block = Z[a:a + chunk]
         d = c2[None, :] - 2.0 * (block @ centres.T)
