@@ -90,6 +90,9 @@ DENSE_MI_VALUES = 2048
 SCREEN_STEPS = 20
 #: the BIC table stops once the BIC has risen at this many consecutive k (k >= 2)
 BIC_RISES_TO_STOP = 2
+#: the BIC table's EM stops when a step (or an accelerated cycle) gains less than this in
+#: mean log-likelihood per row
+BIC_TOL = 1e-6
 
 
 def _screened_loglik(uniq: np.ndarray, weights: np.ndarray, offsets: np.ndarray, k: int,
@@ -167,7 +170,7 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
                 design = indicators(uniq, offsets)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ll = _screened_loglik(uniq, weights, offsets, k, seed, n_init, 300, 1e-6,
+                ll = _screened_loglik(uniq, weights, offsets, k, seed, n_init, 300, BIC_TOL,
                                       design)
         p = (k - 1) + k * free
         bic = -2.0 * ll + p * np.log(m)
