@@ -2,6 +2,8 @@
 (issue 55, item 1: choosing k at 100k x 20 is 1.28-1.34x the one-hot + k-means peer on one
 thread, line 1.3x; the BIC table is about 0.43 of its 3.5 CPU seconds)
 
+Answer used in: docs/benchmarks.md, "Choosing k" (not adopted).
+
 The rule, declared here and frozen before the first run (not tuned on what it prints): the
 latent class BIC of each k screens its five starts for **10** EM steps instead of 20
 (``_auto_k.SCREEN_STEPS``), and the best start's accelerated EM stops when a cycle gains less
@@ -26,6 +28,14 @@ on tables nobody designed on; it does not decide.
 
     CATEMBED_SHARED=/work/shared OMP_NUM_THREADS=1 PYTHONPATH=src \\
         python studies/auto_k_em_budget.py --out /tmp/em_budget.csv
+
+Outcome of the one run (7 December 2026, written after it; the rule was not changed): **not
+adopted**. The same k on 148 of 152 tables (97.4 %, line 98 %); the planted k on 92 of 98
+against 93 (mix1 with 6 planted groups: 10 screening steps kept a start that ends 1,159 BIC
+units above the current one at k = 6, and k = 7 won); k = 1 on 24 of 24 structureless
+tables for both; the BIC table's pooled CPU time 35 % less (15.6 -> 10.1 s). The other
+differences: chess (9 -> 10), dna_statlog (6 -> 4), titanic (3 -> 2). The budget stays at 20
+steps and 1e-6.
 """
 
 from __future__ import annotations
