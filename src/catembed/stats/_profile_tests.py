@@ -363,9 +363,9 @@ def paragons(Z: Any, labels: Any, centers: Any, n_paragons: int = 5) -> list[tup
     labels = np.asarray(labels, dtype=np.int64)
     centers = np.asarray(centers, dtype=np.float64)
     dist = np.empty(len(Z))
-    # a block of about 1 MiB of float64 at a time, converted there (float32 coordinates are
-    # not copied whole; each row's distance is the same whatever the block)
-    step = max(1, 131072 // max(1, Z.shape[1] if Z.ndim == 2 else 1))
+    # a block of about 1 MiB of float64 (at least 256 rows) at a time, converted there
+    # (float32 coordinates are not copied whole; a row's distance does not depend on the block)
+    step = max(256, 131072 // max(1, Z.shape[1] if Z.ndim == 2 else 1))
     for a in range(0, len(Z), step):
         diff = np.asarray(Z[a:a + step], dtype=np.float64) - centers[labels[a:a + step]]
         dist[a:a + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
