@@ -138,6 +138,15 @@ def test_the_bic_line_marks_lowest_only_where_it_decides():
                         "in a row)")
 
 
+def test_a_range_of_one_k_has_no_lowest():
+    scores = pd.DataFrame({"bic": [1560.0]}, index=[5])
+    stub = SimpleNamespace(dependence_z_=9.0, n_clusters_=5, k_scores_=scores)
+    lines = choice_lines(stub)
+    assert lines[0].startswith("  k chosen without labels: k = 5, the only k >= 2 in the "
+                               "range (k >= 2 by the range); dependence test")
+    assert lines[1:] == ["  latent class BIC per k >= 2: 5*: 1560.0"]
+
+
 def test_top_of_the_range_says_how_to_widen_it():
     df, _ = planted(600, 5, 8, 6, 0.9, seed=3)
     m, said = _fit(df, "2:3")

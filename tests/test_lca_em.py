@@ -54,6 +54,17 @@ def test_bic_table_chooses_the_planted_k():
     assert list(table.index) == [1, 2, 3, 4, 5] and table.attrs["not_fitted"] == [6]
 
 
+def test_a_ks_bic_does_not_depend_on_where_the_range_starts():
+    # each k >= 2 draws its seed in the order of k from 2, those below the range included
+    df = _planted(600, seed=2)
+    codes = np.column_stack([pd.factorize(df[c], sort=True)[0] for c in df.columns])
+    full = lca_bic_table(codes, list(range(1, 6)), np.random.RandomState(0))
+    for ks in ([3, 4, 5], [4], [2, 3]):
+        part = lca_bic_table(codes, ks, np.random.RandomState(0))
+        assert list(part.index) == ks
+        np.testing.assert_array_equal(part["bic"].to_numpy(), full["bic"].loc[ks].to_numpy())
+
+
 def test_indicators_are_the_dense_indicators_less_each_columns_first_value():
     from catembed.cluster._lca_em import indicators
 

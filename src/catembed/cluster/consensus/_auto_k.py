@@ -129,6 +129,10 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
     The rows are reduced to the distinct ones once for every ``k``; each ``k``'s starts are
     screened (:func:`_screened_loglik`).
 
+    Each k >= 2 draws its seed in the order of k from 2, those below ``ks`` included, so
+    that a k's BIC does not depend on where the range starts (``"3:8"`` gives k = 4 the BIC
+    of ``"auto"``'s k = 4).
+
     The k >= 2 are fitted in turn until the BIC has risen at :data:`BIC_RISES_TO_STOP`
     consecutive k; the larger k are not fitted (listed in the table's
     ``attrs["not_fitted"]``; each one's seed is still drawn, so the k fitted get the BIC
@@ -152,6 +156,8 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
     rows = []
     not_fitted: list[int] = []
     rises, previous = 0, None  # consecutive rises of the BIC over k >= 2, the last BIC
+    for _ in range(2, ks[0] if ks else 2):  # the seeds of the k >= 2 below the range: a k's
+        rs.randint(2**31 - 1)  # BIC is the same whichever range holds it ("3:8", "auto")
     for k in ks:
         if k == 1:
             ll = _independence_loglik(codes)

@@ -189,9 +189,10 @@ def choice_lines(model: Any) -> list[str]:
                 *stopped]
     rule = ("the columns are dependent, so k >= 2" if z >= DEPENDENCE_Z and 1 in bic.index
             else "k >= 2 by the range")
-    lines = [f"  k chosen without labels: k = {k}, the lowest latent class BIC among k >= 2 "
-             f"({rule}); {test}",
-             "  latent class BIC per k >= 2 (lowest wins): "
+    only = len(many) == 1  # nothing to compare: no "lowest"
+    pick = "the only k >= 2 in the range" if only else "the lowest latent class BIC among k >= 2"
+    lines = [f"  k chosen without labels: k = {k}, {pick} ({rule}); {test}",
+             f"  latent class BIC per k >= 2{'' if only else ' (lowest wins)'}: "
              + "  ".join(f"{c}{'*' if c == k else ''}: {bic.loc[c]:.1f}" for c in many)]
     if 1 in bic.index:
         lower = bic.loc[1] < bic.loc[k]
