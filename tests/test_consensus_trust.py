@@ -138,6 +138,16 @@ def test_the_bic_line_marks_lowest_only_where_it_decides():
                         "in a row)")
 
 
+def test_figures_are_printed_on_their_side_of_the_thresholds():
+    from catembed.cluster.consensus._clusterwise import figure
+
+    assert figure(0.2996, 0.3) == "0.2996"  # not "0.30 (below 0.3)"
+    assert figure(0.7496, 0.75, 0.5) == "0.7496" and figure(0.5004, 0.75, 0.5) == "0.5004"
+    assert figure(0.296, 0.3) == "0.296" and figure(0.75, 0.75, 0.5) == "0.75"
+    assert figure(0.8612, 0.75, 0.5) == "0.86" and figure(0.1234) == "0.12"
+    assert figure(float("nan"), 0.3) == "nan"
+
+
 def test_a_range_of_one_k_has_no_lowest():
     scores = pd.DataFrame({"bic": [1560.0]}, index=[5])
     stub = SimpleNamespace(dependence_z_=9.0, n_clusters_=5, k_scores_=scores)

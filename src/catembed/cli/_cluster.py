@@ -279,7 +279,9 @@ def _cluster_stability(model: Any) -> dict[int, str] | None:
     d = getattr(model, "diagnostics_", {})
     if int(model.n_clusters_) < 2 or "cluster_jaccard" not in d:
         return None
-    return {c: f"Jaccard {j:.2f} {s}" for c, (j, s) in enumerate(
+    from ..cluster.consensus._clusterwise import DISSOLVED, STABLE, figure
+
+    return {c: f"Jaccard {figure(j, STABLE, DISSOLVED)} {s}" for c, (j, s) in enumerate(
         zip(d["cluster_jaccard"], d["cluster_status"], strict=True))}
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from ..._utils._spelling import spell
 
 __all__ = ["STABLE", "DISSOLVED", "cluster_jaccard", "reading", "cluster_messages",
-           "evidence_messages", "choice_lines", "trust_line", "stability_columns"]
+           "evidence_messages", "choice_lines", "trust_line", "stability_columns", "figure"]
 
 #: a cluster whose mean resample Jaccard is at least this is stable (clusterboot)
 STABLE = 0.75
@@ -64,6 +64,20 @@ def cluster_jaccard(labels: np.ndarray, k: int, runs_all: list[list[np.ndarray]]
     return jac, gone
 
 
+def figure(value: float, *thresholds: float) -> str:
+    """``value`` with 2 decimals, or as many more (up to 6) as it takes for the printed
+    figure to sit on the same side of every threshold as the value: a Jaccard of 0.7496 is
+    "0.7496 doubtful", not "0.75 doubtful" beside ">= 0.75 stable"."""
+    text = f"{value:.2f}"
+    if not np.isfinite(value):
+        return text
+    for digits in range(2, 7):
+        text = f"{value:.{digits}f}"
+        if all(np.sign(float(text) - t) == np.sign(value - t) for t in thresholds):
+            break
+    return text
+
+
 def reading(j: float) -> str:
     """``"stable"``, ``"doubtful"`` or ``"dissolved"`` (``"empty"`` for NaN)."""
     if not np.isfinite(j):
@@ -80,7 +94,7 @@ def cluster_messages(d: dict[str, Any], k: int) -> list[str]:
             if s in ("doubtful", "dissolved")]
     if not weak:
         return []
-    named = ", ".join(f"{c} {s} ({j:.2f})" for c, j, s in weak)
+    named = ", ".join(f"{c} {s} ({figure(j, STABLE, DISSOLVED)})" for c, j, s in weak)
     where = spell("diagnostics_['cluster_jaccard']", "the summary's cluster lines and --profiles")
     return [f"{len(weak)} of the {k} clusters are not reproduced by the members' resampled "
             f"runs: cluster {named} (mean resample Jaccard with the runs' most similar "
@@ -210,6 +224,8 @@ def trust_line(model: Any) -> str:
     """The one-number trust line: how many clusters are stable, doubtful, dissolved, the
     weakest cluster's resample Jaccard, then the members' figures. At k = 1: no stability
     figure (it is 1 by construction), the evidence instead."""
+    from ._trust import DISAGREEMENT, WEAK_STABILITY
+
     d = model.diagnostics_
     if int(model.n_clusters_) == 1:
         return ("  structure: one cluster; stability and agreement are 1 by construction at "
@@ -221,7 +237,8 @@ def trust_line(model: Any) -> str:
     col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
            if d["split_column"] is not None else "")
     return (f"  structure: {', '.join(counts)} of {len(jac)} clusters (weakest: cluster "
-            f"{weakest}, resample Jaccard {jac[weakest]:.2f}; >= {STABLE} stable, <= "
-            f"{DISSOLVED} dissolved); stability {d['stability']:.2f} (mean ARI of the members' "
-            f"runs with the partition), agreement between members "
-            f"{d['member_agreement']:.2f}{col}")
+            f"{weakest}, resample Jaccard {figure(jac[weakest], STABLE, DISSOLVED)}; >= "
+            f"{STABLE} stable, <= {DISSOLVED} dissolved); stability "
+            f"{figure(d['stability'], WEAK_STABILITY)} (mean ARI of the members' runs with "
+            f"the partition), agreement between members "
+            f"{figure(d['member_agreement'], DISAGREEMENT)}{col}")

@@ -32,7 +32,7 @@ import numpy as np
 from ..._utils._errors import CatEmbedWarning
 from ..._utils._spelling import spell
 from ...metrics import ari_codes
-from ._clusterwise import cluster_jaccard, cluster_messages, evidence_messages, reading
+from ._clusterwise import cluster_jaccard, cluster_messages, evidence_messages, figure, reading
 
 __all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]
 
@@ -128,13 +128,15 @@ def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
             "another k.")
     if d["member_agreement"] < DISAGREEMENT:
         out.append(
-            f"the consensus members disagree (mean ARI {d['member_agreement']:.2f} between "
+            f"the consensus members disagree (mean ARI "
+            f"{figure(d['member_agreement'], DISAGREEMENT)} between "
             f"their partitions): the representations do not share one partition into {k} "
             "groups; read the clusters as one view of the table among several.")
     if d["stability"] < WEAK_STABILITY:
         out.append(
             f"weak structure: the members' runs reproduce the final partition with a mean "
-            f"ARI of {d['stability']:.2f} (below {WEAK_STABILITY}); the table may have no "
+            f"ARI of {figure(d['stability'], WEAK_STABILITY)} (below {WEAK_STABILITY}); "
+            "the table may have no "
             "clear groups at this k" + (
                 "." if chosen else f" (try {spell(AUTO_PY, '-k auto')})."))
     return out + cluster_messages(d, k)
