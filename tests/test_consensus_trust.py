@@ -146,6 +146,8 @@ def test_figures_are_printed_on_their_side_of_the_thresholds():
     assert figure(0.296, 0.3) == "0.296" and figure(0.75, 0.75, 0.5) == "0.75"
     assert figure(0.8612, 0.75, 0.5) == "0.86" and figure(0.1234) == "0.12"
     assert figure(float("nan"), 0.3) == "nan"
+    assert figure(3.96, 4.0, digits=1) == "3.96" and figure(4.04, 4.0, digits=1) == "4.04"
+    assert figure(3.9, 4.0, digits=1) == "3.9" and figure(81.93, 4.0, digits=1) == "81.9"
 
 
 def test_a_range_of_one_k_has_no_lowest():

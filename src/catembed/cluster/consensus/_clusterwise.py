@@ -64,15 +64,15 @@ def cluster_jaccard(labels: np.ndarray, k: int, runs_all: list[list[np.ndarray]]
     return jac, gone
 
 
-def figure(value: float, *thresholds: float) -> str:
-    """``value`` with 2 decimals, or as many more (up to 6) as it takes for the printed
-    figure to sit on the same side of every threshold as the value: a Jaccard of 0.7496 is
-    "0.7496 doubtful", not "0.75 doubtful" beside ">= 0.75 stable"."""
-    text = f"{value:.2f}"
+def figure(value: float, *thresholds: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals, or as many more (up to 6) as it takes for the
+    printed figure to sit on the same side of every threshold as the value: a Jaccard of
+    0.7496 is "0.7496 doubtful", not "0.75 doubtful" beside ">= 0.75 stable"."""
+    text = f"{value:.{digits}f}"
     if not np.isfinite(value):
         return text
-    for digits in range(2, 7):
-        text = f"{value:.{digits}f}"
+    for places in range(digits, 7):
+        text = f"{value:.{places}f}"
         if all(np.sign(float(text) - t) == np.sign(value - t) for t in thresholds):
             break
     return text
@@ -104,11 +104,14 @@ def cluster_messages(d: dict[str, Any], k: int) -> list[str]:
 
 
 def _z_text(z: float) -> str:
-    return "infinitely many" if np.isinf(z) else f"{z:.1f}"
+    from ._auto_k import DEPENDENCE_Z
+
+    return "infinitely many" if np.isinf(z) else figure(z, DEPENDENCE_Z, digits=1)
 
 
 def _z_phrase(z: float) -> str:
-    """``"3.9 null standard deviations above"`` (or below, for a negative z)."""
+    """``"3.9 null standard deviations above"`` (or below, for a negative z; 3.96 is
+    "3.96", not "4.0", beside the threshold of 4)."""
     side = "above" if z >= 0 else "below"
     return f"{_z_text(abs(z))} null standard deviations {side}"
 
