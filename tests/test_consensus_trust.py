@@ -20,6 +20,7 @@ from catembed.cluster.consensus._clusterwise import (
     STABLE,
     choice_lines,
     cluster_jaccard,
+    cluster_messages,
     evidence_messages,
     reading,
 )
@@ -148,6 +149,17 @@ def test_figures_are_printed_on_their_side_of_the_thresholds():
     assert figure(float("nan"), 0.3) == "nan"
     assert figure(3.96, 4.0, digits=1) == "3.96" and figure(4.04, 4.0, digits=1) == "4.04"
     assert figure(3.9, 4.0, digits=1) == "3.9" and figure(81.93, 4.0, digits=1) == "81.9"
+
+
+def test_one_weak_or_small_cluster_is_singular():
+    from catembed.cluster.consensus._degenerate import outlier_message
+
+    d = {"cluster_jaccard": [0.9, 0.4], "cluster_status": ["stable", "dissolved"]}
+    assert cluster_messages(d, 2)[0].startswith("1 of the 2 clusters is not reproduced by ")
+    d = {"cluster_jaccard": [0.6, 0.4], "cluster_status": ["doubtful", "dissolved"]}
+    assert cluster_messages(d, 2)[0].startswith("2 of the 2 clusters are not reproduced by ")
+    labels = np.array([0] * 150 + [1] * 149 + [2])
+    assert outlier_message(labels, 3).startswith("1 of the 3 clusters holds fewer than ")
 
 
 def test_a_range_of_one_k_has_no_lowest():

@@ -96,7 +96,8 @@ def cluster_messages(d: dict[str, Any], k: int) -> list[str]:
         return []
     named = ", ".join(f"{c} {s} ({figure(j, STABLE, DISSOLVED)})" for c, j, s in weak)
     where = spell("diagnostics_['cluster_jaccard']", "the summary's cluster lines and --profiles")
-    return [f"{len(weak)} of the {k} clusters are not reproduced by the members' resampled "
+    verb = "is" if len(weak) == 1 else "are"
+    return [f"{len(weak)} of the {k} clusters {verb} not reproduced by the members' resampled "
             f"runs: cluster {named} (mean resample Jaccard with the runs' most similar "
             f"cluster; fpc clusterboot's reading: >= {STABLE} stable, <= {DISSOLVED} "
             f"dissolved, doubtful between): which rows belong to a doubtful cluster is uncertain, "

@@ -189,7 +189,8 @@ def outlier_message(labels: np.ndarray, k: int, searched: bool = True,
     fewer = "n_clusters" if python else "-k"
     how = ("no candidate partition without one was found" if searched else
            "combine='select' (the default) looks for a partition without one")
-    return (f"{len(small)} of the {k} clusters hold fewer than max(2, 1 % of the rows) = "
+    return (f"{len(small)} of the {k} clusters {'holds' if len(small) == 1 else 'hold'} "
+            f"fewer than max(2, 1 % of the rows) = "
             f"{max(2.0, MIN_SHARE * len(lab)):g} rows ({cells}): an outlier group, not a "
             f"cluster; {how}. Read those rows as outliers, or try fewer clusters ({fewer}).")
 
