@@ -143,6 +143,7 @@ def _paragons(prof: Any, ids: Any) -> dict[int, list[str]]:
 def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], cols: list[str],
               ids: Any) -> list[str]:
     """The clusters: size, stability, overlap, what each is and is not, paragons."""
+    from ..cluster.consensus._clusterwise import DISSOLVED, STABLE, figure
     from ..cluster.consensus._describe import summary_rows
 
     k = int(model.n_clusters_)
@@ -159,7 +160,7 @@ def _clusters(model: Any, prof: Any, labels: np.ndarray, ov: dict[str, Any], col
                _bars(sizes[c] / n, 1.0 / k, cols[c], top, f"{sizes[c] / n:.0%}")]
         if stab is not None:
             j, s = stab[c]
-            row.append(_raw(f"{j:.2f} {_reading(s)}", "num nw"))
+            row.append(_raw(f"{figure(j, STABLE, DISSOLVED)} {_reading(s)}", "num nw"))
         if k > 1:
             sil, bor = ov["cluster_silhouette"][c], ov["cluster_borderline"][c]
             row.append("" if sil is None else round(sil, 2))
