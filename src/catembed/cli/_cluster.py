@@ -252,7 +252,7 @@ def _choice_lines(model: Any) -> list[str]:
 def _trust_line(model: Any) -> str:
     """How many clusters are stable, doubtful, dissolved (per-cluster resample Jaccard),
     then the members' figures; at k = 1, the pointer to the evidence instead."""
-    from ..cluster.consensus._clusterwise import trust_line
+    from ..cluster.consensus._trust import trust_line
 
     return trust_line(model) + _selection_text(model)
 

@@ -30,7 +30,7 @@ import numpy as np
 from ..._utils._spelling import spell
 
 __all__ = ["STABLE", "DISSOLVED", "cluster_jaccard", "reading", "cluster_messages",
-           "evidence_messages", "choice_lines", "trust_line", "stability_columns", "figure"]
+           "evidence_messages", "choice_lines", "stability_columns", "figure"]
 
 #: a cluster whose mean resample Jaccard is at least this is stable (clusterboot)
 STABLE = 0.75
@@ -222,27 +222,3 @@ def choice_lines(model: Any) -> list[str]:
         lines.append(f"  k = {k} is the top of the range tried and the BIC still falls "
                      f"there: widen it ({wider})")
     return lines
-
-
-def trust_line(model: Any) -> str:
-    """The one-number trust line: how many clusters are stable, doubtful, dissolved, the
-    weakest cluster's resample Jaccard, then the members' figures. At k = 1: no stability
-    figure (it is 1 by construction), the evidence instead."""
-    from ._trust import DISAGREEMENT, WEAK_STABILITY
-
-    d = model.diagnostics_
-    if int(model.n_clusters_) == 1:
-        return ("  structure: one cluster; stability and agreement are 1 by construction at "
-                "k = 1 and say nothing: the evidence is the dependence test above")
-    jac, status = d["cluster_jaccard"], d["cluster_status"]
-    counts = [f"{status.count(s)} {s}" for s in ("stable", "doubtful", "dissolved")
-              if status.count(s)]
-    weakest = int(np.nanargmin(jac)) if np.isfinite(jac).any() else 0
-    col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
-           if d["split_column"] is not None else "")
-    return (f"  structure: {', '.join(counts)} of {len(jac)} clusters (weakest: cluster "
-            f"{weakest}, resample Jaccard {figure(jac[weakest], STABLE, DISSOLVED)}; >= "
-            f"{STABLE} stable, <= {DISSOLVED} dissolved); stability "
-            f"{figure(d['stability'], WEAK_STABILITY)} (mean ARI of the members' runs with "
-            f"the partition), agreement between members "
-            f"{figure(d['member_agreement'], DISAGREEMENT)}{col}")

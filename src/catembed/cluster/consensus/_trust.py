@@ -32,9 +32,17 @@ import numpy as np
 from ..._utils._errors import CatEmbedWarning
 from ..._utils._spelling import spell
 from ...metrics import ari_codes
-from ._clusterwise import cluster_jaccard, cluster_messages, evidence_messages, figure, reading
+from ._clusterwise import (
+    DISSOLVED,
+    STABLE,
+    cluster_jaccard,
+    cluster_messages,
+    evidence_messages,
+    figure,
+    reading,
+)
 
-__all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose"]
+__all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose", "trust_line"]
 
 #: below this stability the partition is called weak
 WEAK_STABILITY = 0.3
@@ -140,3 +148,25 @@ def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
             "clear groups at this k" + (
                 "." if chosen else f" (try {spell(AUTO_PY, '-k auto')})."))
     return out + cluster_messages(d, k)
+
+
+def trust_line(model: Any) -> str:
+    """The one-number trust line: how many clusters are stable, doubtful, dissolved, the
+    weakest cluster's resample Jaccard, then the members' figures. At k = 1: no stability
+    figure (it is 1 by construction), the evidence instead."""
+    d = model.diagnostics_
+    if int(model.n_clusters_) == 1:
+        return ("  structure: one cluster; stability and agreement are 1 by construction at "
+                "k = 1 and say nothing: the evidence is the dependence test above")
+    jac, status = d["cluster_jaccard"], d["cluster_status"]
+    counts = [f"{status.count(s)} {s}" for s in ("stable", "doubtful", "dissolved")
+              if status.count(s)]
+    weakest = int(np.nanargmin(jac)) if np.isfinite(jac).any() else 0
+    col = (f"; closest single column {d['split_column']!r} (NMI {d['split_nmi']:.2f})"
+           if d["split_column"] is not None else "")
+    return (f"  structure: {', '.join(counts)} of {len(jac)} clusters (weakest: cluster "
+            f"{weakest}, resample Jaccard {figure(jac[weakest], STABLE, DISSOLVED)}; >= "
+            f"{STABLE} stable, <= {DISSOLVED} dissolved); stability "
+            f"{figure(d['stability'], WEAK_STABILITY)} (mean ARI of the members' runs with "
+            f"the partition), agreement between members "
+            f"{figure(d['member_agreement'], DISAGREEMENT)}{col}")
