@@ -59,6 +59,17 @@ class _Done(Exception):
     pass
 
 
+def fit_until_choice(X: pd.DataFrame, seed: int) -> None:
+    """``Consensus("auto", random_state=seed).fit(X)``, its warnings silenced, up to a
+    wrapped ``choose_k`` that raises :class:`_Done`."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Consensus("auto", random_state=seed).fit(X)
+    except _Done:
+        pass
+
+
 def bic_table(X: pd.DataFrame, seed: int = 0) -> tuple[pd.DataFrame, dict[int, float], float]:
     """The full BIC table ``Consensus("auto", random_state=seed)`` computes on ``X``, each
     k's CPU seconds, and the dependence z (the fit stops at the choice of k)."""
@@ -81,11 +92,7 @@ def bic_table(X: pd.DataFrame, seed: int = 0) -> tuple[pd.DataFrame, dict[int, f
     _auto_k._screened_loglik = timed
     _consensus.choose_k = stop
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            Consensus("auto", random_state=seed).fit(X)
-    except _Done:
-        pass
+        fit_until_choice(X, seed)
     finally:
         _auto_k._screened_loglik = inner
         _consensus.choose_k = choose

