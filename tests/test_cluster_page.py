@@ -79,6 +79,32 @@ def test_page_of_k_chosen_shows_the_criterion_and_stability(tmp_path):
     assert any(s in html for s in (">stable<", ">doubtful<", ">dissolved<"))
 
 
+def test_page_carries_the_warnings_of_the_answer(tmp_path, capsys):
+    # no groups at k = 3 given: the page says what the command line says, in its spelling
+    import html as html_lib
+    import re
+
+    rng = np.random.default_rng(5)
+    path = tmp_path / "flat.csv"
+    pd.DataFrame(rng.integers(0, 3, (300, 5)).astype(str),
+                 columns=[f"c{j}" for j in range(5)]).to_csv(path, index=False)
+    page = tmp_path / "flat.html"
+    assert main(["cluster", str(path), "-k", "3", "--members", "mca,idf", "--report",
+                 str(page), "-o", str(tmp_path / "l.csv")]) == 0
+    said = capsys.readouterr().err
+    html = page.read_text(encoding="utf-8")
+    shown = [html_lib.unescape(m) for m in re.findall(r'<p class="warn">(.*?)</p>', html)]
+    assert f"<h2>Warnings ({len(shown)})</h2>" in html
+    assert any(m.startswith("no evidence of groups") for m in shown)
+    assert all(f"catembed: warning: {m}" in said for m in shown)
+    assert any("-k auto" in m for m in shown)  # the command line's spelling
+    # a table with clear groups and stable clusters: no such section
+    page = tmp_path / "soy.html"
+    assert main(["cluster", "soybean_small", "-k", "4", "--members", "mca,onehot", "-q",
+                 "--report", str(page), "-o", str(tmp_path / "l.csv")]) == 0
+    assert "<h2>Warnings" not in page.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--report", "{d}/p.txt"], "--report must end in .html, .htm"),
     (["--report", "{d}/p.html", "-o", "{d}/p.html"], "--output must end in"),

@@ -142,6 +142,14 @@ def test_report_consensus_section():
     page = render_html(rep)
     assert "Label-free consensus (k = 4)" in page and "<table class=\"consensus" in page
     assert "ARI with the classes 1.000" in page
+    assert c["warnings"] == [] and 'class="warn"' not in page  # four stable clusters
+    # a table without groups at k = 3: the answer's warnings, in the Python spelling
+    rng = np.random.default_rng(5)
+    flat = pd.DataFrame(rng.integers(0, 3, (300, 5)).astype(str),
+                        columns=[f"c{j}" for j in range(5)])
+    c = consensus_summary(flat, 3, 0)
+    assert any(m.startswith("no evidence of groups") for m in c["warnings"])
+    assert any("n_clusters='auto'" in m for m in c["warnings"])
     # a table Consensus refuses: a note, not a failure
     one_row_kind = data.features.iloc[:, :1].assign(**{data.features.columns[0]: "a"})
     assert "error" in consensus_summary(one_row_kind, 3, 0)

@@ -419,8 +419,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
                         quiet=args.quiet, consensus=False)
     if not args.no_consensus:  # catembed cluster's answer for the same table and seed
         t_c = time.perf_counter()
-        data.consensus = cluster_consensus(args, X, y, data.clusters,
-                                           loaded.meta.get("rows_kept"))
+        from .._utils._spelling import cli_spelling
+
+        with cli_spelling():  # its warnings name -k, as catembed cluster's do
+            data.consensus = cluster_consensus(args, X, y, data.clusters,
+                                               loaded.meta.get("rows_kept"))
         data.timings["consensus"] = time.perf_counter() - t_c
     data.timings = {"read": t_read, **data.timings}
     data.notes.insert(0, f"Table: {summary_line(loaded)}.")

@@ -46,7 +46,7 @@ background:#f6f6f6}
 .bars i{display:block;height:7px} .bars i.all{background:#aaa;margin-top:1px}
 td.bar{white-space:nowrap;font-variant-numeric:tabular-nums}
 table.clusters .bars{width:56px} td.nw{white-space:nowrap} td.txt{min-width:12em}
-.lead{font-size:1.05em} .warn{color:#8a4b00} td.txt{max-width:34em;font-size:.92em}
+.lead{font-size:1.05em} td.txt{max-width:34em;font-size:.92em}
 .ok{color:#1a7f37} .bad{color:#b42318} .mid{color:#8a4b00}
 pre.reason{white-space:pre-wrap;background:#f7f7f7;padding:.5em;font-size:.85em}
 """
@@ -217,13 +217,17 @@ def _k_section(model: Any) -> list[str]:
 
 def _trust(model: Any, ov: dict[str, Any]) -> list[str]:
     """The members' figures and the partition's overall stability."""
+    from ..cluster.consensus._clusterwise import figure
+    from ..cluster.consensus._trust import DISAGREEMENT, WEAK_STABILITY
+
     d = model.diagnostics_
     k = int(model.n_clusters_)
     out = ["<h2>How far to trust it</h2>"]
     facts = []
     if k > 1:
-        facts.append(f"Stability {d['stability']:.2f} (mean ARI of the members' runs with the "
-                     f"partition), agreement between the members {d['member_agreement']:.2f}")
+        facts.append(f"Stability {figure(d['stability'], WEAK_STABILITY)} (mean ARI of the "
+                     f"members' runs with the partition), agreement between the members "
+                     f"{figure(d['member_agreement'], DISAGREEMENT)}")
     else:
         facts.append("One cluster: stability and agreement are 1 by construction and say "
                      "nothing; the evidence is the dependence test above")
@@ -384,6 +388,7 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
         Lines added at the end (escaped).
     """
     from .._version import __version__
+    from ..cluster.consensus._degenerate import answer_messages
     from ..cluster.consensus._describe import describe_clusters
 
     labels = np.asarray(model.labels_, dtype=np.int64)
@@ -406,7 +411,12 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>catembed "
              f"cluster: {html_text(name)}</title><style>{_CSS}{_PAGE_CSS}</style></head><body>",
              f"<h1>catembed cluster: {html_text(name)}</h1>",
-             f"<p class=\"lead\">{html_text(lead)}</p>", "<h2>Clusters</h2>"]
+             f"<p class=\"lead\">{html_text(lead)}</p>"]
+    said = answer_messages(model)  # the answer's warnings, as the fit gave them (issue 53)
+    if said:
+        parts.append(f"<h2>Warnings ({len(said)})</h2>")
+        parts += [f"<p class=\"warn\">{html_text(m)}</p>" for m in said]
+    parts.append("<h2>Clusters</h2>")
     parts += _clusters(model, prof, labels, ov, cols, ids)
     parts += _k_section(model)
     parts += _trust(model, ov)

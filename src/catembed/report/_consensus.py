@@ -39,6 +39,8 @@ def _consensus_facts(model: Any, clusters: Any = None, y: Any = None) -> dict[st
     import pandas as pd
     from sklearn.metrics import adjusted_rand_score
 
+    from ..cluster.consensus._degenerate import answer_messages
+
     k = int(model.n_clusters_)
     out: dict[str, Any] = {
         "k": k,
@@ -51,6 +53,7 @@ def _consensus_facts(model: Any, clusters: Any = None, y: Any = None) -> dict[st
         "sizes": np.bincount(model.labels_, minlength=k).tolist(),
         "numeric": list(model.numeric_features_),
         "labels": np.asarray(model.labels_),
+        "warnings": answer_messages(model),  # the answer's, as the fit gave them (issue 53)
     }
     for key, other in (("ari_kmeans", clusters), ("ari_target", y)):
         if other is None:

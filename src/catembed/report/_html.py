@@ -33,6 +33,7 @@ th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums
 table.sortable th{cursor:pointer} table.sortable th[data-dir=asc]::after{content:" \\25B2"}
 table.sortable th[data-dir=desc]::after{content:" \\25BC"}
 img{max-width:100%;height:auto;border:1px solid #eee} .note{color:#666;font-size:.85em}
+.warn{color:#8a4b00}
 #vmap{border:1px solid #eee;background:#fff;width:100%;max-width:900px;height:auto}
 #vmap circle{stroke:#fff;stroke-width:.6} #vmap circle:hover,#vmap circle.on{stroke:#000;
 stroke-width:1.5}
@@ -192,6 +193,7 @@ def _consensus(c: dict[str, Any]) -> list[str]:
         facts.append(f"left out (refused on this table): {', '.join(c['failed'])}")
     if c.get("numeric"):
         facts.append(f"numeric columns in 5 quantile bins: {', '.join(c['numeric'])}")
+    out += [f"<p class=\"warn\">Warning: {html_text(m)}</p>" for m in c.get("warnings", [])]
     if c.get("command"):
         facts.insert(0, f"the partition of {c['command']} for this table and seed (every row "
                      "of the file" + ("; k chosen without labels" if c.get("chosen") else "")
