@@ -126,14 +126,15 @@ def fit_centres(U: np.ndarray, k: int, sample_size: int, rs: np.random.RandomSta
     if (distinct is not None and len(distinct[0]) >= k
             and np.array_equal(U[distinct[0]][distinct[2]], U)):
         starts = 10 * min(len(U), sample_size) // len(distinct[0])
-        km = KMeans(k, n_init=int(min(DISTINCT_STARTS, max(10, starts))), random_state=seed)
+        km = KMeans(k, n_init=int(min(DISTINCT_STARTS, max(10, starts))), random_state=seed,
+                    copy_x=False)  # U[distinct[0]] is a copy: centred in place
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             km.fit(U[distinct[0]], sample_weight=distinct[1])
         return km.cluster_centers_
-    km = KMeans(k, n_init=10, random_state=seed)
     sub = U if len(U) <= sample_size else U[rs.choice(len(U), size=sample_size,
                                                       replace=False)]
+    km = KMeans(k, n_init=10, random_state=seed, copy_x=sub is U)  # a sample: its own copy
     with warnings.catch_warnings():  # fewer distinct rows than k: k-means warns
         warnings.simplefilter("ignore")
         km.fit(sub)

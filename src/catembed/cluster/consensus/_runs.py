@@ -37,7 +37,10 @@ def _kmeans_runs(Z: np.ndarray, k: int, n_runs: int, sample_size: int,
         rows = rs.choice(n, size=size, replace=False) if size < n else np.arange(n)
         with warnings.catch_warnings():  # fewer distinct embedded rows than k: k-means warns
             warnings.simplefilter("ignore")
-            km = KMeans(k, n_init=1, random_state=rs.randint(2**31 - 1)).fit(Z[rows])
+            # Z[rows] is a copy of its own: k-means may centre it in place (the same
+            # centres and labels as on a copy of the copy)
+            km = KMeans(k, n_init=1, random_state=rs.randint(2**31 - 1), copy_x=False).fit(
+                Z[rows])
         c = km.cluster_centers_.astype(Z.dtype, copy=False)
         centres.append(c)
         out.append(_nearest(Z, c))
