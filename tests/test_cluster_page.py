@@ -105,6 +105,25 @@ def test_page_carries_the_warnings_of_the_answer(tmp_path, capsys):
     assert "<h2>Warnings" not in page.read_text(encoding="utf-8")
 
 
+def test_page_of_a_loaded_model_is_refused_with_a_reason(tmp_path):
+    import warnings
+
+    from catembed import CatEmbedError, load
+    from catembed.cluster import Consensus
+    from catembed.report import write_cluster_page
+
+    X = pd.read_csv(_table(tmp_path)).drop(columns=["who"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = Consensus(3, members=["mca", "idf"], random_state=0).fit(X)
+    model.save(tmp_path / "m.npz")
+    with pytest.raises(CatEmbedError, match="a saved model does not keep"):
+        write_cluster_page(load(tmp_path / "m.npz"), X, tmp_path / "p.html")
+    assert not (tmp_path / "p.html").exists()
+    write_cluster_page(model, X, tmp_path / "p.html")  # the fit itself: the page
+    assert "<h2>Clusters</h2>" in (tmp_path / "p.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--report", "{d}/p.txt"], "--report must end in .html, .htm"),
     (["--report", "{d}/p.html", "-o", "{d}/p.html"], "--output must end in"),

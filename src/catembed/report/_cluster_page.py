@@ -387,10 +387,19 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
     notes : list of str, optional
         Lines added at the end (escaped).
     """
+    from sklearn.utils.validation import check_is_fitted
+
+    from .._utils._validation import CatEmbedError
     from .._version import __version__
     from ..cluster.consensus._degenerate import answer_messages
     from ..cluster.consensus._describe import describe_clusters
 
+    check_is_fitted(model, "labels_")
+    if not hasattr(model, "diagnostics_"):  # a model loaded from a file
+        raise CatEmbedError(
+            "the cluster page reads the fit's diagnostics (diagnostics_: stability, "
+            "warnings, the choice of k), which a saved model does not keep; fit the model "
+            "on the table and write the page from that fit.")
     labels = np.asarray(model.labels_, dtype=np.int64)
     k = int(model.n_clusters_)
     prof = getattr(model, "profiles_", None)
