@@ -216,6 +216,28 @@ def test_cli_prints_per_cluster_stability_and_names_cli_options(tmp_path, capsys
     assert written["jaccard"].between(0, 1).all()
 
 
+def test_evaluate_and_report_name_catembed_clusters_options(tmp_path, capsys):
+    # catembed evaluate has --drop but no -k: the warnings name "catembed cluster -k auto"
+    df = independent(400, 6, 4, seed=4)
+    df["y"] = np.random.default_rng(0).integers(0, 3, len(df)).astype(str)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    code = main(["evaluate", str(src), "--target", "y", "--methods", "consensus",
+                 "--runs", "1"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "(catembed cluster -k auto would answer" in err
+    assert "n_clusters=" not in err and "diagnostics_" not in err
+    with cli_spelling("evaluate"):
+        assert spell("drop it from X", "--drop c", command=None) == "--drop c"
+        assert spell("n_clusters", "-k") == "catembed cluster -k"
+        assert spell("x", "the summary", elsewhere="catembed cluster's summary") == (
+            "catembed cluster's summary")
+    with cli_spelling():
+        assert spell("n_clusters", "-k") == "-k"
+    assert spell("n_clusters", "-k") == "n_clusters"
+
+
 def test_cli_k_1_prints_no_stability_figures(tmp_path, capsys):
     df = independent(400, 6, 4, seed=4)
     src = tmp_path / "t.csv"

@@ -14,13 +14,14 @@ from contextvars import ContextVar
 
 __all__ = ["cli_spelling", "in_cli", "spell"]
 
-_CLI: ContextVar[bool] = ContextVar("catembed_cli_spelling", default=False)
+_CLI: ContextVar[str | None] = ContextVar("catembed_cli_spelling", default=None)
 
 
 @contextmanager
-def cli_spelling() -> Iterator[None]:
-    """Messages raised inside name the command line's options."""
-    token = _CLI.set(True)
+def cli_spelling(command: str = "cluster") -> Iterator[None]:
+    """Messages raised inside name the command line's options, as read in ``catembed
+    <command>``."""
+    token = _CLI.set(command)
     try:
         yield
     finally:
@@ -29,9 +30,18 @@ def cli_spelling() -> Iterator[None]:
 
 def in_cli() -> bool:
     """Whether the messages now name the command line's options."""
-    return _CLI.get()
+    return _CLI.get() is not None
 
 
-def spell(python: str, cli: str) -> str:
-    """``cli`` inside :func:`cli_spelling`, else ``python``."""
-    return cli if _CLI.get() else python
+def spell(python: str, cli: str, *, command: str | None = "cluster",
+          elsewhere: str | None = None) -> str:
+    """``python`` outside :func:`cli_spelling`; inside it, ``cli`` when the command running
+    is ``command``, the one whose option ``cli`` names (``None``: every command that fits
+    the model has it), else ``elsewhere`` (by default ``catembed <command> <cli>``: the
+    option of another command, e.g. ``-k auto`` read in ``catembed evaluate``)."""
+    running = _CLI.get()
+    if running is None:
+        return python
+    if command is None or running == command:
+        return cli
+    return elsewhere if elsewhere is not None else f"catembed {command} {cli}"

@@ -66,7 +66,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"catembed evaluate: {summary_line(data)}", file=sys.stderr)
     groups = _method_groups(data, methods)
-    with warnings.catch_warnings(record=True) as caught:
+    from .._utils._spelling import cli_spelling
+
+    with warnings.catch_warnings(record=True) as caught, cli_spelling("evaluate"):
         warnings.simplefilter("always")
         results = []
         for X, group in groups:

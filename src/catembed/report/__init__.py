@@ -421,7 +421,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         t_c = time.perf_counter()
         from .._utils._spelling import cli_spelling
 
-        with cli_spelling():  # its warnings name -k, as catembed cluster's do
+        with cli_spelling("report"):  # its warnings name catembed cluster's options
             data.consensus = cluster_consensus(args, X, y, data.clusters,
                                                loaded.meta.get("rows_kept"))
         data.timings["consensus"] = time.perf_counter() - t_c

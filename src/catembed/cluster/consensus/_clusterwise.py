@@ -95,7 +95,8 @@ def cluster_messages(d: dict[str, Any], k: int) -> list[str]:
     if not weak:
         return []
     named = ", ".join(f"{c} {s} ({figure(j, STABLE, DISSOLVED)})" for c, j, s in weak)
-    where = spell("diagnostics_['cluster_jaccard']", "the summary's cluster lines and --profiles")
+    where = spell("diagnostics_['cluster_jaccard']", "the summary's cluster lines and --profiles",
+                  elsewhere="catembed cluster's cluster lines and --profiles")
     verb = "is" if len(weak) == 1 else "are"
     return [f"{len(weak)} of the {k} clusters {verb} not reproduced by the members' resampled "
             f"runs: cluster {named} (mean resample Jaccard with the runs' most similar "
@@ -133,7 +134,8 @@ def evidence_messages(d: dict[str, Any], k: int, tried: list[int] | None,
         if k == 1 and tried is not None:
             out.append(f"no clear groups: {above}; every row is in cluster 0. See "
                        + spell("dependence_z_ and k_scores_.",
-                               "the summary's dependence line."))
+                               "the summary's dependence line.",
+                               elsewhere="catembed cluster's dependence line."))
         elif k >= 2 and z < DEPENDENCE_Z:
             auto = spell("n_clusters='auto'", "-k auto")
             out.append(f"no evidence of groups: {above}, so the {k} clusters may cut a "

@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from ..._utils._errors import CatEmbedError, CatEmbedWarning
+from ..._utils._spelling import spell
 from ...metrics import ari_codes
 from ._combine import (
     candidate_partitions,
@@ -175,8 +176,7 @@ def guarded_select(concat: np.ndarray, centres: np.ndarray, U: np.ndarray, space
              "refit": rare})
 
 
-def outlier_message(labels: np.ndarray, k: int, searched: bool = True,
-                    python: bool = True) -> str | None:
+def outlier_message(labels: np.ndarray, k: int, searched: bool = True) -> str | None:
     """The warning for a partition with small clusters (None when it has none);
     ``searched``: the guard looked for a partition without one (``combine="select"``)."""
     small = small_clusters(labels, k)
@@ -186,7 +186,7 @@ def outlier_message(labels: np.ndarray, k: int, searched: bool = True,
     sizes = np.bincount(lab[lab >= 0], minlength=k)[small]
     cells = ", ".join(f"cluster {c}: {s} row{'s' if s != 1 else ''}"
                       for c, s in zip(small.tolist(), sizes.tolist(), strict=True))
-    fewer = "n_clusters" if python else "-k"
+    fewer = spell("n_clusters", "-k")
     how = ("no candidate partition without one was found" if searched else
            "combine='select' (the default) looks for a partition without one")
     return (f"{len(small)} of the {k} clusters {'holds' if len(small) == 1 else 'hold'} "

@@ -132,7 +132,8 @@ def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
             f"the {k} clusters follow the values of one column, {d['split_column']!r} "
             f"(NMI {d['split_nmi']:.2f} with it): the other columns add little to this "
             f"partition. If that split is not what you are after, leave the column out "
-            f"({spell('drop it from X', '--drop ' + str(d['split_column']))}) or try "
+            f"({spell('drop it from X', '--drop ' + str(d['split_column']), command=None)}) "
+            "or try "
             "another k.")
     if d["member_agreement"] < DISAGREEMENT:
         out.append(
