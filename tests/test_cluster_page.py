@@ -105,7 +105,7 @@ def test_page_carries_the_warnings_of_the_answer(tmp_path, capsys):
     assert "<h2>Warnings" not in page.read_text(encoding="utf-8")
 
 
-def test_page_of_a_loaded_model_is_refused_with_a_reason(tmp_path):
+def test_page_of_a_loaded_model_and_of_one_without_diagnostics(tmp_path):
     import warnings
 
     from catembed import CatEmbedError, load
@@ -117,11 +117,17 @@ def test_page_of_a_loaded_model_is_refused_with_a_reason(tmp_path):
         warnings.simplefilter("ignore")
         model = Consensus(3, members=["mca", "idf"], random_state=0).fit(X)
     model.save(tmp_path / "m.npz")
-    with pytest.raises(CatEmbedError, match="a saved model does not keep"):
-        write_cluster_page(load(tmp_path / "m.npz"), X, tmp_path / "p.html")
-    assert not (tmp_path / "p.html").exists()
-    write_cluster_page(model, X, tmp_path / "p.html")  # the fit itself: the page
-    assert "<h2>Clusters</h2>" in (tmp_path / "p.html").read_text(encoding="utf-8")
+    loaded = load(tmp_path / "m.npz")  # keeps diagnostics_: the page, its warnings
+    write_cluster_page(model, X, tmp_path / "fit.html")
+    write_cluster_page(loaded, X, tmp_path / "loaded.html")
+    pages = [(tmp_path / f).read_text(encoding="utf-8") for f in ("fit.html", "loaded.html")]
+    for page in pages:
+        assert "<h2>Clusters</h2>" in page and "How far to trust it" in page
+    assert [p.count('class="warn"') for p in pages] == [pages[0].count('class="warn"')] * 2
+    del loaded.diagnostics_  # as a file saved by an older catembed loads
+    with pytest.raises(CatEmbedError, match="which this model does not have"):
+        write_cluster_page(loaded, X, tmp_path / "old.html")
+    assert not (tmp_path / "old.html").exists()
 
 
 @pytest.mark.parametrize("argv, message", [

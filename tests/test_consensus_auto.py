@@ -163,6 +163,51 @@ def test_auto_model_saves_and_loads():
         again = Consensus.load(path)
     assert again.n_clusters_ == m.n_clusters_ == 3
     np.testing.assert_array_equal(again.predict(df), m.labels_)
+    # what the fit said about its answer is kept: the BIC per k, the diagnostics, the z
+    pd.testing.assert_frame_equal(again.k_scores_, m.k_scores_)
+    assert again.k_scores_.attrs == m.k_scores_.attrs and again.dependence_z_ == m.dependence_z_
+    for key, value in m.diagnostics_.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(again.diagnostics_[key], value)
+        else:
+            assert again.diagnostics_[key] == value, key
+
+
+def test_saved_fit_notes_checked_and_optional(tmp_path):
+    import json
+
+    from catembed.persist import _checksum
+
+    df, _ = planted(300, 3, 6, 4, 0.8, seed=0)
+    m = Consensus(3, **FAST).fit(df)
+    m.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data["__meta__"]))
+
+    def rewrite(notes):
+        meta["composite"]["fit_notes"] = notes
+        out = dict(data, __meta__=np.array(json.dumps(meta)))
+        arrays = {k: v for k, v in out.items() if k not in ("__meta__", "__checksum__")}
+        out["__checksum__"] = np.array(_checksum(str(out["__meta__"]), arrays))
+        np.savez(tmp_path / "edited.npz", **out)
+        return tmp_path / "edited.npz"
+
+    notes = meta["composite"]["fit_notes"]
+    assert notes["k_scores"] is None and len(notes["diagnostics"]["cluster_jaccard"]) == 3
+    again = Consensus.load(rewrite(notes))
+    assert not hasattr(again, "k_scores_") and again.dependence_z_ == m.dependence_z_
+    # a file saved before the notes were kept: it loads, without diagnostics_
+    old = Consensus.load(rewrite(None))
+    assert not hasattr(old, "diagnostics_")
+    np.testing.assert_array_equal(old.predict(df), m.labels_)
+    # damaged notes: refused with the reason
+    for bad in ({**notes, "diagnostics": {**notes["diagnostics"], "cluster_jaccard": [0.5]}},
+                {**notes, "diagnostics": {**notes["diagnostics"], "cluster_status": ["x"] * 3}},
+                {**notes, "diagnostics": {**notes["diagnostics"], "outlier_rows": [10**6]}},
+                {**notes, "dependence_z_": "many"}, {"diagnostics": None}):
+        with pytest.raises(CatEmbedError, match="diagnostics .* cannot be read"):
+            Consensus.load(rewrite(bad))
 
 
 # ---------------------------------------------------------------- weights

@@ -395,11 +395,12 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
     from ..cluster.consensus._describe import describe_clusters
 
     check_is_fitted(model, "labels_")
-    if not hasattr(model, "diagnostics_"):  # a model loaded from a file
+    if not hasattr(model, "diagnostics_"):  # a file saved by an older catembed
         raise CatEmbedError(
             "the cluster page reads the fit's diagnostics (diagnostics_: stability, "
-            "warnings, the choice of k), which a saved model does not keep; fit the model "
-            "on the table and write the page from that fit.")
+            "warnings, the choice of k), which this model does not have (a file saved by "
+            "an older catembed keeps none); fit the model on the table again and write the "
+            "page from that fit.")
     labels = np.asarray(model.labels_, dtype=np.int64)
     k = int(model.n_clusters_)
     prof = getattr(model, "profiles_", None)

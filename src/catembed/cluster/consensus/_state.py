@@ -7,7 +7,8 @@ own state: the columns and their categories, the numeric bins, the members' k-me
 centres, the members' scale factors (``combine="concat"``, ``"select"``) or the cluster
 table of the co-association coordinates (``"coassoc"``), the member ``"select"`` chose
 (``-1``: the concat partition), the centres of the final k-means,
-the members' stability, weight and agreement, and the training labels. Everything is
+the members' stability, weight and agreement, the training labels, and what the fit said
+about its answer (:mod:`._fit_notes`: ``diagnostics_``, ``k_scores_``). Everything is
 checked on load (shapes, finiteness, counts), so a damaged file raises a
 :class:`~catembed.CatEmbedError` naming what is wrong, never a later ``IndexError``.
 """
@@ -21,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...persist import _decode_value, _encode_value
 from ...persist._model_checks import bad, check_array, check_categories
+from ._fit_notes import fit_notes, restore_fit_notes
 from ._members import check_savable
 from ._runs import WIDE_MEMBERS
 
@@ -59,6 +61,7 @@ def consensus_state(model: Any) -> tuple[list[Any], dict[str, np.ndarray], dict[
         "run_k": [[int(k) for k in ks] for ks in model._run_k],
         "n_clusters_": int(model.n_clusters_),
         "selected": int(getattr(model, "_selected", -1)),  # combine="select": a member
+        "fit_notes": fit_notes(model),  # diagnostics_, k_scores_, dependence_z_
     }
     return list(model.estimators_), arrays, meta
 
@@ -174,6 +177,11 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
     model.member_weights_ = vec["weights"]
     model.member_agreement_ = vec["agreement"]
     model.labels_ = labels.astype(np.int64)
+    try:  # a file saved before they were kept has none: no diagnostics_
+        restore_fit_notes(model, meta.get("fit_notes"), len(labels))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise bad(path, "the fit's diagnostics (diagnostics_, k_scores_) cannot be read") \
+            from None
 
 
 def _check_members(path: str, configured: list[str], member_names: list[str], failed: Any,
