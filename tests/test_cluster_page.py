@@ -4,6 +4,8 @@ refusals and its atomic write."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -124,6 +126,9 @@ def test_page_of_a_loaded_model_and_of_one_without_diagnostics(tmp_path):
     for page in pages:
         assert "<h2>Clusters</h2>" in page and "How far to trust it" in page
     assert [p.count('class="warn"') for p in pages] == [pages[0].count('class="warn"')] * 2
+    # the same clusters table (sizes, stability, what each is, paragons)
+    tables = [re.search(r'<table class="clusters.*?</table>', p, re.S).group(0) for p in pages]
+    assert tables[0] == tables[1]
     del loaded.diagnostics_  # as a file saved by an older catembed loads
     with pytest.raises(CatEmbedError, match="which this model does not have"):
         write_cluster_page(loaded, X, tmp_path / "old.html")

@@ -403,10 +403,12 @@ def cluster_page(model: Any, X: Any, *, name: str = "table", target: Any = None,
             "page from that fit.")
     labels = np.asarray(model.labels_, dtype=np.int64)
     k = int(model.n_clusters_)
-    prof = getattr(model, "profiles_", None)
-    if prof is None:
-        prof = describe_clusters(X, labels, numeric_features=model.numeric_features_)
     Z = np.asarray(model.transform(X), dtype=np.float64)
+    prof = getattr(model, "profiles_", None)
+    if prof is None:  # a loaded model: the profiles again, paragons by the fitted centres
+        prof = describe_clusters(X, labels, numeric_features=model.numeric_features_,
+                                 embedding=Z,
+                                 centers=model.cluster_centers_[np.unique(labels)])
     ov = overlap(Z, model.cluster_centers_, labels)
     cols = colours(k)
     numeric = list(getattr(model, "numeric_features_", []))
