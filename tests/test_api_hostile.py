@@ -75,12 +75,12 @@ def test_cli_passthrough_inf_whole_and_chunked_issue21_item4(tmp_path, cli):
 
 
 # ---------------------------------------------------------------- item 5
+@pytest.mark.filterwarnings("ignore::catembed.CatEmbedWarning")  # n looks like an id
 def test_size_parameters_checked_before_allocating_issue21_item5(monkeypatch):
     """issue 21 item 5: n_bins beyond the numbers is clipped (same bins as n_bins = number
     of numbers); n_components / hidden_size of 10**9 are refused by the cost guard."""
     monkeypatch.setenv("CATEMBED_MAX_MEMORY", "1G")
     mixed = X.assign(n=np.arange(10.0))
-    warnings.simplefilter("ignore", catembed.CatEmbedWarning)  # n looks like an id
     big = catembed.OneHotEmbedder(numeric="discretize", n_bins=10**9).fit(mixed)
     ten = catembed.OneHotEmbedder(numeric="discretize", n_bins=10).fit(mixed)
     np.testing.assert_array_equal(big.numeric_bins_["n"], ten.numeric_bins_["n"])
