@@ -8,6 +8,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
@@ -126,6 +127,31 @@ def test_save_load_round_trip(tmp_path, mixed, mixed_fit):
     assert back.members_ == mixed_fit.members_
     np.testing.assert_array_equal(back.member_weights_, mixed_fit.member_weights_)
     assert Consensus.load(path).numeric_bins_.keys() == mixed_fit.numeric_bins_.keys()
+    # the members read the consensus' codes as they are, as after the fit (the same
+    # category arrays; a loaded model took each member's own encoding, about 2x slower)
+    from catembed.cluster.consensus._members import _same_values
+
+    for model in (mixed_fit, back):
+        for est in model.estimators_:
+            index = [model.feature_names_.index(f) for f in est.feature_names_]
+            assert _same_values(est, index, model.categories_) == (
+                not any(len(p) for p in getattr(est, "infrequent_categories_", None) or []
+                        if p is not None))
+
+
+def test_member_codes_take_every_negative_code_as_unknown():
+    from catembed.cluster.consensus._members import member_embed
+
+    X = pd.DataFrame({"a": list("xyzxyz") * 5, "b": list("ppqqrr") * 5})
+    model = Consensus(2, members=["onehot"], random_state=0).fit(X)
+    est = model.estimators_[0]
+    codes = np.array([[0, 1], [-1, 2], [-2, -7], [2, 0]], dtype=np.int64)
+    got = member_embed(est, codes, model.feature_names_, model.categories_)
+    same = member_embed(est, np.maximum(codes, -1), model.feature_names_, model.categories_)
+    np.testing.assert_array_equal(got, same)
+    assert got.dtype == np.float32 and got.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(  # columns in another order: gathered
+        member_embed(est, codes[:, ::-1], ["b", "a"], model.categories_[::-1]), got)
 
 
 def test_pickle_round_trip(mixed, mixed_fit):

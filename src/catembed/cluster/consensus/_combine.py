@@ -58,12 +58,13 @@ def block_scales(norms: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def side_by_side(spaces: list[np.ndarray], scales: np.ndarray) -> np.ndarray:
-    """The members' embeddings, each times its factor, side by side (float32)."""
+    """The members' embeddings, each times its factor, side by side (float32): each product
+    written straight into its columns (no temporary of a member's size)."""
     n = len(spaces[0])
     out = np.empty((n, sum(Z.shape[1] for Z in spaces)), dtype=np.float32)
     start = 0
     for Z, s in zip(spaces, scales, strict=True):
-        out[:, start:start + Z.shape[1]] = Z * np.float32(s)
+        np.multiply(Z, np.float32(s), out=out[:, start:start + Z.shape[1]])
         start += Z.shape[1]
     return out
 

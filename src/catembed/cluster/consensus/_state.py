@@ -105,6 +105,9 @@ def restore_consensus_state(model: Any, path: str, members: list[Any],
             if [repr(v) for v in c] != [repr(v) for v in cats[names.index(f)]]:
                 raise bad(path, f"a member's categories of column {f!r} are not the "
                                  "consensus' own")
+        # the same arrays, as after a fit: the member then reads the consensus' codes
+        # as they are (_members.member_embed), not through its own encoding
+        est.categories_ = [cats[names.index(f)] for f in est.feature_names_]
     try:  # the k fitted (n_clusters may be "auto" or a range); older files: n_clusters
         k = int(meta.get("n_clusters_", model.n_clusters))
     except (TypeError, ValueError):
