@@ -188,6 +188,22 @@ def test_cli_cluster_on_dask_writes_labels_per_partition(tmp_path, consensus_tab
                      str(tmp_path / "o2"), "-q"]) != 0
 
 
+def test_cli_cluster_on_dask_names_cli_options(tmp_path, capsys):
+    """The warnings of the fit on Dask name -k, as the in-memory command's do."""
+    from catembed import cli
+
+    rng = np.random.default_rng(5)
+    src = tmp_path / "flat"
+    dd.from_pandas(pd.DataFrame(rng.integers(0, 3, (600, 5)).astype(str),
+                                columns=[f"c{j}" for j in range(5)]),
+                   npartitions=2).to_parquet(src, write_index=False)
+    assert cli.main(["cluster", str(src), "-k", "3", "--members", "mca,idf", "--scheduler",
+                     "threads", "-o", str(tmp_path / "out"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "no evidence of groups" in err and "(-k auto would answer" in err
+    assert "n_clusters=" not in err
+
+
 def test_cli_local_cluster_sized_by_flags(tmp_path, consensus_table, capsys):
     """``--scheduler local --workers 1 --memory-limit 1GiB``: a LocalCluster of one worker
     process started by the command; the labels of 7 partitions are the in-memory fit's. With

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._utils._errors import CatEmbedError
+from .._utils._spelling import cli_spelling
 from ._input import split_list
 
 __all__ = ["cluster_dask"]
@@ -112,7 +113,8 @@ def cluster_dask(args: argparse.Namespace, progress: Any, notes: tuple[Any, ...]
                           random_state=args.seed)
         progress.step("fitting the consensus")
         t_fit = time.perf_counter()
-        with profiles_deferred():  # the labelling pass below gives the profiles' counts
+        # the labelling pass below gives the profiles' counts; the warnings name -k, --drop
+        with profiles_deferred(), cli_spelling():
             model.fit(ddf[features])
         t_fit = time.perf_counter() - t_fit
         numeric = [c for c in features
