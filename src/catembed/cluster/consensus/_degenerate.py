@@ -47,7 +47,7 @@ from ._combine import (
     nearest_labels,
     preferred_candidate,
 )
-from ._trust import SPLIT_NMI, column_nmi
+from ._trust import SPLIT_NMI, column_nmi, model_messages
 
 __all__ = ["MIN_SHARE", "RARE_SHARE", "TRIM_ROUNDS", "answer_messages", "fit_guarded",
            "guard_report", "guarded_select", "outlier_message", "small_clusters"]
@@ -217,17 +217,8 @@ def answer_messages(model: Any) -> list[str]:
     fit gave them (:func:`~catembed.cluster.consensus._trust.diagnose`'s, then the outlier
     group's of :func:`guard_report`), for a page that shows them beside the answer; spelt
     for the interface in use (:func:`catembed._utils._spelling.spell`)."""
-    from ._clusterwise import evidence_messages
-    from ._trust import messages
-
-    d = model.diagnostics_
-    k = int(model.n_clusters_)
-    scores = getattr(model, "k_scores_", None)
-    tried = None if scores is None else [int(c) for c in scores.index]
-    out = messages(d, k, scores is not None) + evidence_messages(
-        d, k, tried, None if scores is None else scores["bic"])
-    small = outlier_message(model.labels_, k, model.combine == "select")
-    return out + ([small] if small else [])
+    small = outlier_message(model.labels_, int(model.n_clusters_), model.combine == "select")
+    return model_messages(model) + ([small] if small else [])
 
 
 def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:

@@ -42,7 +42,8 @@ from ._clusterwise import (
     reading,
 )
 
-__all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose", "trust_line"]
+__all__ = ["WEAK_STABILITY", "SPLIT_NMI", "DISAGREEMENT", "diagnose", "model_messages",
+           "trust_line"]
 
 #: below this stability the partition is called weak
 WEAK_STABILITY = 0.3
@@ -116,12 +117,19 @@ def diagnose(model: Any, codes: np.ndarray, runs_all: list[list[np.ndarray]],
            "dependence_z": None if z is None else float(z)}
     model.diagnostics_ = out
     if warn:
-        scores = getattr(model, "k_scores_", None)
-        tried = None if scores is None else [int(c) for c in scores.index]
-        for message in messages(out, k, scores is not None) + evidence_messages(
-                out, k, tried, None if scores is None else scores["bic"]):
+        for message in model_messages(model):
             warnings.warn(message, CatEmbedWarning, stacklevel=4)
     return out
+
+
+def model_messages(model: Any) -> list[str]:
+    """The warnings :func:`diagnose`'s figures in ``model.diagnostics_`` call for, with the
+    evidence behind k (``k_scores_``, when k was chosen)."""
+    d, k = model.diagnostics_, int(model.n_clusters_)
+    scores = getattr(model, "k_scores_", None)
+    tried = None if scores is None else [int(c) for c in scores.index]
+    return messages(d, k, scores is not None) + evidence_messages(
+        d, k, tried, None if scores is None else scores["bic"])
 
 
 def messages(d: dict[str, Any], k: int, chosen: bool = False) -> list[str]:
