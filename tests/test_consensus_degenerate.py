@@ -141,3 +141,20 @@ def test_cli_says_why_the_pick_moved(tmp_path, capsys):
     df, _ = _outlier_table(1)
     out = cluster_stdout(df, tmp_path, capsys, 3)
     assert "partition: fitted again without 1 row(s) of rare codes" in out
+
+
+def test_the_outlier_warning_after_a_refit_reads_the_labels_returned():
+    # three rows, one of rare codes: the refit (two rows) had two one-row clusters and said
+    # "2 of the 2 clusters ... (cluster 0: 1 row, cluster 1: 1 row)" while the rows
+    # returned, the outlier taking its nearest centre, were in clusters of 2 and 1
+    df = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "z", "y"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = Consensus(2, random_state=0).fit(df)
+    assert model.diagnostics_["guard"] == "refit"
+    sizes = np.bincount(model.labels_, minlength=2)
+    said = [str(w.message) for w in caught if "outlier group" in str(w.message)]
+    assert said == [degenerate.outlier_message(model.labels_, 2)]
+    small = int(np.argmin(sizes))
+    assert "1 of the 2 clusters holds" in said[0] and f"(cluster {small}: 1 row)" in said[0]
+    assert model.diagnostics_["small_clusters"] == {small: 1}

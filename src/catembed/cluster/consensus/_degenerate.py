@@ -265,17 +265,17 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
             out = np.union1d(out, keep[more])
     finally:
         del model._refitting
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for w in caught:  # the refit's outlier group is said below, of the labels returned
+        if "an outlier group, not a cluster" not in str(w.message):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     codes = model._codes_of(df, checked=True)  # predict's labels, the table coded once
     model.labels_ = nearest_labels(model._coordinates_of(df, codes=codes),
                                    model.cluster_centers_).astype(np.int64)
     d["guard"], d["outlier_rows"] = "refit", out
     d["small_clusters"] = {int(c): int((model.labels_ == c).sum())
                            for c in small_clusters(model.labels_, int(model.n_clusters_))}
-    said = any("outlier group" in str(w.message) for w in caught)
     message = outlier_message(model.labels_, int(model.n_clusters_))
-    if message is not None and not said:
+    if message is not None:
         warnings.warn(message, CatEmbedWarning, stacklevel=3)
     stability_columns(attach_profiles(model, df, model.labels_, codes=codes, checked=True))
     return model
