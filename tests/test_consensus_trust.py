@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from catembed import CatEmbedWarning
-from catembed._utils._spelling import cli_spelling, spell
+from catembed._utils._spelling import cli_spelling, k_asked, rows_below_k, spell
+from catembed._utils._validation import CatEmbedError
 from catembed.cli import main
 from catembed.cluster import Consensus
 from catembed.cluster.consensus._clusterwise import (
@@ -236,6 +237,44 @@ def test_evaluate_and_report_name_catembed_clusters_options(tmp_path, capsys):
     with cli_spelling():
         assert spell("n_clusters", "-k") == "-k"
     assert spell("n_clusters", "-k") == "n_clusters"
+
+
+def test_evaluate_with_jobs_says_the_workers_warnings_as_one_process_does(tmp_path, capfd):
+    # --jobs 2 ran the runs in worker processes, which printed their warnings themselves:
+    # Python's format (a file name and a source line), the Python spelling, each run apart
+    df = independent(400, 6, 4, seed=4)
+    df["y"] = np.random.default_rng(0).integers(0, 3, len(df)).astype(str)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    err = {}
+    for jobs in ("1", "2"):
+        code = main(["evaluate", str(src), "--target", "y", "--methods", "consensus",
+                     "--runs", "2", "--jobs", jobs])
+        out, err[jobs] = capfd.readouterr()
+        assert code == 0, err[jobs]
+    assert err["2"] == err["1"]
+    assert "(catembed cluster -k auto would answer" in err["2"]
+    lines = err["2"].splitlines()
+    assert all(line.startswith("catembed") for line in lines), lines
+
+def test_too_many_clusters_is_refused_in_the_spelling_of_the_interface(tmp_path, capsys):
+    df = pd.DataFrame({"a": ["x", "x", "y", "x"], "b": ["y", "z", "y", "y"],
+                       "y": ["1", "2", "3", "4"]})
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    with pytest.raises(CatEmbedError, match=r"fewer than n_clusters=5; use fewer"):
+        Consensus(5).fit(df[["a", "b"]])
+    assert main(["cluster", str(src), "--drop", "y", "-k", "5"]) == 2
+    assert "3 distinct row(s), fewer than -k 5; use fewer clusters" in capsys.readouterr().err
+    assert main(["evaluate", str(src), "--target", "y", "--methods",
+                 "consensus,lca,kmodes-hamming,kprototypes", "--runs", "1"]) == 0
+    err = capsys.readouterr().err  # consensus and lca refuse, KModes warns
+    assert err.count("fewer than k = 4 (the number of classes)") == 3, err
+    assert "n_clusters" not in err and "n_samples" not in err
+    with cli_spelling("report"):
+        assert k_asked(3) == "--clusters 3"
+        assert rows_below_k(2, 3) == "the table has only 2 row(s), fewer than --clusters 3"
+    assert rows_below_k(2, 3) == "n_samples=2 should be >= n_clusters=3"
 
 
 def test_cli_k_1_prints_no_stability_figures(tmp_path, capsys):

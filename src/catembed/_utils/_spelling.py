@@ -12,20 +12,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["cli_spelling", "in_cli", "spell"]
+__all__ = ["cli_spelling", "current_spelling", "in_cli", "k_asked", "spell"]
 
 _CLI: ContextVar[str | None] = ContextVar("catembed_cli_spelling", default=None)
 
 
 @contextmanager
-def cli_spelling(command: str = "cluster") -> Iterator[None]:
+def cli_spelling(command: str | None = "cluster") -> Iterator[None]:
     """Messages raised inside name the command line's options, as read in ``catembed
-    <command>``."""
+    <command>`` (``None``: the Python spelling, e.g. to pass :func:`current_spelling` on to
+    a worker process)."""
     token = _CLI.set(command)
     try:
         yield
     finally:
         _CLI.reset(token)
+
+
+def current_spelling() -> str | None:
+    """The command whose options the messages now name (``None``: Python's)."""
+    return _CLI.get()
 
 
 def in_cli() -> bool:
@@ -45,3 +51,27 @@ def spell(python: str, cli: str, *, command: str | None = "cluster",
     if command is None or running == command:
         return cli
     return elsewhere if elsewhere is not None else f"catembed {command} {cli}"
+
+
+#: how each command that fits a clusterer names the number of clusters it was given
+_K_OPTION = {"cluster": "-k {k}", "report": "--clusters {k}",
+             "evaluate": "k = {k} (the number of classes)",
+             "bench": "k = {k} (the number of classes)"}
+
+
+def k_asked(k: int) -> str:
+    """The number of clusters asked for, as the interface spells it: ``n_clusters=3`` in
+    Python, ``-k 3`` in ``catembed cluster``, ``--clusters 3`` in ``catembed report``, and
+    "k = 3 (the number of classes)" in ``catembed evaluate`` (the protocol's k)."""
+    running = _CLI.get()
+    if running is None or running not in _K_OPTION:
+        return f"n_clusters={k}"
+    return _K_OPTION[running].format(k=k)
+
+
+def rows_below_k(n: int, k: int) -> str:
+    """"A table of ``n`` rows cannot hold ``k`` clusters", in the spelling of the
+    interface (Python keeps scikit-learn's ``n_samples=... should be >= n_clusters=...``)."""
+    if _CLI.get() is None:
+        return f"n_samples={n} should be >= n_clusters={k}"
+    return f"the table has only {n} row(s), fewer than {k_asked(k)}"

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils._limits import CostWarning, memory_limit, seconds_limit, size
 from .._utils._limits import duration as _duration
 from .._utils._params import check_int, check_option, check_positive
+from .._utils._spelling import rows_below_k
 from .._utils._validation import (
     CatEmbedError,
     as_frame,
@@ -91,7 +92,7 @@ def fit_codes(est: Any, X: Any) -> np.ndarray:
     df = as_frame(X)
     check_table(est, df, reset=True)
     if len(df) < est.n_clusters:
-        raise CatEmbedError(f"n_samples={len(df)} should be >= n_clusters={est.n_clusters}; "
+        raise CatEmbedError(f"{rows_below_k(len(df), est.n_clusters)}; "
                             "use fewer clusters.")
     est.n_features_in_ = df.shape[1]
     if has_string_names(X):

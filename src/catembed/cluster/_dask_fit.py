@@ -30,6 +30,7 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._utils._params import check_option
+from .._utils._spelling import rows_below_k
 from .._utils._validation import CatEmbedError, check_table
 from ..stats._encoding import code_dtype, union_categories
 from ..stats._profile_tests import relative_entropy
@@ -136,7 +137,7 @@ def _row_count_checks(est: Any, n: int, n_cols: int) -> None:
                             f"minimum of {est.n_clusters} is required by "
                             f"{type(est).__name__}.")
     if n < int(est.n_clusters):
-        raise CatEmbedError(f"n_samples={n} should be >= n_clusters={est.n_clusters}; "
+        raise CatEmbedError(f"{rows_below_k(n, est.n_clusters)}; "
                             "use fewer clusters.")
 
 

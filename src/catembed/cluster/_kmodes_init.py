@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._utils._spelling import k_asked
 from .._utils._validation import CatEmbedError
 from ._kmodes_core import _cat_distances, _sq_dist
 
@@ -48,7 +49,7 @@ def _distinct(codes: np.ndarray, numeric: np.ndarray | None = None
 def _need(n_distinct: int, k: int) -> None:
     if n_distinct < k:
         raise CatEmbedError(
-            f"the table has only {n_distinct} distinct row(s), fewer than n_clusters={k}; "
+            f"the table has only {n_distinct} distinct row(s), fewer than {k_asked(k)}; "
             "use fewer clusters."
         )
 

@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._params import check_int, check_option, check_param_types, check_random_state_param
+from .._utils._spelling import k_asked, rows_below_k
 from .._utils._validation import (
     CatEmbedError,
     as_frame,
@@ -95,7 +96,7 @@ class _Base(ClusterMixin, BaseEstimator):
             )
         if fit and df.shape[0] < self.n_clusters:
             raise CatEmbedError(
-                f"n_samples={df.shape[0]} should be >= n_clusters={self.n_clusters}; "
+                f"{rows_below_k(df.shape[0], self.n_clusters)}; "
                 "use fewer clusters."
             )
         if not fit and df.shape[1] != self.n_features_in_:
@@ -121,7 +122,7 @@ class _Base(ClusterMixin, BaseEstimator):
         if n_distinct < self.n_clusters:
             warnings.warn(
                 f"{type(self).__name__}: the table has only {n_distinct} distinct row(s), "
-                f"fewer than n_clusters={self.n_clusters}; {self.n_clusters - n_distinct} "
+                f"fewer than {k_asked(self.n_clusters)}; {self.n_clusters - n_distinct} "
                 "cluster(s) stay empty. Use fewer clusters.",
                 ConvergenceWarning, stacklevel=2,
             )

@@ -41,6 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._spelling import k_asked
 from .._utils._validation import (
     CatEmbedError,
     as_frame,
@@ -192,7 +193,7 @@ class LCA(ClusterMixin, BaseEstimator):
         if len(codes) < K:
             raise CatEmbedError(
                 f"the table has only {len(codes)} distinct row(s), fewer than "
-                f"n_clusters={K}; use fewer classes."
+                f"{k_asked(K)}; use fewer classes."
             )
         rows = rs.choice(len(codes), size=K, replace=False, p=weights / weights.sum())
         J = int(self._offsets[-1])

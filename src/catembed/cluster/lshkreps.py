@@ -65,6 +65,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from .._utils._params import check_int, check_option
+from .._utils._spelling import k_asked
 from .._utils._validation import categorical_input_tags
 from ..similarity.tables import dilca_context, dilca_tables
 from ..stats._value_statistics import ValueStatistics
@@ -338,7 +339,7 @@ class LSHKRepresentatives(ClusterMixin, BaseEstimator):
         found = int((np.bincount(labels, minlength=k) > 0).sum())
         if found < k:
             warnings.warn(
-                f"LSHKRepresentatives: {found} cluster(s) found, fewer than n_clusters={k} "
+                f"LSHKRepresentatives: {found} cluster(s) found, fewer than {k_asked(k)} "
                 f"(the table has {len(np.unique(codes, axis=0))} distinct row(s); identical "
                 "rows are never split).", ConvergenceWarning, stacklevel=2)
         self._freq = freq

@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils._spelling import k_asked
 from .._utils._validation import categorical_input_tags
 from ..stats._counting import DENSE_LIMIT
 from ..stats._value_statistics import ValueStatistics
@@ -200,7 +201,7 @@ class MGR(ClusterMixin, BaseEstimator):
             if split is None:
                 warnings.warn(
                     f"MGR: the {len(left)} row(s) left are identical; {len(feats) + 1} "
-                    f"cluster(s) found, fewer than n_clusters={k}.",
+                    f"cluster(s) found, fewer than {k_asked(k)}.",
                     ConvergenceWarning, stacklevel=2)
                 break
             a, v, g = split

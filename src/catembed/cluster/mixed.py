@@ -25,6 +25,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 from .._utils._limits import size
 from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._spelling import rows_below_k
 from .._utils._validation import (
     CatEmbedError,
     as_frame,
@@ -113,7 +114,7 @@ def _check_clusters(n_clusters: Any, n_samples: int) -> None:
     check_int("n_clusters", n_clusters)
     if n_samples < n_clusters:
         raise CatEmbedError(
-            f"n_samples={n_samples} should be >= n_clusters={n_clusters}; use fewer clusters."
+            f"{rows_below_k(n_samples, n_clusters)}; use fewer clusters."
         )
 
 

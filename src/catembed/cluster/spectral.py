@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from .._utils._params import check_int, check_option, check_random_state_param
+from .._utils._spelling import in_cli, k_asked
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from ..similarity.estimator import CategoricalDistance
 from ..similarity.objects import (
@@ -200,15 +201,17 @@ class SimilaritySpectral(ClusterMixin, BaseEstimator):
         codes = self.distance_.encode(X)
         n = len(codes)
         if n <= self.n_clusters:
-            raise CatEmbedError(f"n_samples={n} must exceed n_clusters={self.n_clusters}.")
+            raise CatEmbedError(f"the table has only {n} row(s), not more than "
+                                f"{k_asked(self.n_clusters)}." if in_cli() else
+                                f"n_samples={n} must exceed n_clusters={self.n_clusters}.")
         uniq, inverse, mult = np.unique(codes, axis=0, return_inverse=True,
                                         return_counts=True)
         inverse = inverse.ravel()
         n_u = len(uniq)
         if n_u < self.n_clusters:
             raise CatEmbedError(
-                f"the table has only {n_u} distinct rows, fewer than n_clusters="
-                f"{self.n_clusters}."
+                f"the table has only {n_u} distinct rows, fewer than "
+                f"{k_asked(self.n_clusters)}."
             )
         full = self.graph == "full" or (self.graph == "auto" and n_u <= self.full_limit)
         vt = self.distance_.tables_

@@ -26,6 +26,7 @@ from .._utils._params import (
     check_random_state_param,
     is_real,
 )
+from .._utils._spelling import k_asked
 from .._utils._torch import _deterministic, _device, float64_copy, require_torch
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._batches import _Rows, forward_chunks
@@ -194,8 +195,8 @@ class _DeepClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         n = len(df)
         if n < self.n_clusters:
             raise CatEmbedError(
-                f"n_clusters={self.n_clusters} is more than the {n} rows of the input; "
-                "lower n_clusters."
+                f"{k_asked(self.n_clusters)} is more than the {n} rows of the input; "
+                "ask for fewer clusters."
             )
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)

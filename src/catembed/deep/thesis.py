@@ -63,6 +63,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._params import check_int, check_option, check_positive
+from .._utils._spelling import k_asked
 from .._utils._torch import _deterministic, _device, float64_copy, require_torch
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from . import _thesis_stages as _st
@@ -330,8 +331,8 @@ class ThesisClusterer(ClusterMixin, TransformerMixin, BaseEstimator):
         self._check_params()
         df, cat, num = split_columns(X, self.categorical_features)
         if len(df) < self.n_clusters:
-            raise CatEmbedError(f"n_clusters={self.n_clusters} is more than the {len(df)} "
-                                "rows of the input; lower n_clusters.")
+            raise CatEmbedError(f"{k_asked(self.n_clusters)} is more than the {len(df)} "
+                                "rows of the input; ask for fewer clusters.")
         self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         enc = fit_encoding(df, cat, num)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._utils._errors import FallbackWarning
 from .._utils._params import check_int, check_option
+from .._utils._spelling import cli_spelling, current_spelling
 from .._utils._validation import CatEmbedError
 from ..cluster.embedding_labels import (
     INITS,
@@ -201,6 +202,16 @@ def _one_run(entry: EvalMethod, spec: MethodSpec, clusterer: str, X: pd.DataFram
             "_dims": dims, "_fallback": fell[0] if fell else None}
 
 
+def _one_run_away(spelling: str | None, *args: Any) -> tuple[dict[str, Any], list[tuple]]:
+    """:func:`_one_run` in a worker process (``--jobs``): under the command line's spelling
+    of the options when the parent runs a command (a context variable does not cross to
+    the worker), its warnings recorded and returned, not printed by the worker."""
+    with warnings.catch_warnings(record=True) as caught, cli_spelling(spelling):
+        warnings.simplefilter("always")
+        out = _one_run(*args)
+    return out, [(w.message, w.category, w.filename, w.lineno) for w in caught]
+
+
 @contextmanager
 def _fallbacks() -> Iterator[list[dict[str, str]]]:
     """Record the :class:`~catembed._utils._errors.FallbackWarning` of a method's run (the
@@ -330,9 +341,15 @@ def _run_method(res: MethodResult, entry: EvalMethod, spec: MethodSpec, clus: st
         if n_jobs is not None and n_jobs != 1 and len(seeds) > 1:
             from joblib import Parallel, delayed
 
-            out = Parallel(n_jobs=n_jobs)(
-                delayed(_one_run)(*args, s, init, fixed, f_definition) for s in seeds
+            spelling = current_spelling()
+            done = Parallel(n_jobs=n_jobs)(
+                delayed(_one_run_away)(spelling, *args, s, init, fixed, f_definition)
+                for s in seeds
             )
+            out = [r for r, _ in done]
+            for _, said in done:  # the workers' warnings, said here as in one process
+                for message, category, filename, lineno in said:
+                    warnings.warn_explicit(message, category, filename, lineno)
         else:
             out = [_one_run(*args, s, init, fixed, f_definition) for s in seeds]
     _reemit_once(caught)

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ..._utils._params import check_int
 from ..._utils._progress import step
+from ..._utils._spelling import k_asked
 from ..._utils._validation import CatEmbedError
 
 __all__ = ["parse_k_range", "lca_bic_table", "dependence_z", "choose_k"]
@@ -169,7 +170,7 @@ def lca_bic_table(codes: np.ndarray, ks: list[int], rs: np.random.RandomState,
             if len(uniq) < k:
                 raise CatEmbedError(
                     f"the table has only {len(uniq)} distinct row(s), fewer than "
-                    f"n_clusters={k}; use fewer classes.")
+                    f"{k_asked(k)}; use fewer classes.")
             if design is None:
                 from .._lca_em import indicators
 

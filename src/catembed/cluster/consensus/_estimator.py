@@ -53,6 +53,7 @@ from ..._utils._errors import CatEmbedWarning
 from ..._utils._method_names import resolve_name
 from ..._utils._params import check_int, check_nonnegative, check_option, check_random_state_param
 from ..._utils._progress import step
+from ..._utils._spelling import k_asked
 from ..._utils._threads import one_thread
 from ..._utils._validation import (
     CatEmbedError,
@@ -304,13 +305,12 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
         k = 1 if ks is not None else int(self.n_clusters)
         step("counting the values")  # one pass: factorise, count
         codes, cats = factorize_frame(df, cat, self.handle_missing)
-        codes = np.ascontiguousarray(codes)  # row-major, as before
-        (n_distinct, self._distinct), self._codes = distinct_rows(codes), codes
+        codes = self._codes = np.ascontiguousarray(codes)  # row-major, as before
+        n_distinct, self._distinct = distinct_rows(codes)
         if n_distinct < k:
             raise CatEmbedError(f"the table has only {n_distinct} distinct row(s), fewer "
-                                f"than n_clusters={k}; use fewer clusters.")
-        # each k-means run is fitted on sample_size rows: fewer than n_clusters cannot be
-        check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")
+                                f"than {k_asked(k)}; use fewer clusters.")
+        check_int("sample_size", self.sample_size, minimum=k, extra=" (n_clusters)")  # a run's rows
         self.categories_ = cats
         names, full, factor = wide_table_members(names, self.members is None, cats, len(df))
         stats = ValueStatistics.from_codes(codes, cats, self.feature_names_, factor=factor)
