@@ -61,6 +61,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._utils._params import check_int, check_random_state_param
+from .._utils._spelling import k_asked
 from .._utils._validation import CatEmbedError, categorical_input_tags
 from ._coded import check_common, check_cost, fit_codes, predict_codes
 from ._ocl_passes import _counts, _Distances, _first_min, _rows_matrix, _Tally
@@ -140,7 +141,7 @@ def _start_modes(codes: np.ndarray, k: int, rng: np.random.RandomState) -> np.nd
         taken[p:] |= (rows[p:] == rows[p]).all(axis=1)
     if len(first) < k:  # the reference would draw for ever
         warnings.warn(f"OCL: the table has {len(first)} distinct row(s), fewer than "
-                      f"n_clusters={k}; {len(first)} cluster(s) found.", ConvergenceWarning,
+                      f"{k_asked(k)}; {len(first)} cluster(s) found.", ConvergenceWarning,
                       stacklevel=3)
         first = np.resize(first, k)  # repeated modes: their clusters stay empty
     return rows[first]
