@@ -63,6 +63,31 @@ def test_numeric_roles_is_the_rule(table):
     assert numeric_roles(spec, cols, None) == ([], [])
 
 
+def test_numbers_that_do_not_repeat_are_numbers_on_a_small_table(tmp_path, capsys):
+    # 16 rows: a series with a number per row had fewer than 20 distinct numbers, so it was
+    # read as a code of 16 categories (one per row), called an identifier, and its columns
+    # looked independent ("no clear groups" on statsmodels' longley, r = .99 between them)
+    from catembed.datasets import resolve_input
+    from catembed.evaluation.inputs import number_counts, numeric_roles
+
+    t = np.arange(16.0)
+    df = pd.DataFrame({"gnp": 200 + 10 * t + t**1.5, "employed": 60 + 0.8 * t,
+                       "grade": np.tile([1, 2, 3, 4], 4),  # a code: each number in 4 rows
+                       "half": np.r_[np.arange(8), np.arange(8)]})  # 8 numbers, twice each
+    df.loc[3, "employed"] = np.nan
+    path = tmp_path / "series.csv"
+    df.to_csv(path, index=False)
+    spec = resolve_input(str(path))
+    assert number_counts(path, list(df.columns)) == {
+        "gnp": (16, 16), "employed": (15, 15), "grade": (4, 16), "half": (8, 16)}
+    assert numeric_roles(spec, list(df.columns), "auto") == (["gnp", "employed"],
+                                                              ["grade", "half"])
+    assert main(["cluster", str(path), "-o", str(tmp_path / "l.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "2 numeric column(s) cut into 5 quantile bins: gnp, employed" in err
+    assert "identifiers" not in err
+
+
 @pytest.mark.parametrize("extra", [[], ["--clusters", "3"], ["--target", "y"]])
 def test_report_consensus_is_the_cluster_partition(tmp_path, table, monkeypatch, capsys,
                                                    extra):

@@ -24,8 +24,8 @@ from .._utils._pathtext import path_text
 from ..datasets import split_list
 
 __all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "distinct_numbers", "find_input",
-           "input_files", "load_features", "load_input", "numeric_hint", "numeric_looking",
-           "numeric_note", "numeric_roles", "split_list", "summary_line"]
+           "input_files", "load_features", "load_input", "number_counts", "numeric_hint",
+           "numeric_looking", "numeric_note", "numeric_roles", "split_list", "summary_line"]
 
 #: a plain file's column whose values all parse as numbers and that has at least this many
 #: distinct values "looks numeric": read as categories it gives one value per number, and the
@@ -75,21 +75,32 @@ def distinct_numbers(path: Any, columns: list[str], cap: int = MANY_VALUES) -> d
     """The number of distinct numbers of each column of a table file, counted up to ``cap``
     (the file is read in chunks, only these columns, until every count reaches ``cap``);
     a value that is not a number is not counted, nor a missing one."""
+    return {c: d for c, (d, _) in number_counts(path, columns, cap).items()}
+
+
+def number_counts(path: Any, columns: list[str], cap: int = MANY_VALUES
+                  ) -> dict[str, tuple[int, int]]:
+    """``(distinct numbers, numbers)`` of each column of a table file: the distinct count up
+    to ``cap`` (as :func:`distinct_numbers`), and how many of its cells hold a number, over
+    the whole file for a column whose distinct count stays below ``cap`` (else over the
+    chunks read)."""
     import pandas as pd
 
     from .. import io
 
     seen: dict[str, set] = {c: set() for c in columns}
+    present = dict.fromkeys(columns, 0)
     open_ = list(columns)
     if open_:
         for chunk in io.iter_chunks(path, 100_000, columns=open_):
             for c in open_:
-                seen[c].update(pd.to_numeric(chunk[c], errors="coerce").dropna().unique()
-                               .tolist())
+                v = pd.to_numeric(chunk[c], errors="coerce").dropna()
+                present[c] += len(v)
+                seen[c].update(v.unique().tolist())
             open_ = [c for c in open_ if len(seen[c]) < cap]
             if not open_:
                 break
-    return {c: len(seen[c]) for c in columns}
+    return {c: (len(seen[c]), present[c]) for c in columns}
 
 
 def numeric_roles(spec: Any, columns: list[str], policy: str | None) -> tuple[list[str],
@@ -100,8 +111,11 @@ def numeric_roles(spec: Any, columns: list[str], policy: str | None) -> tuple[li
     A data-set folder's ``meta.json`` types its columns: its numeric ones are ``numbers``.
     In a plain CSV/Parquet file a column holds numbers when its values parse as numbers
     (:func:`catembed.io.numeric_columns`); under ``policy="auto"`` one with fewer than
-    :data:`MANY_VALUES` distinct numbers (a code such as 1, 2, 3; a count) is a ``code``,
-    read as categories, and the others are ``numbers``; under any other policy every such
+    :data:`MANY_VALUES` distinct numbers whose numbers repeat (each held by two cells or
+    more on average: a code such as 1, 2, 3; a count) is a ``code``, read as categories, and
+    the others are ``numbers`` (on a table of a few dozen rows, a measurement with a number
+    in almost every row is a number, not a code of one value per row); under any other
+    policy every such
     column is a ``number``; with ``policy=None`` (no policy: every column of a plain file a
     category) none is. What the policy does with ``numbers``: ``auto`` and ``discretize``
     cut them into quantile bins (a method that needs categories) or give them to a method
@@ -118,8 +132,8 @@ def numeric_roles(spec: Any, columns: list[str], policy: str | None) -> tuple[li
     found = [c for c in io.numeric_columns(spec.path) if c in wanted]
     if policy != "auto":
         return found, []
-    counts = distinct_numbers(spec.path, found)
-    codes = [c for c in found if counts[c] < MANY_VALUES]
+    counts = number_counts(spec.path, found)
+    codes = [c for c in found if counts[c][0] < MANY_VALUES and 2 * counts[c][0] <= counts[c][1]]
     return [c for c in found if c not in set(codes)], codes
 
 

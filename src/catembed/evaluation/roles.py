@@ -30,7 +30,8 @@ NUMERIC_CHOICES = ("auto", "drop", "discretize")
 NUMERIC_HELP = ("columns holding numbers (a data-set folder's, or a plain file's whose values "
                 "all parse as numbers), by catembed cluster's rule: auto (default): cut into 5 "
                 "quantile bins clustered as values, except a plain file's with fewer than 20 "
-                "distinct numbers (codes), read as categories; discretize: every one binned; "
+                "distinct numbers, each in two cells or more on average (codes), read as "
+                "categories; discretize: every one binned; "
                 "drop: left out")
 
 
