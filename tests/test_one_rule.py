@@ -155,3 +155,33 @@ def test_report_iris_folder_bins_its_numbers(tmp_path, monkeypatch, capsys):
     data = _report([shared_dataset("iris"), "--methods", "", "--no-consensus", "-q", "-o",
                     tmp_path / "i.html"], monkeypatch)
     assert data.summary["attributes"] == 4 and data.summary["values"] <= 20
+
+
+def test_r_style_missing_numbers_are_numbers(tmp_path, capsys):
+    # R's write.csv writes a missing number as NA: such a column was text, so a measurement
+    # became one category per number ("look like identifiers"); in a column read as text NA
+    # stays a value of its own (it may be a category: North America, sodium)
+    from catembed import io
+    from catembed.datasets import resolve_input
+    from catembed.evaluation.inputs import numeric_roles
+
+    rng = np.random.default_rng(0)
+    n = 60
+    g = rng.integers(0, 2, n)
+    gnp = np.round(100 + 50 * g + rng.normal(0, 5, n), 2).astype(object)
+    gnp[[3, 10, 40]] = "NA"
+    df = pd.DataFrame({"gnp": gnp, "colour": np.where(g == 1, "red", "NA"),
+                       "code": np.where(rng.random(n) < 0.1, "NA", g + 1).astype(str)})
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    assert io.numeric_columns(path) == ["gnp", "code"]
+    spec = resolve_input(str(path))
+    assert numeric_roles(spec, ["gnp", "colour", "code"], "auto") == (["gnp"], ["code"])
+    frame = io.read_table(path, text_columns=["colour", "code"])
+    assert frame["gnp"].dtype == np.float64 and frame["gnp"].isna().sum() == 3
+    assert (frame["colour"] == "NA").sum() == (g == 0).sum()
+    assert set(frame["code"]) <= {"1", "2", "NA"} and "NA" in set(frame["code"])
+    assert main(["cluster", str(path), "-o", str(tmp_path / "l.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "1 numeric column(s) cut into 5 quantile bins: gnp" in err
+    assert "identifiers" not in err and "that are not" not in err

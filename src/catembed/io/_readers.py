@@ -28,8 +28,14 @@ from ._csv_text import (
 )
 from ._paths import _sep, arrow_file, check_input_file, table_format
 
-__all__ = ["batch_frame", "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
-           "numeric_columns", "read_columns", "read_table", "unnamed_columns"]
+__all__ = ["NUMBER_MISSING", "batch_frame", "count_rows", "index_columns", "iter_chunks",
+           "iter_parquet_batches", "numeric_columns", "read_columns", "read_table",
+           "unnamed_columns"]
+
+#: in a CSV column read as numbers, these fields are missing numbers besides the empty one
+#: (R's ``write.csv`` writes ``NA``; UCI files ``?``); in a column read as text every field
+#: but the empty one is a value ("NA" may be a category)
+NUMBER_MISSING = ("NA", "NaN", "nan", "N/A", "n/a", "NULL", "null", "None", "<NA>", "#N/A", "?")
 
 
 def _parquet_schema(path: Path) -> Any:
@@ -176,6 +182,9 @@ def _csv_kwargs(path: Path, columns: Sequence[str] | None,
         # every column read as text: one dtype, not a dict of them (30 x 20,000: the dict
         # cost 1.21 CPU s of reading, the one dtype 0.82 s, the same frame)
         kw["dtype"] = str if keep <= text else {c: str for c in text_columns if c in keep}
+        if not keep <= text:  # the columns read as numbers: NUMBER_MISSING are missing too
+            kw["na_values"] = {c: [""] if c in text else ["", *NUMBER_MISSING]
+                               for c in wanted}
     return kw, wanted
 
 
@@ -192,13 +201,16 @@ def numeric_columns(path: str | os.PathLike, sample_rows: int = 10_000) -> list[
                                            or pa.types.is_floating(f.type))]
     _check_file(path)
     kw, _ = _csv_kwargs(path, None, None)
+    kw["na_values"] = ["", *NUMBER_MISSING]  # a column of numbers and "NA" holds numbers
     try:
         head = pd.read_csv(path, nrows=sample_rows, **kw)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
             *_read_errors()) as exc:
         raise CatEmbedError(_describe_read_error(path, exc)) from None
-    return [c for c, dtype in head.dtypes.items()  # not head[c]: a Series per column
-            if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)]
+    numeric = head.dtypes.map(lambda d: pd.api.types.is_numeric_dtype(d)
+                              and not pd.api.types.is_bool_dtype(d))
+    # a column of markers only (all missing) holds no number
+    return [c for c in head.columns[numeric.to_numpy()] if head[c].notna().any()]
 
 
 def read_table(
@@ -215,7 +227,8 @@ def read_table(
         Read only these columns (in this order).
     text_columns : list of str, optional
         CSV only: read these columns as text (so integer codes stay categorical).
-        Only empty fields are missing values.
+        Only empty fields are missing values there; in the other columns (read as numbers)
+        the fields of :data:`NUMBER_MISSING` (``NA``, ``NaN``, ``?`` ...) too.
     """
     return next(iter_chunks(path, None, columns=columns, text_columns=text_columns))
 
