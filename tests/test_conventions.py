@@ -269,3 +269,12 @@ def test_refit_on_an_array_forgets_the_frame_names(make):
         out = est.predict(X.to_numpy()) if hasattr(est, "predict") else est.transform(
             X.to_numpy())
     assert len(out) == len(X)
+
+
+def test_identifier_warning_says_how_many_it_does_not_name():
+    from catembed.stats._pooling import identifier_message
+
+    cols = [f"c{i}" for i in range(15)]
+    text = identifier_message(cols, flag="--drop or --id")
+    assert "c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 and 5 more look like identifiers" in text
+    assert "and" not in identifier_message(cols[:10]).split(" look like")[0]

@@ -84,7 +84,8 @@ def identifier_columns(names: Any, sizes: Any, n_rows: int) -> list[str]:
 
 def identifier_message(columns: Sequence[str], flag: str = "--drop") -> str:
     """The one warning for identifier-like columns (``embed``'s, ``cluster``'s)."""
-    return (f"column(s) {', '.join(columns[:10])} look like identifiers (a distinct value "
+    more = f" and {len(columns) - 10} more" if len(columns) > 10 else ""
+    return (f"column(s) {', '.join(columns[:10])}{more} look like identifiers (a distinct value "
             "in almost every row); they make the value space as large as the table and "
             f"carry no coupling. Drop them (CLI: {flag}).")
 
