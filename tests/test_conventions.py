@@ -278,3 +278,15 @@ def test_identifier_warning_says_how_many_it_does_not_name():
     text = identifier_message(cols, flag="--drop or --id")
     assert "c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 and 5 more look like identifiers" in text
     assert "and" not in identifier_message(cols[:10]).split(" look like")[0]
+
+
+def test_refusals_say_how_many_columns_they_do_not_name():
+    from catembed._utils._errors import named
+    from catembed.cluster import LCA
+
+    assert named(range(3)) == "0, 1, 2"
+    assert named(range(12)) == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2 more"
+    X = pd.DataFrame({f"x{i}": np.arange(20.0) + i for i in range(12)})
+    X["c"] = list("ab") * 10
+    with pytest.raises(CatEmbedError, match=r"x0, x1, .*, x9 and 2 more are not"):
+        LCA(2, categorical_features=["c"]).fit(X)

@@ -7,7 +7,7 @@ pandas at start-up.
 
 from __future__ import annotations
 
-__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning", "FallbackWarning"]
+__all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning", "FallbackWarning", "named"]
 
 
 class CatEmbedError(ValueError):
@@ -36,3 +36,11 @@ class FallbackWarning(CatEmbedWarning):
         super().__init__(message)
         self.partition = partition
         self.reason = reason
+
+
+def named(items: object, limit: int = 10) -> str:
+    """Up to ``limit`` of ``items`` as text, comma-separated, then "and N more" for the
+    others: a message names what it can and says how much it leaves out."""
+    texts = [str(x) for x in items]  # type: ignore[attr-defined]
+    more = f" and {len(texts) - limit} more" if len(texts) > limit else ""
+    return ", ".join(texts[:limit]) + more

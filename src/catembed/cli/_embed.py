@@ -240,8 +240,8 @@ def register(sub: Any) -> None:
                    "a plain file's columns are then all categories); auto: catembed cluster's "
                    "and report's rule, cut into quantile bins embedded as values except a "
                    "plain file's with fewer than 20 distinct numbers, each in two cells or more "
-                   "on average (codes), read as categories; discretize: every one binned; passthrough: standardise and "
-                   "append")
+                   "on average (codes), read as categories; discretize: every one binned; "
+                   "passthrough: standardise and append")
     p.add_argument("--n-bins", type=int_in(2, None, "n_bins"), default=5, metavar="N",
                    help="quantile bins per numeric column for --numeric discretize (default 5)")
     p.add_argument("--handle-unknown", default="error", choices=["error", "ignore", "warn"],

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._errors import named
 from .._utils._params import check_int, check_option, check_random_state_param
 from .._utils._spelling import k_asked
 from .._utils._validation import (
@@ -215,7 +216,7 @@ class LCA(ClusterMixin, BaseEstimator):
         cat, other = select_categorical(df, self.categorical_features)
         if other:
             raise CatEmbedError(
-                f"LCA models categorical columns only; {', '.join(map(str, other[:10]))} "
+                f"LCA models categorical columns only; {named(other)} "
                 "are not; discretise them or pass categorical_features='all'."
             )
         return cat

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._utils._errors import CatEmbedError
+from .._utils._errors import CatEmbedError, named
 from .._utils._files import check_input_file, read_text_file, refuse_dash
 from .._utils._pathtext import path_text
 
@@ -261,14 +261,14 @@ def check_meta_columns(data_csv: str | os.PathLike, meta: dict[str, Any]) -> lis
 
     columns = io.read_columns(data_csv)
     have = set(columns)
-    named = [meta.get("target")] + list(meta.get("id_columns") or []) + list(
+    given = [meta.get("target")] + list(meta.get("id_columns") or []) + list(
         meta.get("columns") or {})
-    absent = list(dict.fromkeys(c for c in named if c is not None and c not in have))
+    absent = list(dict.fromkeys(c for c in given if c is not None and c not in have))
     if absent:
         f = Path(data_csv).parent / "meta.json"
         raise CatEmbedError(
             f"{f} names column(s) that {Path(data_csv).name} does not have: "
-            f"{', '.join(map(repr, absent[:10]))} (its columns: {', '.join(columns[:20])}); "
+            f"{named(map(repr, absent))} (its columns: {named(columns, 20)}); "
             "fix meta.json (or move it away to read data.csv as a plain table).")
     return columns
 

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._utils._errors import named
 from .._utils._params import MAX_SEED
 from .._utils._pathtext import path_text
 from ..datasets import split_list
@@ -328,7 +329,7 @@ def load_input(text: str, target: str | None, preset: str | None,
         if target not in data.frame.columns:
             raise _error(
                 f"--target {target!r} is not a column of {spec.name}; columns: "
-                f"{', '.join(map(str, data.frame.columns[:20]))}."
+                f"{named(data.frame.columns, 20)}."
             )
         kinds = dict(data.column_kinds)
         old = data.target

@@ -241,7 +241,7 @@ def _warn_identifiers(frame: Any, categorical: list[str], numeric: list[str]) ->
     which would otherwise be cut into bins of file position (:func:`row_number_columns`)."""
     import warnings
 
-    from .._utils._errors import CatEmbedWarning
+    from .._utils._errors import CatEmbedWarning, named
     from ..stats._pooling import identifier_columns, identifier_message
 
     sizes = [int(frame[c].nunique(dropna=False)) for c in categorical]
@@ -252,7 +252,7 @@ def _warn_identifiers(frame: Any, categorical: list[str], numeric: list[str]) ->
     rows = row_number_columns(frame, numeric)
     if rows:
         first = frame[rows[0]]
-        warnings.warn(f"column(s) {', '.join(rows[:10])} count the rows ({rows[0]} goes "
+        warnings.warn(f"column(s) {named(rows)} count the rows ({rows[0]} goes "
                       f"{first.iloc[0]:g}, {first.iloc[1]:g}, ... {first.iloc[-1]:g}, up by 1 "
                       "each row): as numbers they would be cut into bins of position in the "
                       "file, which groups neighbouring rows. If they are identifiers, drop "

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._utils._errors import named
 from ..._utils._params import is_real
 from ..._utils._progress import step
 from ..._utils._validation import CatEmbedError, as_frame, select_categorical
@@ -253,10 +254,10 @@ def _numeric_columns(df: pd.DataFrame, given: Sequence[Any] | None) -> list[Any]
     unknown = [c for c in want if c not in names]
     if unknown:
         raise CatEmbedError(f"numeric_features names column(s) not in the table: "
-                            f"{', '.join(unknown[:10])}.")
+                            f"{named(unknown)}.")
     bad = [c for c in want if not (is_numeric(df[names[c]]) or df[names[c]].isna().all())]
     if bad:
-        raise CatEmbedError(f"numeric_features column(s) {', '.join(bad[:10])} do not hold "
+        raise CatEmbedError(f"numeric_features column(s) {named(bad)} do not hold "
                             "numbers; leave them out of numeric_features.")
     keep = set(want)
     return [c for c in df.columns if str(c) in keep]

@@ -49,7 +49,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..._utils._errors import CatEmbedWarning
+from ..._utils._errors import CatEmbedWarning, named
 from ..._utils._method_names import resolve_name
 from ..._utils._params import check_int, check_nonnegative, check_option, check_random_state_param
 from ..._utils._progress import step
@@ -271,7 +271,7 @@ class Consensus(ClusterMixin, TransformerMixin, BaseEstimator):
             cat = [c for c in cat if c not in other]
         bad = [c for c in other if not is_numeric(df[c])]
         if bad:
-            names = ", ".join(map(str, bad[:10]))
+            names = named(bad)
             raise CatEmbedError(f"Consensus clusters categorical and numeric columns; {names} "
                                 "are neither; cast them to str or list them in "
                                 "categorical_features.")
