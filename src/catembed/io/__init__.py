@@ -48,6 +48,7 @@ from ._paths import (
     write_text_atomic,
 )
 from ._readers import (
+    NUMBER_MISSING,
     batch_frame,
     check_ragged_rows,
     count_rows,
@@ -61,8 +62,8 @@ from ._readers import (
 )
 from ._writers import TableWriter
 
-__all__ = ["MAX_TEXT_BYTES", "CsvScan", "TableWriter", "atomic_output", "batch_frame",
-           "check_input_file", "check_not_input", "check_output_path", "check_ragged_rows",
-           "count_rows", "index_columns", "iter_chunks", "iter_parquet_batches",
-           "numeric_columns", "output_mode", "read_columns", "read_table", "read_text_file",
-           "scan_csv", "table_format", "unnamed_columns", "write_text_atomic"]
+__all__ = ["MAX_TEXT_BYTES", "NUMBER_MISSING", "CsvScan", "TableWriter", "atomic_output",
+           "batch_frame", "check_input_file", "check_not_input", "check_output_path",
+           "check_ragged_rows", "count_rows", "index_columns", "iter_chunks",
+           "iter_parquet_batches", "numeric_columns", "output_mode", "read_columns", "read_table",
+           "read_text_file", "scan_csv", "table_format", "unnamed_columns", "write_text_atomic"]
