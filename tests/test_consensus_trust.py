@@ -271,6 +271,9 @@ def test_too_many_clusters_is_refused_in_the_spelling_of_the_interface(tmp_path,
     err = capsys.readouterr().err  # consensus and lca refuse, KModes warns
     assert err.count("fewer than k = 4 (the number of classes)") == 3, err
     assert "n_clusters" not in err and "n_samples" not in err
+    # a refusal keeps its own words; only an unexpected error is named by its type
+    assert "consensus: error: the table has only 3 distinct row(s)" in err
+    assert "CatEmbedError" not in err
     with cli_spelling("report"):
         assert k_asked(3) == "--clusters 3"
         assert rows_below_k(2, 3) == "the table has only 2 row(s), fewer than --clusters 3"

@@ -361,8 +361,7 @@ def run_classification(
         except MethodUnavailable as exc:
             res.status, res.message, res.refused = "unavailable", str(exc), True
         except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
-            res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
-            res.refused = isinstance(exc, CatEmbedError)
+            res.failed(exc)
         results.append(res)
     return results
 

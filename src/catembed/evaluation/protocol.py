@@ -106,6 +106,12 @@ class MethodResult:
     #: that is unavailable or of the wrong kind), not an unexpected exception
     refused: bool = False
 
+    def failed(self, exc: BaseException) -> None:
+        """Mark the method's runs as failed by ``exc``: a refusal (:class:`CatEmbedError`)
+        keeps its own text, any other error is named by its type (a bug to report)."""
+        self.status, self.refused = "error", isinstance(exc, CatEmbedError)
+        self.message = str(exc) if self.refused else f"{type(exc).__name__}: {exc}"
+
     def mean(self, metric: str) -> float:
         vals = [r[metric] for r in self.runs]
         return float(np.mean(vals)) if vals else float("nan")
@@ -313,8 +319,7 @@ def run_clustering(
             _run_method(res, entry, spec, clus, X, y, k, seeds, init, n_jobs, refit_each,
                         f_score)
         except Exception as exc:  # noqa: BLE001 - one failing method must not end a table
-            res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
-            res.refused = isinstance(exc, CatEmbedError)
+            res.failed(exc)
         results.append(res)
     return results
 

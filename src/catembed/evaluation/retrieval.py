@@ -364,8 +364,7 @@ def run_retrieval(
                     res.runs.append({"seed": s, **{f"p@{v}": float(curve[v]) for v in ks}})
                     res.n_dims = Z.shape[1]
         except (CatEmbedError, ValueError, MemoryError, np.linalg.LinAlgError) as exc:
-            res.status, res.message = "error", f"{type(exc).__name__}: {exc}"
-            res.refused = isinstance(exc, CatEmbedError)
+            res.failed(exc)
         res.n_fits = len(fit_s)
         res.fit_seconds = float(np.mean(fit_s)) if fit_s else float("nan")
         res.transform_seconds = float(np.mean(tr_s)) if tr_s else float("nan")
