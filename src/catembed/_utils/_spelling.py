@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["cli_spelling", "current_spelling", "in_cli", "k_asked", "spell"]
+__all__ = ["cli_spelling", "current_spelling", "in_cli", "k_asked", "rows_below_k", "spell"]
 
 _CLI: ContextVar[str | None] = ContextVar("catembed_cli_spelling", default=None)
 

@@ -215,7 +215,9 @@ def _one_run_away(spelling: str | None, *args: Any) -> tuple[dict[str, Any], lis
     with warnings.catch_warnings(record=True) as caught, cli_spelling(spelling):
         warnings.simplefilter("always")
         out = _one_run(*args)
-    return out, [(w.message, w.category, w.filename, w.lineno) for w in caught]
+    # as text and class: a warning object whose class needs more arguments than its text
+    # would not unpickle in the parent
+    return out, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
 
 
 @contextmanager
@@ -353,8 +355,11 @@ def _run_method(res: MethodResult, entry: EvalMethod, spec: MethodSpec, clus: st
             )
             out = [r for r, _ in done]
             for _, said in done:  # the workers' warnings, said here as in one process
-                for message, category, filename, lineno in said:
-                    warnings.warn_explicit(message, category, filename, lineno)
+                for text, category, filename, lineno in said:
+                    try:
+                        warnings.warn_explicit(text, category, filename, lineno)
+                    except TypeError:  # a class that cannot be made from its text alone
+                        warnings.warn_explicit(text, UserWarning, filename, lineno)
         else:
             out = [_one_run(*args, s, init, fixed, f_definition) for s in seeds]
     _reemit_once(caught)

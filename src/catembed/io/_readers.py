@@ -207,10 +207,8 @@ def numeric_columns(path: str | os.PathLike, sample_rows: int = 10_000) -> list[
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
             *_read_errors()) as exc:
         raise CatEmbedError(_describe_read_error(path, exc)) from None
-    numeric = head.dtypes.map(lambda d: pd.api.types.is_numeric_dtype(d)
-                              and not pd.api.types.is_bool_dtype(d))
-    # a column of markers only (all missing) holds no number
-    return [c for c in head.columns[numeric.to_numpy()] if head[c].notna().any()]
+    return [c for c, dtype in head.dtypes.items()  # not head[c]: a Series per column
+            if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)]
 
 
 def read_table(
