@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils._errors import named
 from .._utils._limits import check_limits, memory_limit, size
 from .._utils._validation import CatEmbedError, CatEmbedWarning, user_stacklevel
 from ._counting import DENSE_LIMIT, pair_bytes
@@ -84,8 +85,7 @@ def identifier_columns(names: Any, sizes: Any, n_rows: int) -> list[str]:
 
 def identifier_message(columns: Sequence[str], flag: str = "--drop") -> str:
     """The one warning for identifier-like columns (``embed``'s, ``cluster``'s)."""
-    more = f" and {len(columns) - 10} more" if len(columns) > 10 else ""
-    return (f"column(s) {', '.join(columns[:10])}{more} look like identifiers (a distinct value "
+    return (f"column(s) {named(columns)} look like identifiers (a distinct value "
             "in almost every row); they make the value space as large as the table and "
             f"carry no coupling. Drop them (CLI: {flag}).")
 
