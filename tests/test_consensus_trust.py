@@ -280,6 +280,20 @@ def test_too_many_clusters_is_refused_in_the_spelling_of_the_interface(tmp_path,
     assert rows_below_k(2, 3) == "n_samples=2 should be >= n_clusters=3"
 
 
+def test_bench_names_catembed_clusters_options(capsys):
+    # catembed bench has no --drop and no -k: its warnings said "drop it from X" and
+    # "n_clusters=" (the Python spelling), then "--drop age" (an option it does not have)
+    code = main(["bench", "--table", "mhtc-ari", "--runs", "1", "--datasets", "lenses",
+                 "--columns", "Consensus", "-q"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "leave the column out (catembed cluster --drop age)" in err
+    assert "drop it from X" not in err and "n_clusters" not in err
+    with cli_spelling("bench"):
+        assert spell("drop it from X", "--drop c", command=None) == "catembed cluster --drop c"
+        assert k_asked(3) == "k = 3 (the number of classes)"
+
+
 def test_cli_k_1_prints_no_stability_figures(tmp_path, capsys):
     df = independent(400, 6, 4, seed=4)
     src = tmp_path / "t.csv"

@@ -48,9 +48,15 @@ def spell(python: str, cli: str, *, command: str | None = "cluster",
     running = _CLI.get()
     if running is None:
         return python
-    if command is None or running == command:
+    if running == command or (command is None and running not in _NO_OPTIONS):
         return cli
+    command = command or "cluster"  # bench: the option is catembed cluster's
     return elsewhere if elsewhere is not None else f"catembed {command} {cli}"
+
+
+#: commands that fit the models with none of the fitting options (``catembed bench`` runs a
+#: paper's protocol): an option "every command has" is named as ``catembed cluster``'s there
+_NO_OPTIONS = frozenset({"bench"})
 
 
 #: how each command that fits a clusterer names the number of clusters it was given

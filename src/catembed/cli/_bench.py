@@ -82,11 +82,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         # existing file not read-only); any suffix (the table is Markdown)
         check_output_path(out, inputs=inputs, flag="--output", suffixes=(out.suffix.lower(),))
     evaluation_tasks()
-    result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
-                       init=args.init, datasets=split_list(args.datasets) or None,
-                       columns=split_list(args.columns) or None, n_jobs=args.jobs,
-                       refit=args.refit, f_score=getattr(args, "f_score", None),
-                       log=None if args.quiet else _stderr)
+    from .._utils._spelling import cli_spelling
+
+    with cli_spelling("bench"):  # the methods' warnings name the command line's options
+        result = run_table(args.table, data_dir=data_dir, runs=args.runs, seed=args.seed,
+                           init=args.init, datasets=split_list(args.datasets) or None,
+                           columns=split_list(args.columns) or None, n_jobs=args.jobs,
+                           refit=args.refit, f_score=getattr(args, "f_score", None),
+                           log=None if args.quiet else _stderr)
     text = format_markdown(result)
     missing = [r.label for r in result.rows if r.status == "missing"]
     if missing:
