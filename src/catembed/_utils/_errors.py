@@ -7,6 +7,11 @@ pandas at start-up.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for the annotation only: this module imports nothing at run time
+    from collections.abc import Iterable
+
 __all__ = ["CatEmbedError", "CatEmbedTypeError", "CatEmbedWarning", "FallbackWarning", "named"]
 
 
@@ -38,9 +43,9 @@ class FallbackWarning(CatEmbedWarning):
         self.reason = reason
 
 
-def named(items: object, limit: int = 10) -> str:
+def named(items: Iterable[object], limit: int = 10) -> str:
     """Up to ``limit`` of ``items`` as text, comma-separated, then "and N more" for the
     others: a message names what it can and says how much it leaves out."""
-    texts = [str(x) for x in items]  # type: ignore[attr-defined]
+    texts = [str(x) for x in items]
     more = f" and {len(texts) - limit} more" if len(texts) > limit else ""
     return ", ".join(texts[:limit]) + more

@@ -16,6 +16,15 @@ __all__ = ["cli_spelling", "current_spelling", "in_cli", "k_asked", "rows_below_
 
 _CLI: ContextVar[str | None] = ContextVar("catembed_cli_spelling", default=None)
 
+#: commands that fit the models with none of the fitting options (``catembed bench`` runs a
+#: paper's protocol): an option "every command has" is named as ``catembed cluster``'s there
+_NO_OPTIONS = frozenset({"bench"})
+
+#: how each command that fits a clusterer names the number of clusters it was given
+_K_OPTION = {"cluster": "-k {k}", "report": "--clusters {k}",
+             "evaluate": "k = {k} (the number of classes)",
+             "bench": "k = {k} (the number of classes)"}
+
 
 @contextmanager
 def cli_spelling(command: str | None = "cluster") -> Iterator[None]:
@@ -52,17 +61,6 @@ def spell(python: str, cli: str, *, command: str | None = "cluster",
         return cli
     command = command or "cluster"  # bench: the option is catembed cluster's
     return elsewhere if elsewhere is not None else f"catembed {command} {cli}"
-
-
-#: commands that fit the models with none of the fitting options (``catembed bench`` runs a
-#: paper's protocol): an option "every command has" is named as ``catembed cluster``'s there
-_NO_OPTIONS = frozenset({"bench"})
-
-
-#: how each command that fits a clusterer names the number of clusters it was given
-_K_OPTION = {"cluster": "-k {k}", "report": "--clusters {k}",
-             "evaluate": "k = {k} (the number of classes)",
-             "bench": "k = {k} (the number of classes)"}
 
 
 def k_asked(k: int) -> str:

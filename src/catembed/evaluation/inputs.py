@@ -24,9 +24,9 @@ from .._utils._params import MAX_SEED
 from .._utils._pathtext import path_text
 from ..datasets import split_list
 
-__all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "distinct_numbers", "find_input",
-           "input_files", "load_features", "load_input", "number_counts", "numeric_hint",
-           "numeric_looking", "numeric_note", "numeric_roles", "split_list", "summary_line"]
+__all__ = ["BUNDLED_DIR", "MANY_VALUES", "data_roots", "find_input", "input_files", "load_features",
+           "load_input", "number_counts", "numeric_hint", "numeric_looking", "numeric_note",
+           "numeric_roles", "split_list", "summary_line"]
 
 #: a plain file's column whose values all parse as numbers and that has at least this many
 #: distinct values "looks numeric": read as categories it gives one value per number, and the
@@ -72,19 +72,13 @@ def numeric_looking(frame: Any, columns: Any = None, *,
     return out
 
 
-def distinct_numbers(path: Any, columns: list[str], cap: int = MANY_VALUES) -> dict[str, int]:
-    """The number of distinct numbers of each column of a table file, counted up to ``cap``
-    (the file is read in chunks, only these columns, until every count reaches ``cap``);
-    a value that is not a number is not counted, nor a missing one."""
-    return {c: d for c, (d, _) in number_counts(path, columns, cap).items()}
-
-
 def number_counts(path: Any, columns: list[str], cap: int = MANY_VALUES
                   ) -> dict[str, tuple[int, int]]:
-    """``(distinct numbers, numbers)`` of each column of a table file: the distinct count up
-    to ``cap`` (as :func:`distinct_numbers`), and how many of its cells hold a number, over
-    the whole file for a column whose distinct count stays below ``cap`` (else over the
-    chunks read)."""
+    """``(distinct numbers, numbers)`` of each column of a table file: the number of
+    distinct numbers counted up to ``cap`` (the file is read in chunks, only these columns,
+    until every count reaches ``cap``; a value that is not a number is not counted, nor a
+    missing one), and how many of its cells hold a number, over the whole file for a column
+    whose distinct count stays below ``cap`` (else over the chunks read)."""
     import pandas as pd
 
     from .. import io

@@ -62,6 +62,8 @@ RARE_SHARE = 0.5
 SPLIT_GUARD = False
 #: rounds of refits without the rows of small clusters before giving up (steps 2 and 4)
 TRIM_ROUNDS = 3
+#: the words that mark :func:`outlier_message`'s warning (a refit's own is not passed on)
+_OUTLIER_WORDS = "an outlier group, not a cluster"
 
 
 def small_clusters(labels: np.ndarray, k: int) -> np.ndarray:
@@ -191,8 +193,8 @@ def outlier_message(labels: np.ndarray, k: int, searched: bool = True) -> str | 
            "combine='select' (the default) looks for a partition without one")
     return (f"{len(small)} of the {k} clusters {'holds' if len(small) == 1 else 'hold'} "
             f"fewer than max(2, 1 % of the rows) = "
-            f"{max(2.0, MIN_SHARE * len(lab)):g} rows ({cells}): an outlier group, not a "
-            f"cluster; {how}. Read those rows as outliers, or try fewer clusters ({fewer}).")
+            f"{max(2.0, MIN_SHARE * len(lab)):g} rows ({cells}): {_OUTLIER_WORDS}; {how}. "
+            f"Read those rows as outliers, or try fewer clusters ({fewer}).")
 
 
 def guard_report(model: Any) -> None:
@@ -266,7 +268,7 @@ def fit_guarded(model: Any, X: Any, names: list[str]) -> Any:
     finally:
         del model._refitting
     for w in caught:  # the refit's outlier group is said below, of the labels returned
-        if "an outlier group, not a cluster" not in str(w.message):
+        if _OUTLIER_WORDS not in str(w.message):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     codes = model._codes_of(df, checked=True)  # predict's labels, the table coded once
     model.labels_ = nearest_labels(model._coordinates_of(df, codes=codes),
